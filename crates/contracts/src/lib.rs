@@ -1,0 +1,20 @@
+//! Contracts: the typed boundary between pipeline stages (plans, primitives, skills, results, references).
+//!
+//! Nothing here does IO. Every other engine crate depends on this one; it depends on no engine crate.
+
+mod error;
+mod execution;
+mod plan;
+mod primitive;
+mod reference;
+mod skill;
+
+pub use error::{ErrorCode, ErrorPayload};
+pub use execution::{ExecutionResult, PipelineContext, StepStatus, ValidationResult};
+pub use plan::{Plan, PlanStep};
+pub use primitive::{
+    GraphPrimitive, LlmPrimitive, ParamSpec, ParamType, Primitive, PrimitiveKind, PrimitiveSpec,
+    PrimitiveTable, RetrievalPrimitive, SkillPrimitive,
+};
+pub use reference::{PathSegment, Reference, ReferenceError, find_references};
+pub use skill::{SkillDefinition, ToolDefinition};
