@@ -1,1 +1,291 @@
-//! placeholder
+//! The sandbox: a scoped, in-memory FileSystemGraph of `working_root` on which every agent action is
+//! simulated, with O(changes) snapshots, rollback, a staged buffer and a journaled commit.
+//!
+//! Architecture invariant: the disk is written only by `Sandbox::commit` (and journal recovery).
+//! Graph methods are pure; the scan and the content primitives only read.
+
+mod categories;
+mod commit;
+mod content;
+mod error;
+mod graph;
+mod journal;
+mod node;
+mod ops;
+mod params;
+mod primitives;
+mod scan;
+mod scope;
+
+use std::path::{Path, PathBuf};
+
+use config::{ConflictPolicy, DeleteMode, PipelineConfig};
+use contracts::{ExecutionResult, PrimitiveKind, PrimitiveTable};
+use serde_json::{Map, Value};
+
+pub use categories::{CATEGORIES, category_of};
+pub use commit::{CommitReport, Conflict};
+pub use error::{Result, SandboxError};
+pub use graph::{Change, ChangeOp, FileSystemGraph, GraphError, SnapshotId, human_bytes};
+pub use journal::{InDoubt, JournalHeader, RecoveryReport, journal_path};
+pub use node::{Fingerprint, Node, NodeKind, Origin, ROOT_ID};
+pub use ops::node_view;
+pub use params::{format_time, now_secs, parse_date, parse_size};
+pub use primitives::graph_primitive_table;
+pub use scan::{ScanIssue, ScanOptions};
+pub use scope::{Scope, ScopeError};
+
+/// The levers the sandbox uses.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    pub delete_mode: DeleteMode,
+    pub on_conflict: ConflictPolicy,
+    /// Where commit journals live.
+    pub state_dir: PathBuf,
+}
+
+impl SandboxConfig {
+    pub fn from_pipeline(c: &PipelineConfig) -> Self {
+        SandboxConfig { delete_mode: c.delete_mode, on_conflict: c.on_conflict, state_dir: c.state_dir() }
+    }
+}
+
+/// Called after each change is written during a commit (progress display).
+pub type CommitProgress<'a> = &'a mut dyn FnMut(usize, usize, &ChangeOp);
+
+#[derive(Debug)]
+pub struct Sandbox {
+    scope: Scope,
+    graph: FileSystemGraph,
+    config: SandboxConfig,
+    issues: Vec<ScanIssue>,
+    table: PrimitiveTable,
+}
+
+impl Sandbox {
+    /// Scans `root` into a new sandbox.
+    pub fn open(root: &Path, config: SandboxConfig, options: &ScanOptions) -> Result<Sandbox> {
+        let canonical = std::fs::canonicalize(root)
+            .map_err(|e| SandboxError::BadRoot { path: root.to_owned(), message: e.to_string() })?;
+        let out = scan::scan(&canonical, options)?;
+        let home = std::env::home_dir();
+        Ok(Sandbox {
+            scope: Scope::new(canonical, home),
+            graph: out.graph,
+            config,
+            issues: out.issues,
+            table: graph_primitive_table(),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        self.scope.root()
+    }
+
+    pub fn scope(&self) -> &Scope {
+        &self.scope
+    }
+
+    pub fn graph(&self) -> &FileSystemGraph {
+        &self.graph
+    }
+
+    pub fn config(&self) -> &SandboxConfig {
+        &self.config
+    }
+
+    /// Entries the scan could not read.
+    pub fn issues(&self) -> &[ScanIssue] {
+        &self.issues
+    }
+
+    /// Resolves a path argument to a node id, enforcing the scope.
+    pub fn resolve(&self, path: &str) -> Result<String> {
+        Ok(self.scope.resolve(path, &self.graph)?)
+    }
+
+    /// Runs one graph method on the graph. A snapshot is taken first; if the method fails, the graph
+    /// is rolled back to it, so a failed call leaves no trace.
+    pub fn call(&mut self, method: &str, params: &Map<String, Value>) -> Result<ExecutionResult> {
+        let spec = self
+            .table
+            .get(PrimitiveKind::Graph, method)
+            .ok_or_else(|| SandboxError::UnknownMethod(method.to_owned()))?;
+        primitives::check_params(spec, params)?;
+        let snapshot = self.graph.snapshot();
+        let cx = ops::OpContext {
+            scope: &self.scope,
+            on_conflict: self.config.on_conflict,
+            now: now_secs(),
+            snapshot,
+        };
+        let p = params::Params::new(method, params);
+        match primitives::dispatch(&mut self.graph, &cx, method, &p) {
+            Ok(data) => Ok(ExecutionResult::success(snapshot.to_string(), data)),
+            Err(e) => {
+                self.graph.rollback(snapshot).expect("snapshot just taken");
+                Err(e)
+            }
+        }
+    }
+
+    pub fn snapshot(&mut self) -> SnapshotId {
+        self.graph.snapshot()
+    }
+
+    /// Restores the graph to a snapshot (`snap-3` or `3`); changes made since are discarded.
+    pub fn rollback(&mut self, snapshot: &str) -> Result<usize> {
+        let id: SnapshotId =
+            snapshot.parse().map_err(|_| SandboxError::Graph(GraphError::UnknownSnapshot(snapshot.to_owned())))?;
+        Ok(self.graph.rollback(id)?)
+    }
+
+    /// Accepts the changes of the step that took `snapshot` into the staged buffer.
+    pub fn stage(&mut self, snapshot: &str) -> Result<usize> {
+        let id: SnapshotId =
+            snapshot.parse().map_err(|_| SandboxError::Graph(GraphError::UnknownSnapshot(snapshot.to_owned())))?;
+        Ok(self.graph.stage(id))
+    }
+
+    /// All changes since the scan (or the last commit), staged or not.
+    pub fn changes(&self) -> &[Change] {
+        self.graph.changes()
+    }
+
+    /// The pending diff as readable lines.
+    pub fn render_diff(&self) -> String {
+        let mut out = String::new();
+        for c in self.graph.changes() {
+            out.push_str(&c.op.render());
+            if !c.staged {
+                out.push_str("   [not approved]");
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Nodes whose content index entry is missing or out of date.
+    pub fn stale_nodes(&self) -> Vec<&Node> {
+        let mut out: Vec<&Node> = self
+            .graph
+            .nodes()
+            .filter(|n| n.kind == NodeKind::File)
+            .filter(|n| n.dirty || n.indexed_at.is_none_or(|i| n.modified_at.is_some_and(|m| m > i)))
+            .collect();
+        out.sort_by(|a, b| a.id.cmp(&b.id));
+        out
+    }
+
+    /// Records that the content index embedded these nodes at `at` (epoch seconds).
+    pub fn mark_indexed(&mut self, ids: &[String], at: i64) {
+        for id in ids {
+            self.graph.settle_node(id, |n| {
+                n.indexed_at = Some(at);
+                n.dirty = false;
+            });
+        }
+    }
+
+    /// The journal file of this root (exists only while a commit runs or after one was interrupted).
+    pub fn journal_path(&self) -> PathBuf {
+        journal_path(&self.config.state_dir, self.root())
+    }
+
+    /// An interrupted commit that must be recovered before the next commit.
+    pub fn pending_journal(&self) -> Option<PathBuf> {
+        Some(self.journal_path()).filter(|p| p.exists())
+    }
+
+    /// Writes every staged change to disk, in order; refuses if any change is unapproved or any
+    /// conflict is found (nothing is touched then). Deletes follow `delete_mode`.
+    pub fn commit(&mut self, progress: Option<CommitProgress>) -> Result<CommitReport> {
+        if let Some(first) = self.graph.changes().iter().find(|c| !c.staged) {
+            return Err(SandboxError::Unstaged {
+                count: self.graph.changes().iter().filter(|c| !c.staged).count(),
+                first: first.op.render(),
+            });
+        }
+        let ops: Vec<ChangeOp> = self.graph.changes().iter().map(|c| c.op.clone()).collect();
+        if ops.is_empty() {
+            return Ok(CommitReport::default());
+        }
+        let journal_path = self.journal_path();
+        if journal_path.exists() {
+            let state = journal::read(&journal_path)?;
+            return Err(SandboxError::PendingJournal {
+                path: journal_path,
+                remaining: state.pending().len(),
+                total: state.header.ops.len(),
+            });
+        }
+        let conflicts = commit::precheck(self.root(), &ops);
+        if !conflicts.is_empty() {
+            return Err(SandboxError::Conflicts(conflicts));
+        }
+        let header = JournalHeader {
+            version: journal::JOURNAL_VERSION,
+            root: self.root().to_owned(),
+            delete_mode: self.config.delete_mode,
+            ops: ops.clone(),
+            started_at: now_secs(),
+        };
+        let mut journal = journal::Journal::create(&journal_path, &header)?;
+        let mut report = CommitReport { journal: Some(journal.path().to_owned()), ..CommitReport::default() };
+        let mut progress = progress;
+        for (i, op) in ops.iter().enumerate() {
+            commit::apply_op(self.root(), op, self.config.delete_mode).map_err(|e| SandboxError::CommitFailed {
+                index: i,
+                op: op.render(),
+                message: e.to_string(),
+                done: report.applied,
+            })?;
+            journal.mark_done(i)?;
+            report.count(op, self.config.delete_mode);
+            if let Some(cb) = progress.as_mut() {
+                cb(i + 1, ops.len(), op);
+            }
+        }
+        journal.finish()?;
+        report.journal = None;
+        self.after_commit();
+        Ok(report)
+    }
+
+    /// The graph now mirrors the disk: refresh identities of changed nodes, forget history.
+    fn after_commit(&mut self) {
+        let changed: Vec<String> =
+            self.graph.nodes().filter(|n| n.dirty || n.origin.is_none()).map(|n| n.id.clone()).collect();
+        for id in changed {
+            if let Ok(fresh) = scan::stat_node(self.root(), &self.scope.disk_path(&id)) {
+                self.graph.settle_node(&id, |n| {
+                    n.origin = fresh.origin;
+                    n.size = fresh.size;
+                    n.modified_at = fresh.modified_at;
+                    n.content_from = fresh.content_from;
+                    // `dirty` stays set: the content index still has to catch up (stale_nodes).
+                });
+            }
+        }
+        self.graph.settle();
+    }
+
+    /// networkx-style node-link JSON of the graph for the UI.
+    pub fn node_link_json(&self) -> Value {
+        self.graph.node_link_json(&self.root().display().to_string())
+    }
+}
+
+/// Looks for an interrupted commit of `root`; with `complete`, finishes it.
+pub fn recover(root: &Path, state_dir: &Path, complete: bool) -> Result<Option<RecoveryReport>> {
+    let canonical = std::fs::canonicalize(root)
+        .map_err(|e| SandboxError::BadRoot { path: root.to_owned(), message: e.to_string() })?;
+    let path = journal_path(state_dir, &canonical);
+    if !path.exists() {
+        return Ok(None);
+    }
+    journal::recover(&path, complete).map(Some)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,281 @@
+//! The commit journal: an append-only file that survives a crash mid-commit, and recovery from it.
+//!
+//! Format (JSON lines): a header `{version, root, delete_mode, ops, started_at}`, then one
+//! `{"done": i}` line per applied change, each flushed to disk before the next change starts. After a
+//! crash at most one change is in doubt (the first one not marked done); recovery inspects the disk
+//! to decide whether it happened, then finishes the rest or reports it.
+
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use config::DeleteMode;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::commit::{CommitReport, Conflict, apply_op, precheck};
+use crate::error::{Result, SandboxError};
+use crate::graph::ChangeOp;
+
+pub const JOURNAL_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalHeader {
+    pub version: u32,
+    pub root: PathBuf,
+    pub delete_mode: DeleteMode,
+    pub ops: Vec<ChangeOp>,
+    pub started_at: i64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct DoneLine {
+    done: usize,
+}
+
+/// Where the journal of a root lives: one per working root, named by a hash of the root's path.
+pub fn journal_path(state_dir: &Path, root: &Path) -> PathBuf {
+    let digest = Sha256::digest(root.to_string_lossy().as_bytes());
+    let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    state_dir.join("journals").join(format!("commit-{tag}.journal"))
+}
+
+fn journal_err(path: &Path, message: impl Into<String>) -> SandboxError {
+    SandboxError::Journal { path: path.to_owned(), message: message.into() }
+}
+
+/// An open journal being written by a running commit.
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: File,
+}
+
+impl Journal {
+    /// Creates the journal; fails if one already exists (an earlier commit was interrupted).
+    pub fn create(path: &Path, header: &JournalHeader) -> Result<Journal> {
+        let dir = path.parent().expect("journal path has a parent");
+        std::fs::create_dir_all(dir).map_err(|e| journal_err(path, e.to_string()))?;
+        let mut file = OpenOptions::new().append(true).create_new(true).open(path).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                let (remaining, total) = read(path).map(|s| (s.pending().len(), s.header.ops.len())).unwrap_or((0, 0));
+                SandboxError::PendingJournal { path: path.to_owned(), remaining, total }
+            } else {
+                journal_err(path, e.to_string())
+            }
+        })?;
+        let line = serde_json::to_string(header).expect("header serialises");
+        writeln!(file, "{line}").and_then(|_| file.sync_all()).map_err(|e| journal_err(path, e.to_string()))?;
+        // Make the new directory entry durable too.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(Journal { path: path.to_owned(), file })
+    }
+
+    fn append(path: &Path) -> Result<Journal> {
+        let file = OpenOptions::new().append(true).open(path).map_err(|e| journal_err(path, e.to_string()))?;
+        Ok(Journal { path: path.to_owned(), file })
+    }
+
+    pub fn mark_done(&mut self, index: usize) -> Result<()> {
+        writeln!(self.file, "{{\"done\":{index}}}")
+            .and_then(|_| self.file.sync_data())
+            .map_err(|e| journal_err(&self.path, e.to_string()))
+    }
+
+    /// The commit finished: the journal is no longer needed.
+    pub fn finish(self) -> Result<()> {
+        std::fs::remove_file(&self.path).map_err(|e| journal_err(&self.path, e.to_string()))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// A journal read back from disk.
+#[derive(Debug, Clone)]
+pub struct JournalState {
+    pub header: JournalHeader,
+    pub done: BTreeSet<usize>,
+}
+
+impl JournalState {
+    pub fn pending(&self) -> Vec<usize> {
+        (0..self.header.ops.len()).filter(|i| !self.done.contains(i)).collect()
+    }
+}
+
+/// Reads a journal; a torn last line (crash while writing it) is ignored.
+pub fn read(path: &Path) -> Result<JournalState> {
+    let file = File::open(path).map_err(|e| journal_err(path, e.to_string()))?;
+    let mut lines = BufReader::new(file).lines();
+    let first = lines
+        .next()
+        .ok_or_else(|| journal_err(path, "empty journal"))?
+        .map_err(|e| journal_err(path, e.to_string()))?;
+    let header: JournalHeader =
+        serde_json::from_str(&first).map_err(|e| journal_err(path, format!("unreadable header: {e}")))?;
+    if header.version != JOURNAL_VERSION {
+        return Err(journal_err(path, format!("journal version {} is not supported", header.version)));
+    }
+    let mut done = BTreeSet::new();
+    for line in lines.map_while(std::result::Result::ok) {
+        if let Ok(d) = serde_json::from_str::<DoneLine>(&line)
+            && d.done < header.ops.len()
+        {
+            done.insert(d.done);
+        }
+    }
+    Ok(JournalState { header, done })
+}
+
+/// Whether the change in doubt after a crash took place.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InDoubt {
+    Applied,
+    NotApplied,
+    /// Half done (a partly written file or copy made by this commit); cleaned up and redone.
+    Partial,
+    Unclear(String),
+}
+
+fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
+    let at = |p: &str| root.join(p);
+    let exists = |p: &str| std::fs::symlink_metadata(at(p)).is_ok();
+    match op {
+        ChangeOp::CreateDir { path } => {
+            if at(path).is_dir() { InDoubt::Applied } else { InDoubt::NotApplied }
+        }
+        ChangeOp::CreateFile { path, content } => match std::fs::symlink_metadata(at(path)) {
+            Err(_) => InDoubt::NotApplied,
+            Ok(m) if m.len() == content.as_ref().map_or(0, |c| c.len() as u64) => InDoubt::Applied,
+            Ok(_) => InDoubt::Partial,
+        },
+        ChangeOp::Move { from, to, .. } => match (exists(from), exists(to)) {
+            (true, false) => InDoubt::NotApplied,
+            (false, true) => InDoubt::Applied,
+            (true, true) => InDoubt::Unclear(format!("both `{from}` and `{to}` exist")),
+            (false, false) => InDoubt::Unclear(format!("neither `{from}` nor `{to}` exists")),
+        },
+        ChangeOp::Copy { from, to, kind, .. } => {
+            if !exists(to) {
+                InDoubt::NotApplied
+            } else if *kind == crate::node::NodeKind::File
+                && std::fs::metadata(at(from)).map(|m| m.len()).ok() == std::fs::metadata(at(to)).map(|m| m.len()).ok()
+            {
+                InDoubt::Applied
+            } else {
+                InDoubt::Partial
+            }
+        }
+        ChangeOp::Delete { path, .. } => {
+            if exists(path) { InDoubt::NotApplied } else { InDoubt::Applied }
+        }
+    }
+}
+
+fn clean_partial(root: &Path, op: &ChangeOp) -> std::io::Result<()> {
+    let p = match op {
+        ChangeOp::CreateFile { path, .. } => root.join(path),
+        ChangeOp::Copy { to, .. } => root.join(to),
+        _ => return Ok(()),
+    };
+    if std::fs::symlink_metadata(&p)?.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
+}
+
+/// What recovery found and did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecoveryReport {
+    pub journal: PathBuf,
+    pub root: PathBuf,
+    pub total: usize,
+    /// Changes applied before the interruption.
+    pub done_before: usize,
+    /// The change that was running when the commit stopped, and what the disk says about it.
+    pub in_doubt: Option<(String, InDoubt)>,
+    /// Changes not applied (yet): rendered one-liners.
+    pub pending: Vec<String>,
+    pub conflicts: Vec<Conflict>,
+    /// Changes applied by this recovery.
+    pub completed: Option<CommitReport>,
+    /// True when everything is applied and the journal is gone.
+    pub finished: bool,
+}
+
+/// Inspects an interrupted commit's journal; with `complete`, applies the remaining changes.
+pub fn recover(path: &Path, complete: bool) -> Result<RecoveryReport> {
+    let state = read(path)?;
+    let root = state.header.root.clone();
+    let mode = state.header.delete_mode;
+    let mut pending = state.pending();
+    let mut in_doubt = None;
+    let mut report = RecoveryReport {
+        journal: path.to_owned(),
+        root: root.clone(),
+        total: state.header.ops.len(),
+        done_before: state.done.len(),
+        in_doubt: None,
+        pending: Vec::new(),
+        conflicts: Vec::new(),
+        completed: None,
+        finished: false,
+    };
+    if let Some(&first) = pending.first() {
+        let op = &state.header.ops[first];
+        let verdict = inspect(&root, op);
+        in_doubt = Some((op.render(), verdict.clone()));
+        if complete {
+            match verdict {
+                InDoubt::Applied => {
+                    Journal::append(path)?.mark_done(first)?;
+                    pending.remove(0);
+                }
+                InDoubt::Partial => {
+                    clean_partial(&root, op).map_err(|e| journal_err(path, format!("cleaning up `{}`: {e}", op.render())))?
+                }
+                InDoubt::NotApplied => {}
+                InDoubt::Unclear(why) => {
+                    report.in_doubt = in_doubt;
+                    report.pending = pending.iter().map(|&i| state.header.ops[i].render()).collect();
+                    report.conflicts.push(Conflict::TargetExists { path: why });
+                    return Ok(report);
+                }
+            }
+        }
+    }
+    report.in_doubt = in_doubt;
+    report.pending = pending.iter().map(|&i| state.header.ops[i].render()).collect();
+    if !complete {
+        return Ok(report);
+    }
+    let remaining: Vec<ChangeOp> = pending.iter().map(|&i| state.header.ops[i].clone()).collect();
+    // Fingerprints were taken before the first change; files the commit already touched are judged
+    // by the overlay, the rest must still match.
+    let conflicts = precheck(&root, &remaining);
+    if !conflicts.is_empty() {
+        report.conflicts = conflicts;
+        return Ok(report);
+    }
+    let mut journal = Journal::append(path)?;
+    let mut done = CommitReport::default();
+    for &i in &pending {
+        let op = &state.header.ops[i];
+        apply_op(&root, op, mode).map_err(|e| SandboxError::CommitFailed {
+            index: i,
+            op: op.render(),
+            message: e.to_string(),
+            done: done.applied,
+        })?;
+        journal.mark_done(i)?;
+        done.count(op, mode);
+    }
+    journal.finish()?;
+    report.pending.clear();
+    report.completed = Some(done);
+    report.finished = true;
+    Ok(report)
+}
