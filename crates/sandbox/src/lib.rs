@@ -287,5 +287,3 @@ pub fn recover(root: &Path, state_dir: &Path, complete: bool) -> Result<Option<R
     journal::recover(&path, complete).map(Some)
 }
 
-#[cfg(test)]
-mod tests;

@@ -1,0 +1,7 @@
+//! Sandbox integration tests on real temp folders: scope, graph methods, snapshots, commit, journal.
+
+mod commit;
+mod methods;
+mod rollback;
+mod scope;
+mod support;
