@@ -13,8 +13,8 @@ use serde_yaml::{Mapping, Value};
 mod levers;
 
 pub use levers::{
-    ChunkStrategy, CombineMethod, ConflictPolicy, DeleteMode, EmbeddingBackend, HitlMode, LogFormat, LogLevel,
-    ThinkerBackend, VectorQuantization,
+    ChunkStrategy, CombineMethod, ConflictPolicy, DeleteMode, EmbeddingBackend, HitlMode,
+    LogFormat, LogLevel, ThinkerBackend, VectorQuantization,
 };
 
 /// The documented defaults, compiled in.
@@ -96,7 +96,10 @@ impl std::fmt::Display for ConfigProblem {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("config file {path} is not valid YAML: {message}")]
     Syntax { path: PathBuf, message: String },
     #[error("invalid configuration:\n{}", .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
@@ -127,31 +130,50 @@ impl PipelineConfig {
     pub fn load(file: Option<&Path>) -> Result<Self> {
         let env: Vec<(String, String)> = std::env::vars().collect();
         let file = file.map(Path::to_path_buf).or_else(|| {
-            env.iter().find(|(k, _)| k == ENV_CONFIG_FILE).map(|(_, v)| PathBuf::from(v)).or_else(|| {
-                dirs::config_dir().map(|d| d.join("scope-weaver/config.yaml")).filter(|p| p.is_file())
-            })
+            env.iter()
+                .find(|(k, _)| k == ENV_CONFIG_FILE)
+                .map(|(_, v)| PathBuf::from(v))
+                .or_else(|| {
+                    dirs::config_dir()
+                        .map(|d| d.join("scope-weaver/config.yaml"))
+                        .filter(|p| p.is_file())
+                })
         });
         Self::load_from(file.as_deref(), env)
     }
 
     /// Loads from explicit sources: defaults < `file` < `env` (only `SCOPE_WEAVER_*` entries count).
-    pub fn load_from(file: Option<&Path>, env: impl IntoIterator<Item = (String, String)>) -> Result<Self> {
-        let mut merged: Mapping = serde_yaml::from_str(DEFAULT_YAML).expect("default.yaml is a mapping");
-        let mut sources: BTreeMap<String, Source> =
-            merged.keys().filter_map(Value::as_str).map(|k| (k.to_owned(), Source::Default)).collect();
+    pub fn load_from(
+        file: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Self> {
+        let mut merged: Mapping =
+            serde_yaml::from_str(DEFAULT_YAML).expect("default.yaml is a mapping");
+        let mut sources: BTreeMap<String, Source> = merged
+            .keys()
+            .filter_map(Value::as_str)
+            .map(|k| (k.to_owned(), Source::Default))
+            .collect();
         let known: Vec<String> = sources.keys().cloned().collect();
         let mut problems = Vec::new();
 
         if let Some(path) = file {
-            let text =
-                std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
-            let value: Value = serde_yaml::from_str(&text)
-                .map_err(|e| ConfigError::Syntax { path: path.to_owned(), message: e.to_string() })?;
+            let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            })?;
+            let value: Value = serde_yaml::from_str(&text).map_err(|e| ConfigError::Syntax {
+                path: path.to_owned(),
+                message: e.to_string(),
+            })?;
             match value {
                 Value::Null => {}
                 Value::Mapping(map) => {
                     for (k, v) in map {
-                        let key = k.as_str().map(str::to_owned).unwrap_or_else(|| format!("{k:?}"));
+                        let key = k
+                            .as_str()
+                            .map(str::to_owned)
+                            .unwrap_or_else(|| format!("{k:?}"));
                         let source = Source::File(path.to_owned());
                         if known.contains(&key) {
                             merged.insert(Value::String(key.clone()), v);
@@ -170,7 +192,10 @@ impl PipelineConfig {
             }
         }
 
-        let mut env: Vec<(String, String)> = env.into_iter().filter(|(k, _)| k.starts_with(ENV_PREFIX)).collect();
+        let mut env: Vec<(String, String)> = env
+            .into_iter()
+            .filter(|(k, _)| k.starts_with(ENV_PREFIX))
+            .collect();
         env.sort();
         for (var, raw) in env {
             let rest = &var[ENV_PREFIX.len()..];
@@ -194,7 +219,8 @@ impl PipelineConfig {
         }
 
         // Check each overridden key alone against the defaults, so every bad value is reported.
-        let defaults: Mapping = serde_yaml::from_str(DEFAULT_YAML).expect("default.yaml is a mapping");
+        let defaults: Mapping =
+            serde_yaml::from_str(DEFAULT_YAML).expect("default.yaml is a mapping");
         for (key, source) in &sources {
             if *source == Source::Default {
                 continue;
@@ -203,15 +229,24 @@ impl PipelineConfig {
             let k = Value::String(key.clone());
             probe.insert(k.clone(), merged[&k].clone());
             if let Err(e) = serde_yaml::from_value::<PipelineConfig>(Value::Mapping(probe)) {
-                problems.push(ConfigProblem { key: key.clone(), source: source.clone(), message: tidy(&e, key) });
+                problems.push(ConfigProblem {
+                    key: key.clone(),
+                    source: source.clone(),
+                    message: tidy(&e, key),
+                });
             }
         }
         if !problems.is_empty() {
             return Err(ConfigError::Invalid(problems));
         }
-        let config: PipelineConfig = serde_yaml::from_value(Value::Mapping(merged)).map_err(|e| {
-            ConfigError::Invalid(vec![ConfigProblem { key: "*".into(), source: Source::Default, message: tidy(&e, "") }])
-        })?;
+        let config: PipelineConfig =
+            serde_yaml::from_value(Value::Mapping(merged)).map_err(|e| {
+                ConfigError::Invalid(vec![ConfigProblem {
+                    key: "*".into(),
+                    source: Source::Default,
+                    message: tidy(&e, ""),
+                }])
+            })?;
         let problems: Vec<ConfigProblem> = config
             .range_problems()
             .into_iter()
@@ -221,7 +256,11 @@ impl PipelineConfig {
                 message,
             })
             .collect();
-        if problems.is_empty() { Ok(config) } else { Err(ConfigError::Invalid(problems)) }
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigError::Invalid(problems))
+        }
     }
 
     /// Values that parse but make no sense (a threshold above 1, an overlap bigger than the chunk).
@@ -232,7 +271,11 @@ impl PipelineConfig {
                 out.push((key, format!("must be between 0.0 and 1.0, got {v}")));
             }
         };
-        unit(&mut out, "skill_match_threshold", self.skill_match_threshold);
+        unit(
+            &mut out,
+            "skill_match_threshold",
+            self.skill_match_threshold,
+        );
         unit(&mut out, "confidence_gap", self.confidence_gap);
         unit(&mut out, "hybrid_alpha", self.hybrid_alpha);
         for (key, v) in [
@@ -252,24 +295,40 @@ impl PipelineConfig {
         if self.chunk_overlap >= self.chunk_size && self.chunk_size > 0 {
             out.push((
                 "chunk_overlap",
-                format!("must be smaller than chunk_size ({}), got {}", self.chunk_size, self.chunk_overlap),
+                format!(
+                    "must be smaller than chunk_size ({}), got {}",
+                    self.chunk_size, self.chunk_overlap
+                ),
             ));
         }
         if self.thinker_backend == ThinkerBackend::Mistralrs && self.thinker_model_path.is_none() {
-            out.push(("thinker_model_path", "must be set when thinker_backend is mistralrs".to_owned()));
-        }
-        if self.embedding_backend != EmbeddingBackend::Lexical && self.embedding_model_path.is_none() {
             out.push((
-                "embedding_model_path",
-                format!("must be set when embedding_backend is {}", self.embedding_backend.as_str()),
+                "thinker_model_path",
+                "must be set when thinker_backend is mistralrs".to_owned(),
             ));
         }
-        for (key, path) in [("thinker_model_path", &self.thinker_model_path), ("embedding_model_path", &self.embedding_model_path)]
+        if self.embedding_backend != EmbeddingBackend::Lexical
+            && self.embedding_model_path.is_none()
         {
+            out.push((
+                "embedding_model_path",
+                format!(
+                    "must be set when embedding_backend is {}",
+                    self.embedding_backend.as_str()
+                ),
+            ));
+        }
+        for (key, path) in [
+            ("thinker_model_path", &self.thinker_model_path),
+            ("embedding_model_path", &self.embedding_model_path),
+        ] {
             if let Some(p) = path
                 && !p.is_absolute()
             {
-                out.push((key, format!("must be an absolute path, got {}", p.display())));
+                out.push((
+                    key,
+                    format!("must be an absolute path, got {}", p.display()),
+                ));
             }
         }
         out
@@ -285,7 +344,9 @@ impl PipelineConfig {
 
     /// The audit database location (a file path or a `postgres://` URL).
     pub fn audit_db(&self) -> String {
-        self.audit_db.clone().unwrap_or_else(|| self.state_dir().join("audit.sqlite").display().to_string())
+        self.audit_db
+            .clone()
+            .unwrap_or_else(|| self.state_dir().join("audit.sqlite").display().to_string())
     }
 
     /// The levers as YAML, for `scope-weaver config show`.
@@ -302,7 +363,11 @@ fn unknown_key(key: &str, source: Source, known: &[String]) -> ConfigProblem {
         .min()
         .map(|(_, k)| format!(" (did you mean `{k}`?)"))
         .unwrap_or_default();
-    ConfigProblem { key: key.to_owned(), source, message: format!("unknown setting{suggestion}") }
+    ConfigProblem {
+        key: key.to_owned(),
+        source,
+        message: format!("unknown setting{suggestion}"),
+    }
 }
 
 /// serde_yaml prefixes messages with a position inside our probe document, which means nothing to
@@ -320,7 +385,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }

@@ -7,7 +7,10 @@ use expect_test::expect;
 use super::*;
 
 fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
 }
 
 fn yaml_file(text: &str) -> tempfile::NamedTempFile {
@@ -54,13 +57,20 @@ fn precedence_is_defaults_then_file_then_env() {
 
 #[test]
 fn every_problem_is_reported_with_key_source_and_allowed_values() {
-    let file = yaml_file("hitl_mode: sometimes\nskill_match_treshold: 0.5\ndelete_mode: shred\ntop_k: many\n");
+    let file = yaml_file(
+        "hitl_mode: sometimes\nskill_match_treshold: 0.5\ndelete_mode: shred\ntop_k: many\n",
+    );
     let err = PipelineConfig::load_from(
         Some(file.path()),
-        env(&[("SCOPE_WEAVER_COMBINE_METHOD", "average"), ("SCOPE_WEAVER_CONFIDENCE_GAPP", "0.1")]),
+        env(&[
+            ("SCOPE_WEAVER_COMBINE_METHOD", "average"),
+            ("SCOPE_WEAVER_CONFIDENCE_GAPP", "0.1"),
+        ]),
     )
     .unwrap_err();
-    let text = err.to_string().replace(&file.path().display().to_string(), "FILE");
+    let text = err
+        .to_string()
+        .replace(&file.path().display().to_string(), "FILE");
     expect![[r#"
         invalid configuration:
           - `skill_match_treshold` (from FILE): unknown setting (did you mean `skill_match_threshold`?)
@@ -102,19 +112,24 @@ fn broken_yaml_and_missing_file_are_clear() {
     assert_eq!(contracts::ErrorCode::code(&err), "CONFIG_SYNTAX");
     assert!(err.to_string().contains("is not valid YAML"), "{err}");
 
-    let err = PipelineConfig::load_from(Some(Path::new("/nonexistent/sw.yaml")), env(&[])).unwrap_err();
+    let err =
+        PipelineConfig::load_from(Some(Path::new("/nonexistent/sw.yaml")), env(&[])).unwrap_err();
     assert_eq!(contracts::ErrorCode::code(&err), "CONFIG_UNREADABLE");
     assert!(err.to_string().contains("/nonexistent/sw.yaml"));
 
     let file = yaml_file("- a\n- b\n");
     let err = PipelineConfig::load_from(Some(file.path()), env(&[])).unwrap_err();
-    assert!(err.to_string().contains("top level must be a mapping"), "{err}");
+    assert!(
+        err.to_string().contains("top level must be a mapping"),
+        "{err}"
+    );
 }
 
 #[test]
 fn empty_env_value_means_null() {
     let file = yaml_file("working_root: /tmp/x\n");
-    let c = PipelineConfig::load_from(Some(file.path()), env(&[("SCOPE_WEAVER_WORKING_ROOT", "")])).unwrap();
+    let c = PipelineConfig::load_from(Some(file.path()), env(&[("SCOPE_WEAVER_WORKING_ROOT", "")]))
+        .unwrap();
     assert_eq!(c.working_root, None);
 }
 

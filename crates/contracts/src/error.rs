@@ -9,7 +9,10 @@ pub trait ErrorCode: std::fmt::Display {
     fn code(&self) -> &'static str;
 
     fn to_payload(&self) -> ErrorPayload {
-        ErrorPayload { code: self.code().to_owned(), message: self.to_string() }
+        ErrorPayload {
+            code: self.code().to_owned(),
+            message: self.to_string(),
+        }
     }
 }
 
@@ -22,7 +25,10 @@ pub struct ErrorPayload {
 
 impl ErrorPayload {
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code: code.into(), message: message.into() }
+        Self {
+            code: code.into(),
+            message: message.into(),
+        }
     }
 }
 

@@ -30,11 +30,21 @@ pub struct ExecutionResult {
 
 impl ExecutionResult {
     pub fn success(snapshot_id: impl Into<String>, data: Value) -> Self {
-        Self { ok: true, snapshot_id: snapshot_id.into(), data, error: None }
+        Self {
+            ok: true,
+            snapshot_id: snapshot_id.into(),
+            data,
+            error: None,
+        }
     }
 
     pub fn failure(snapshot_id: impl Into<String>, error: ErrorPayload) -> Self {
-        Self { ok: false, snapshot_id: snapshot_id.into(), data: Value::Null, error: Some(error) }
+        Self {
+            ok: false,
+            snapshot_id: snapshot_id.into(),
+            data: Value::Null,
+            error: Some(error),
+        }
     }
 }
 
@@ -91,10 +101,13 @@ impl PipelineContext {
                 step: reference.step,
             });
         }
-        let result = self.results.get(&reference.step).ok_or_else(|| ReferenceError::UnknownStep {
-            reference: reference.to_string(),
-            step: reference.step,
-        })?;
+        let result =
+            self.results
+                .get(&reference.step)
+                .ok_or_else(|| ReferenceError::UnknownStep {
+                    reference: reference.to_string(),
+                    step: reference.step,
+                })?;
         if !result.ok {
             return Err(ReferenceError::DependencyUnavailable {
                 reference: reference.to_string(),
@@ -108,16 +121,25 @@ impl PipelineContext {
     ///
     /// A string that is exactly one reference becomes the referenced value (any JSON type); a
     /// reference embedded in longer text is replaced by the value's text form.
-    pub fn resolve_params(&self, params: &Map<String, Value>) -> Result<Map<String, Value>, ReferenceError> {
-        params.iter().map(|(k, v)| Ok((k.clone(), self.resolve_value(v)?))).collect()
+    pub fn resolve_params(
+        &self,
+        params: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, ReferenceError> {
+        params
+            .iter()
+            .map(|(k, v)| Ok((k.clone(), self.resolve_value(v)?)))
+            .collect()
     }
 
     fn resolve_value(&self, value: &Value) -> Result<Value, ReferenceError> {
         Ok(match value {
             Value::String(s) => self.resolve_string(s)?,
-            Value::Array(items) => {
-                Value::Array(items.iter().map(|v| self.resolve_value(v)).collect::<Result<_, _>>()?)
-            }
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|v| self.resolve_value(v))
+                    .collect::<Result<_, _>>()?,
+            ),
             Value::Object(map) => Value::Object(self.resolve_params(map)?),
             other => other.clone(),
         })

@@ -3,7 +3,19 @@
 use serde::{Deserialize, Serialize};
 
 /// The family a primitive belongs to; decides which dispatcher runs it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PrimitiveKind {
     /// A method of the sandbox's file-system graph.
@@ -17,8 +29,12 @@ pub enum PrimitiveKind {
 }
 
 impl PrimitiveKind {
-    pub const ALL: [PrimitiveKind; 4] =
-        [PrimitiveKind::Graph, PrimitiveKind::Retrieval, PrimitiveKind::Skill, PrimitiveKind::Llm];
+    pub const ALL: [PrimitiveKind; 4] = [
+        PrimitiveKind::Graph,
+        PrimitiveKind::Retrieval,
+        PrimitiveKind::Skill,
+        PrimitiveKind::Llm,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -185,7 +201,12 @@ pub struct ParamSpec {
 
 impl ParamSpec {
     pub fn new(name: &str, ty: ParamType, doc: &str) -> Self {
-        Self { name: name.to_owned(), ty, choices: Vec::new(), doc: doc.to_owned() }
+        Self {
+            name: name.to_owned(),
+            ty,
+            choices: Vec::new(),
+            doc: doc.to_owned(),
+        }
     }
 
     pub fn choices(mut self, choices: &[&str]) -> Self {
@@ -208,7 +229,10 @@ pub struct PrimitiveSpec {
 
 impl PrimitiveSpec {
     pub fn param(&self, name: &str) -> Option<&ParamSpec> {
-        self.required.iter().chain(&self.optional).find(|p| p.name == name)
+        self.required
+            .iter()
+            .chain(&self.optional)
+            .find(|p| p.name == name)
     }
 }
 
@@ -238,7 +262,11 @@ impl PrimitiveTable {
     }
 
     pub fn names(&self, kind: PrimitiveKind) -> Vec<&str> {
-        self.specs.iter().filter(|s| s.kind == kind).map(|s| s.name.as_str()).collect()
+        self.specs
+            .iter()
+            .filter(|s| s.kind == kind)
+            .map(|s| s.name.as_str())
+            .collect()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &PrimitiveSpec> {

@@ -31,7 +31,11 @@ pub enum ReferenceError {
     #[error("reference `{reference}` depends on step {step}, which was rolled back or failed")]
     DependencyUnavailable { reference: String, step: u32 },
     #[error("reference `{reference}`: step {step}'s result has no {missing}")]
-    MissingField { reference: String, step: u32, missing: String },
+    MissingField {
+        reference: String,
+        step: u32,
+        missing: String,
+    },
 }
 
 impl ErrorCode for ReferenceError {
@@ -75,9 +79,16 @@ impl Reference {
 
     /// Parses a reference at the start of `s`; returns it and how many bytes it used.
     fn parse_prefix(s: &str) -> Result<(Reference, usize), ReferenceError> {
-        let syntax = |reason: &str| ReferenceError::Syntax { reference: s.to_owned(), reason: reason.to_owned() };
-        let rest = s.strip_prefix(PREFIX).ok_or_else(|| syntax("must start with `$step(`"))?;
-        let close = rest.find(')').ok_or_else(|| syntax("missing `)` after the step number"))?;
+        let syntax = |reason: &str| ReferenceError::Syntax {
+            reference: s.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let rest = s
+            .strip_prefix(PREFIX)
+            .ok_or_else(|| syntax("must start with `$step(`"))?;
+        let close = rest
+            .find(')')
+            .ok_or_else(|| syntax("missing `)` after the step number"))?;
         let step: u32 = rest[..close]
             .trim()
             .parse()
@@ -93,7 +104,9 @@ impl Reference {
                 Some(b'.') => {
                     let start = i + 1;
                     let mut end = start;
-                    while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+                    while end < bytes.len()
+                        && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_')
+                    {
                         end += 1;
                     }
                     if end == start {
@@ -105,10 +118,9 @@ impl Reference {
                 }
                 Some(b'[') => {
                     let close = s[i..].find(']').ok_or_else(|| syntax("missing `]`"))? + i;
-                    let index: usize = s[i + 1..close]
-                        .trim()
-                        .parse()
-                        .map_err(|_| syntax(&format!("`{}` is not a list index", &s[i + 1..close])))?;
+                    let index: usize = s[i + 1..close].trim().parse().map_err(|_| {
+                        syntax(&format!("`{}` is not a list index", &s[i + 1..close]))
+                    })?;
                     path.push(PathSegment::Index(index));
                     i = close + 1;
                 }
@@ -128,44 +140,54 @@ impl Reference {
             let missing = |walked: &str, what: String| ReferenceError::MissingField {
                 reference: self.to_string(),
                 step: self.step,
-                missing: if walked.is_empty() { what } else { format!("{what} in `{walked}`") },
+                missing: if walked.is_empty() {
+                    what
+                } else {
+                    format!("{what} in `{walked}`")
+                },
             };
-            current = match (seg, current) {
-                (PathSegment::Field(f), Value::Object(mut map)) => {
-                    map.remove(f).ok_or_else(|| missing(&walked, format!("field `{f}`")))?
-                }
-                (PathSegment::Field(f), Value::Array(items)) => {
-                    let mapped: Option<Vec<Value>> = items
-                        .into_iter()
-                        .map(|item| match item {
-                            Value::Object(mut map) => map.remove(f),
-                            _ => None,
-                        })
-                        .collect();
-                    Value::Array(mapped.ok_or_else(|| missing(&walked, format!("field `{f}` in every item")))?)
-                }
-                (PathSegment::Index(i), Value::Array(mut items)) => {
-                    if *i >= items.len() {
-                        return Err(missing(&walked, format!("item [{i}] (list has {} items)", items.len())));
+            current =
+                match (seg, current) {
+                    (PathSegment::Field(f), Value::Object(mut map)) => map
+                        .remove(f)
+                        .ok_or_else(|| missing(&walked, format!("field `{f}`")))?,
+                    (PathSegment::Field(f), Value::Array(items)) => {
+                        let mapped: Option<Vec<Value>> = items
+                            .into_iter()
+                            .map(|item| match item {
+                                Value::Object(mut map) => map.remove(f),
+                                _ => None,
+                            })
+                            .collect();
+                        Value::Array(mapped.ok_or_else(|| {
+                            missing(&walked, format!("field `{f}` in every item"))
+                        })?)
                     }
-                    items.swap_remove(*i)
-                }
-                (seg, other) => {
-                    let kind = match other {
-                        Value::Null => "null",
-                        Value::Bool(_) => "a boolean",
-                        Value::Number(_) => "a number",
-                        Value::String(_) => "a string",
-                        Value::Array(_) => "a list",
-                        Value::Object(_) => "an object",
-                    };
-                    let want = match seg {
-                        PathSegment::Field(f) => format!("field `{f}`"),
-                        PathSegment::Index(i) => format!("item [{i}]"),
-                    };
-                    return Err(missing(&walked, format!("{want} ({kind} has none)")));
-                }
-            };
+                    (PathSegment::Index(i), Value::Array(mut items)) => {
+                        if *i >= items.len() {
+                            return Err(missing(
+                                &walked,
+                                format!("item [{i}] (list has {} items)", items.len()),
+                            ));
+                        }
+                        items.swap_remove(*i)
+                    }
+                    (seg, other) => {
+                        let kind = match other {
+                            Value::Null => "null",
+                            Value::Bool(_) => "a boolean",
+                            Value::Number(_) => "a number",
+                            Value::String(_) => "a string",
+                            Value::Array(_) => "a list",
+                            Value::Object(_) => "an object",
+                        };
+                        let want = match seg {
+                            PathSegment::Field(f) => format!("field `{f}`"),
+                            PathSegment::Index(i) => format!("item [{i}]"),
+                        };
+                        return Err(missing(&walked, format!("{want} ({kind} has none)")));
+                    }
+                };
             match seg {
                 PathSegment::Field(f) => {
                     walked.push('.');
@@ -227,7 +249,10 @@ mod tests {
         );
         ctx.record(
             2,
-            ExecutionResult::success("s2", json!({"groups": [{"hash": "ab", "paths": ["x", "y"]}], "total": 1})),
+            ExecutionResult::success(
+                "s2",
+                json!({"groups": [{"hash": "ab", "paths": ["x", "y"]}], "total": 1}),
+            ),
         );
         ctx
     }
@@ -241,7 +266,10 @@ mod tests {
             ("$step(1).nodes.path", Ok(json!(["a.txt", "b/c.pdf"]))),
             ("$step(2).groups[0].paths", Ok(json!(["x", "y"]))),
             ("$step(2).groups[0].paths[1]", Ok(json!("y"))),
-            ("$step(2)", Ok(json!({"groups": [{"hash": "ab", "paths": ["x", "y"]}], "total": 1}))),
+            (
+                "$step(2)",
+                Ok(json!({"groups": [{"hash": "ab", "paths": ["x", "y"]}], "total": 1})),
+            ),
             ("$step( 2 ).total", Ok(json!(1))),
             ("$step(2).groups[3]", Err("MISSING_REFERENCE_FIELD")),
             ("$step(1).nope", Err("MISSING_REFERENCE_FIELD")),
@@ -276,8 +304,14 @@ mod tests {
     #[test]
     fn failed_step_is_unavailable() {
         let mut ctx = ctx();
-        ctx.record(3, ExecutionResult::failure("s3", crate::ErrorPayload::new("X", "boom")));
-        assert_eq!(ctx.resolve("$step(3).x").unwrap_err().code(), "DEPENDENCY_UNAVAILABLE");
+        ctx.record(
+            3,
+            ExecutionResult::failure("s3", crate::ErrorPayload::new("X", "boom")),
+        );
+        assert_eq!(
+            ctx.resolve("$step(3).x").unwrap_err().code(),
+            "DEPENDENCY_UNAVAILABLE"
+        );
     }
 
     #[test]

@@ -36,7 +36,11 @@ impl ToolDefinition {
             .filter(|k| !self.required_params.contains(k) && !self.optional_params.contains(k))
             .cloned()
             .collect();
-        ValidationResult { valid: missing.is_empty() && extra.is_empty(), missing, extra }
+        ValidationResult {
+            valid: missing.is_empty() && extra.is_empty(),
+            missing,
+            extra,
+        }
     }
 
     pub fn mutates(&self) -> bool {

@@ -21,7 +21,11 @@ use crate::scan::fingerprint;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Conflict {
     /// The file on disk is not the one the scan saw (edited, replaced, resized).
-    ChangedSinceScan { path: String, expected: String, found: String },
+    ChangedSinceScan {
+        path: String,
+        expected: String,
+        found: String,
+    },
     /// The source is gone from disk.
     SourceMissing { path: String },
     /// Something already sits where the change would put a file.
@@ -33,12 +37,24 @@ pub enum Conflict {
 impl fmt::Display for Conflict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Conflict::ChangedSinceScan { path, expected, found } => {
-                write!(f, "`{path}` changed on disk since the scan (expected {expected}, found {found})")
+            Conflict::ChangedSinceScan {
+                path,
+                expected,
+                found,
+            } => {
+                write!(
+                    f,
+                    "`{path}` changed on disk since the scan (expected {expected}, found {found})"
+                )
             }
             Conflict::SourceMissing { path } => write!(f, "`{path}` no longer exists on disk"),
-            Conflict::TargetExists { path } => write!(f, "`{path}` already exists on disk; it would be overwritten"),
-            Conflict::ParentMissing { path } => write!(f, "the folder for `{path}` does not exist on disk"),
+            Conflict::TargetExists { path } => write!(
+                f,
+                "`{path}` already exists on disk; it would be overwritten"
+            ),
+            Conflict::ParentMissing { path } => {
+                write!(f, "the folder for `{path}` does not exist on disk")
+            }
         }
     }
 }
@@ -47,13 +63,18 @@ fn describe(fp: &Fingerprint) -> String {
     match (fp.kind, fp.size) {
         (NodeKind::Dir, _) => "a folder".into(),
         (NodeKind::Symlink, _) => "a symlink".into(),
-        (NodeKind::File, Some(size)) => format!("a {size}-byte file modified at {}ns", fp.mtime_ns.unwrap_or(0)),
+        (NodeKind::File, Some(size)) => format!(
+            "a {size}-byte file modified at {}ns",
+            fp.mtime_ns.unwrap_or(0)
+        ),
         (NodeKind::File, None) => "a file".into(),
     }
 }
 
 fn same(expect: &Fingerprint, found: &Fingerprint) -> bool {
-    expect.kind == found.kind && (expect.kind == NodeKind::Dir || (expect.size == found.size && expect.mtime_ns == found.mtime_ns))
+    expect.kind == found.kind
+        && (expect.kind == NodeKind::Dir
+            || (expect.size == found.size && expect.mtime_ns == found.mtime_ns))
 }
 
 /// What a path is in the overlay.
@@ -61,9 +82,14 @@ fn same(expect: &Fingerprint, found: &Fingerprint) -> bool {
 enum VState {
     Absent,
     /// On disk at this root-relative path (possibly under another name, after a move).
-    OnDisk { at: String, fingerprint: Fingerprint },
+    OnDisk {
+        at: String,
+        fingerprint: Fingerprint,
+    },
     /// Made by this commit.
-    Created { kind: NodeKind },
+    Created {
+        kind: NodeKind,
+    },
 }
 
 impl VState {
@@ -89,17 +115,27 @@ struct Overlay<'a> {
 }
 
 fn disk_path(root: &Path, id: &str) -> PathBuf {
-    if id == ROOT_ID { root.to_owned() } else { root.join(id) }
+    if id == ROOT_ID {
+        root.to_owned()
+    } else {
+        root.join(id)
+    }
 }
 
 impl<'a> Overlay<'a> {
     fn new(root: &'a Path) -> Self {
-        Overlay { root, entries: HashMap::new() }
+        Overlay {
+            root,
+            entries: HashMap::new(),
+        }
     }
 
     fn disk(&self, id: &str) -> VState {
         match std::fs::symlink_metadata(disk_path(self.root, id)) {
-            Ok(meta) => VState::OnDisk { at: id.to_owned(), fingerprint: fingerprint(&meta) },
+            Ok(meta) => VState::OnDisk {
+                at: id.to_owned(),
+                fingerprint: fingerprint(&meta),
+            },
             Err(_) => VState::Absent,
         }
     }
@@ -113,7 +149,11 @@ impl<'a> Overlay<'a> {
                     Entry::Absent => VState::Absent,
                     Entry::Alias(state) if suffix.is_empty() => state.clone(),
                     Entry::Alias(VState::OnDisk { at, .. }) => {
-                        let inner = if at == ROOT_ID { suffix.trim_start_matches('/').to_owned() } else { format!("{at}{suffix}") };
+                        let inner = if at == ROOT_ID {
+                            suffix.trim_start_matches('/').to_owned()
+                        } else {
+                            format!("{at}{suffix}")
+                        };
                         self.disk(&inner)
                     }
                     // Inside a folder this commit created, only explicitly created entries exist.
@@ -133,9 +173,18 @@ impl<'a> Overlay<'a> {
 
     /// Moves every entry at or below `from` to the same place under `to`.
     fn rekey(&mut self, from: &str, to: &str, keep_source: bool) {
-        let keys: Vec<String> = self.entries.keys().filter(|k| is_within(k, from)).cloned().collect();
+        let keys: Vec<String> = self
+            .entries
+            .keys()
+            .filter(|k| is_within(k, from))
+            .cloned()
+            .collect();
         for k in keys {
-            let e = if keep_source { self.entries[&k].clone() } else { self.entries.remove(&k).expect("key listed") };
+            let e = if keep_source {
+                self.entries[&k].clone()
+            } else {
+                self.entries.remove(&k).expect("key listed")
+            };
             self.entries.insert(format!("{to}{}", &k[from.len()..]), e);
         }
     }
@@ -144,14 +193,23 @@ impl<'a> Overlay<'a> {
         self.entries.retain(|k, _| !is_within(k, id));
     }
 
-    fn source(&self, path: &str, expect: Option<&Fingerprint>, out: &mut Vec<Conflict>) -> Option<VState> {
+    fn source(
+        &self,
+        path: &str,
+        expect: Option<&Fingerprint>,
+        out: &mut Vec<Conflict>,
+    ) -> Option<VState> {
         let s = self.lookup(path);
         match &s {
             VState::Absent => {
-                out.push(Conflict::SourceMissing { path: path.to_owned() });
+                out.push(Conflict::SourceMissing {
+                    path: path.to_owned(),
+                });
                 return None;
             }
-            VState::OnDisk { fingerprint: found, .. } => {
+            VState::OnDisk {
+                fingerprint: found, ..
+            } => {
                 if let Some(exp) = expect
                     && !same(exp, found)
                 {
@@ -170,11 +228,15 @@ impl<'a> Overlay<'a> {
     fn target(&self, path: &str, out: &mut Vec<Conflict>) -> bool {
         let mut ok = true;
         if self.lookup(path) != VState::Absent {
-            out.push(Conflict::TargetExists { path: path.to_owned() });
+            out.push(Conflict::TargetExists {
+                path: path.to_owned(),
+            });
             ok = false;
         }
         if !self.is_dir(parent_of(path).unwrap_or(ROOT_ID)) {
-            out.push(Conflict::ParentMissing { path: path.to_owned() });
+            out.push(Conflict::ParentMissing {
+                path: path.to_owned(),
+            });
             ok = false;
         }
         ok
@@ -184,15 +246,27 @@ impl<'a> Overlay<'a> {
         match op {
             ChangeOp::CreateDir { path } => {
                 if self.target(path, out) {
-                    self.entries.insert(path.clone(), Entry::Alias(VState::Created { kind: NodeKind::Dir }));
+                    self.entries.insert(
+                        path.clone(),
+                        Entry::Alias(VState::Created {
+                            kind: NodeKind::Dir,
+                        }),
+                    );
                 }
             }
             ChangeOp::CreateFile { path, .. } => {
                 if self.target(path, out) {
-                    self.entries.insert(path.clone(), Entry::Alias(VState::Created { kind: NodeKind::File }));
+                    self.entries.insert(
+                        path.clone(),
+                        Entry::Alias(VState::Created {
+                            kind: NodeKind::File,
+                        }),
+                    );
                 }
             }
-            ChangeOp::Move { from, to, expect, .. } => {
+            ChangeOp::Move {
+                from, to, expect, ..
+            } => {
                 let s = self.source(from, expect.as_ref(), out);
                 if self.target(to, out)
                     && let Some(s) = s
@@ -202,13 +276,42 @@ impl<'a> Overlay<'a> {
                     self.entries.insert(from.clone(), Entry::Absent);
                 }
             }
-            ChangeOp::Copy { from, to, expect, .. } => {
+            ChangeOp::Copy {
+                from, to, expect, ..
+            } => {
                 let s = self.source(from, expect.as_ref(), out);
                 if self.target(to, out)
                     && let Some(s) = s
                 {
                     self.rekey(from, to, true);
                     self.entries.entry(to.clone()).or_insert(Entry::Alias(s));
+                }
+            }
+            ChangeOp::CreateArchive {
+                sources, target, ..
+            } => {
+                let mut ok = true;
+                for s in sources {
+                    ok &= self.source(s, None, out).is_some();
+                }
+                if self.target(target, out) && ok {
+                    self.entries.insert(
+                        target.clone(),
+                        Entry::Alias(VState::Created {
+                            kind: NodeKind::File,
+                        }),
+                    );
+                }
+            }
+            ChangeOp::ExtractArchive { archive, target } => {
+                let s = self.source(archive, None, out);
+                if self.target(target, out) && s.is_some() {
+                    self.entries.insert(
+                        target.clone(),
+                        Entry::Alias(VState::Created {
+                            kind: NodeKind::Dir,
+                        }),
+                    );
                 }
             }
             ChangeOp::Delete { path, expect, .. } => {
@@ -250,7 +353,10 @@ impl CommitReport {
     pub fn count(&mut self, op: &ChangeOp, delete_mode: DeleteMode) {
         self.applied += 1;
         match op {
-            ChangeOp::CreateDir { .. } | ChangeOp::CreateFile { .. } => self.created += 1,
+            ChangeOp::CreateDir { .. }
+            | ChangeOp::CreateFile { .. }
+            | ChangeOp::CreateArchive { .. }
+            | ChangeOp::ExtractArchive { .. } => self.created += 1,
             ChangeOp::Move { .. } => self.moved += 1,
             ChangeOp::Copy { .. } => self.copied += 1,
             ChangeOp::Delete { size, .. } => {
@@ -267,7 +373,12 @@ impl CommitReport {
 /// Applies one change to the disk. Never overwrites: a target that appeared since the precheck fails.
 pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io::Result<()> {
     use std::io::{Error, ErrorKind, Write};
-    let exists_err = |p: &Path| Error::new(ErrorKind::AlreadyExists, format!("{} already exists", p.display()));
+    let exists_err = |p: &Path| {
+        Error::new(
+            ErrorKind::AlreadyExists,
+            format!("{} already exists", p.display()),
+        )
+    };
     let free = |p: &Path| -> std::io::Result<()> {
         match std::fs::symlink_metadata(p) {
             Ok(_) => Err(exists_err(p)),
@@ -278,7 +389,10 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
     match op {
         ChangeOp::CreateDir { path } => std::fs::create_dir(disk_path(root, path)),
         ChangeOp::CreateFile { path, content } => {
-            let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(disk_path(root, path))?;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(disk_path(root, path))?;
             if let Some(c) = content {
                 f.write_all(c.as_bytes())?;
             }
@@ -302,11 +416,22 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
             free(&dst)?;
             copy_tree(&disk_path(root, from), &dst)
         }
+        ChangeOp::CreateArchive {
+            sources,
+            target,
+            format,
+        } => crate::archive::create(root, sources, &disk_path(root, target), *format),
+        ChangeOp::ExtractArchive { archive, target } => {
+            let format = crate::archive::ArchiveFormat::from_name(archive)
+                .ok_or_else(|| Error::other(format!("{archive} is not a known archive type")))?;
+            crate::archive::extract(&disk_path(root, archive), &disk_path(root, target), format)
+        }
         ChangeOp::Delete { path, .. } => {
             let p = disk_path(root, path);
             std::fs::symlink_metadata(&p)?;
             match delete_mode {
-                DeleteMode::Trash => trash::delete(&p).map_err(|e| Error::other(format!("moving to the trash failed: {e}"))),
+                DeleteMode::Trash => trash::delete(&p)
+                    .map_err(|e| Error::other(format!("moving to the trash failed: {e}"))),
                 DeleteMode::Permanent => remove_tree(&p),
             }
         }
@@ -314,7 +439,11 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
 }
 
 fn remove_tree(p: &Path) -> std::io::Result<()> {
-    if std::fs::symlink_metadata(p)?.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
+    if std::fs::symlink_metadata(p)?.is_dir() {
+        std::fs::remove_dir_all(p)
+    } else {
+        std::fs::remove_file(p)
+    }
 }
 
 /// Copies a file, symlink or folder tree; never overwrites.
@@ -326,7 +455,10 @@ pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
         #[cfg(unix)]
         return std::os::unix::fs::symlink(target, dst);
         #[cfg(not(unix))]
-        return Err(std::io::Error::other(format!("cannot copy symlink to {}", target.display())));
+        return Err(std::io::Error::other(format!(
+            "cannot copy symlink to {}",
+            target.display()
+        )));
     }
     if ft.is_dir() {
         std::fs::create_dir(dst)?;
@@ -337,7 +469,10 @@ pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
         return Ok(());
     }
     let mut input = std::fs::File::open(src)?;
-    let mut output = std::fs::OpenOptions::new().write(true).create_new(true).open(dst)?;
+    let mut output = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dst)?;
     std::io::copy(&mut input, &mut output)?;
     output.set_permissions(meta.permissions())?;
     output.sync_all()

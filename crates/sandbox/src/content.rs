@@ -78,16 +78,24 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
         return Err(GraphError::NotADirectory(path).into());
     }
     let min_size = p.size("min_size")?.unwrap_or(1);
-    let extensions: Vec<String> =
-        p.list("extension")?.into_iter().map(|e| e.trim_start_matches('.').to_ascii_lowercase()).collect();
+    let extensions: Vec<String> = p
+        .list("extension")?
+        .into_iter()
+        .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
+        .collect();
     let recursive = p.bool("recursive", true)?;
-    let pool: Vec<&Node> = if recursive { g.subtree(&path) } else { g.children(&path) };
+    let pool: Vec<&Node> = if recursive {
+        g.subtree(&path)
+    } else {
+        g.children(&path)
+    };
     let candidates = pool.into_iter().filter(|n| {
         n.kind == NodeKind::File
             && n.size >= min_size
             && n.origin.is_some()
             && n.content_from.is_some()
-            && (extensions.is_empty() || n.extension.as_ref().is_some_and(|e| extensions.contains(e)))
+            && (extensions.is_empty()
+                || n.extension.as_ref().is_some_and(|e| extensions.contains(e)))
     });
 
     let mut by_size: HashMap<u64, Vec<&Node>> = HashMap::new();
@@ -120,11 +128,18 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
             groups.push(distinct);
         }
     }
-    let disk = |n: &Node| cx.scope.disk_path(n.content_from.as_deref().expect("filtered on content_from"));
+    let disk = |n: &Node| {
+        cx.scope
+            .disk_path(n.content_from.as_deref().expect("filtered on content_from"))
+    };
     let mut issues = Vec::new();
     let groups = refine(groups, &mut issues, |n| hash_range(&disk(n), 0, BLOCK));
     let groups = refine(groups, &mut issues, |n| {
-        if n.size > 2 * BLOCK { hash_range(&disk(n), n.size - BLOCK, BLOCK) } else { Ok([0u8; 32]) }
+        if n.size > 2 * BLOCK {
+            hash_range(&disk(n), n.size - BLOCK, BLOCK)
+        } else {
+            Ok([0u8; 32])
+        }
     });
     let groups = refine(groups, &mut issues, |n| hash_full(&disk(n)));
 
@@ -139,8 +154,14 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
             (wasted, json!({"hash": hash, "size": size, "count": paths.len(), "paths": paths, "wasted_bytes": wasted}))
         })
         .collect();
-    rows.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1["paths"][0].as_str().cmp(&b.1["paths"][0].as_str())));
-    let duplicate_count: u64 = rows.iter().map(|(_, r)| r["count"].as_u64().unwrap_or(1) - 1).sum();
+    rows.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| a.1["paths"][0].as_str().cmp(&b.1["paths"][0].as_str()))
+    });
+    let duplicate_count: u64 = rows
+        .iter()
+        .map(|(_, r)| r["count"].as_u64().unwrap_or(1) - 1)
+        .sum();
     let wasted: u64 = rows.iter().map(|(w, _)| w).sum();
     hardlinks.sort();
     Ok(json!({
@@ -159,7 +180,10 @@ pub fn extract_text(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<V
     let path = p.path("path", cx.scope, g)?;
     let node = g.require(&path)?;
     if node.kind != NodeKind::File {
-        return Err(SandboxError::Content { path, message: "not a file".into() });
+        return Err(SandboxError::Content {
+            path,
+            message: "not a file".into(),
+        });
     }
     let Some(from) = node.content_from.as_deref() else {
         return Err(SandboxError::Content {
@@ -172,7 +196,10 @@ pub fn extract_text(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<V
     let mut buf = Vec::new();
     File::open(&disk)
         .and_then(|f| f.take(max).read_to_end(&mut buf))
-        .map_err(|e| SandboxError::Content { path: path.clone(), message: e.to_string() })?;
+        .map_err(|e| SandboxError::Content {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
     if buf.iter().take(8192).any(|&b| b == 0) {
         return Err(SandboxError::Content {
             path,

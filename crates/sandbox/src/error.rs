@@ -17,25 +17,51 @@ pub enum SandboxError {
     #[error("`{method}` needs the parameter `{name}`")]
     MissingParam { method: String, name: String },
     #[error("`{method}`: parameter `{name}` {message}")]
-    InvalidParam { method: String, name: String, message: String },
+    InvalidParam {
+        method: String,
+        name: String,
+        message: String,
+    },
     #[error("`{method}` does not take {names}; it accepts: {accepted}")]
-    UnknownParams { method: String, names: String, accepted: String },
+    UnknownParams {
+        method: String,
+        names: String,
+        accepted: String,
+    },
     #[error("unknown graph method `{0}`")]
     UnknownMethod(String),
     #[error("working root {path} is not a readable folder: {message}")]
     BadRoot { path: PathBuf, message: String },
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("commit stopped before changing anything; {} conflict(s):\n{}", .0.len(), .0.iter().map(|c| format!("  - {c}")).collect::<Vec<_>>().join("\n"))]
     Conflicts(Vec<Conflict>),
-    #[error("{count} change(s) are not approved yet (first: {first}); approve or roll them back before commit")]
+    #[error(
+        "{count} change(s) are not approved yet (first: {first}); approve or roll them back before commit"
+    )]
     Unstaged { count: usize, first: String },
-    #[error("an interrupted commit is pending in {path} ({remaining} of {total} changes not applied); run `scope-weaver recover` to finish or inspect it")]
-    PendingJournal { path: PathBuf, remaining: usize, total: usize },
+    #[error(
+        "an interrupted commit is pending in {path} ({remaining} of {total} changes not applied); run `scope-weaver recover` to finish or inspect it"
+    )]
+    PendingJournal {
+        path: PathBuf,
+        remaining: usize,
+        total: usize,
+    },
     #[error("commit journal {path}: {message}")]
     Journal { path: PathBuf, message: String },
-    #[error("commit failed at change {index} ({op}): {message}; {done} change(s) were applied, the journal keeps the rest")]
-    CommitFailed { index: usize, op: String, message: String, done: usize },
+    #[error(
+        "commit failed at change {index} ({op}): {message}; {done} change(s) were applied, the journal keeps the rest"
+    )]
+    CommitFailed {
+        index: usize,
+        op: String,
+        message: String,
+        done: usize,
+    },
     #[error("cannot read `{path}`: {message}")]
     Content { path: String, message: String },
 }

@@ -27,7 +27,11 @@ impl std::fmt::Display for SnapshotId {
 impl std::str::FromStr for SnapshotId {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
-        s.strip_prefix("snap-").unwrap_or(s).parse().map(SnapshotId).map_err(|_| ())
+        s.strip_prefix("snap-")
+            .unwrap_or(s)
+            .parse()
+            .map(SnapshotId)
+            .map_err(|_| ())
     }
 }
 
@@ -35,11 +39,40 @@ impl std::str::FromStr for SnapshotId {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum ChangeOp {
-    CreateDir { path: String },
-    CreateFile { path: String, content: Option<String> },
-    Move { from: String, to: String, kind: NodeKind, expect: Option<Fingerprint> },
-    Copy { from: String, to: String, kind: NodeKind, expect: Option<Fingerprint> },
-    Delete { path: String, kind: NodeKind, size: u64, expect: Option<Fingerprint> },
+    CreateDir {
+        path: String,
+    },
+    CreateFile {
+        path: String,
+        content: Option<String>,
+    },
+    Move {
+        from: String,
+        to: String,
+        kind: NodeKind,
+        expect: Option<Fingerprint>,
+    },
+    Copy {
+        from: String,
+        to: String,
+        kind: NodeKind,
+        expect: Option<Fingerprint>,
+    },
+    Delete {
+        path: String,
+        kind: NodeKind,
+        size: u64,
+        expect: Option<Fingerprint>,
+    },
+    CreateArchive {
+        sources: Vec<String>,
+        target: String,
+        format: crate::archive::ArchiveFormat,
+    },
+    ExtractArchive {
+        archive: String,
+        target: String,
+    },
 }
 
 impl ChangeOp {
@@ -51,10 +84,22 @@ impl ChangeOp {
                 Some(c) => format!("+ create {path} ({} bytes)", c.len()),
                 None => format!("+ create {path} (empty)"),
             },
-            ChangeOp::Move { from, to, kind, .. } => format!("~ move   {from}{} -> {to}", slash(*kind)),
-            ChangeOp::Copy { from, to, kind, .. } => format!("+ copy   {from}{} -> {to}", slash(*kind)),
-            ChangeOp::Delete { path, kind, size, .. } => {
+            ChangeOp::Move { from, to, kind, .. } => {
+                format!("~ move   {from}{} -> {to}", slash(*kind))
+            }
+            ChangeOp::Copy { from, to, kind, .. } => {
+                format!("+ copy   {from}{} -> {to}", slash(*kind))
+            }
+            ChangeOp::Delete {
+                path, kind, size, ..
+            } => {
                 format!("- delete {path}{} ({})", slash(*kind), human_bytes(*size))
+            }
+            ChangeOp::CreateArchive {
+                sources, target, ..
+            } => format!("+ archive {} -> {target}", sources.join(", ")),
+            ChangeOp::ExtractArchive { archive, target } => {
+                format!("+ extract {archive} -> {target}/")
             }
         }
     }
@@ -188,13 +233,20 @@ impl FileSystemGraph {
     }
 
     pub fn require(&self, id: &str) -> Result<&Node, GraphError> {
-        self.node(id).ok_or_else(|| GraphError::NotFound(id.to_owned()))
+        self.node(id)
+            .ok_or_else(|| GraphError::NotFound(id.to_owned()))
     }
 
     /// Direct children, sorted by name.
     pub fn children(&self, id: &str) -> Vec<&Node> {
-        let Some(&idx) = self.index.get(id) else { return Vec::new() };
-        let mut out: Vec<&Node> = self.graph.neighbors_directed(idx, Direction::Outgoing).map(|c| &self.graph[c]).collect();
+        let Some(&idx) = self.index.get(id) else {
+            return Vec::new();
+        };
+        let mut out: Vec<&Node> = self
+            .graph
+            .neighbors_directed(idx, Direction::Outgoing)
+            .map(|c| &self.graph[c])
+            .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
         out
     }
@@ -218,7 +270,10 @@ impl FileSystemGraph {
     pub fn snapshot(&mut self) -> SnapshotId {
         let id = SnapshotId(self.next_snapshot);
         self.next_snapshot += 1;
-        self.marks.push(Mark { id, undo_len: self.undo.len() });
+        self.marks.push(Mark {
+            id,
+            undo_len: self.undo.len(),
+        });
         id
     }
 
@@ -275,7 +330,11 @@ impl FileSystemGraph {
     }
 
     fn detach(&mut self, idx: NodeIndex) {
-        let edges: Vec<_> = self.graph.edges_directed(idx, Direction::Incoming).map(|e| e.id()).collect();
+        let edges: Vec<_> = self
+            .graph
+            .edges_directed(idx, Direction::Incoming)
+            .map(|e| e.id())
+            .collect();
         for e in edges {
             self.graph.remove_edge(e);
         }
@@ -325,7 +384,10 @@ impl FileSystemGraph {
 
     /// Replaces a node's data (its id may change; the caller keeps the tree consistent).
     pub(crate) fn update(&mut self, id: &str, f: impl FnOnce(&mut Node)) -> Result<(), GraphError> {
-        let idx = *self.index.get(id).ok_or_else(|| GraphError::NotFound(id.to_owned()))?;
+        let idx = *self
+            .index
+            .get(id)
+            .ok_or_else(|| GraphError::NotFound(id.to_owned()))?;
         let before = self.graph[idx].clone();
         f(&mut self.graph[idx]);
         let new_id = self.graph[idx].id.clone();
@@ -354,7 +416,11 @@ impl FileSystemGraph {
             return Err(GraphError::NotADirectory(new_parent));
         }
         let old_parent = parent_of(from).expect("not root").to_owned();
-        let ids: Vec<String> = self.subtree(from).into_iter().map(|n| n.id.clone()).collect();
+        let ids: Vec<String> = self
+            .subtree(from)
+            .into_iter()
+            .map(|n| n.id.clone())
+            .collect();
         for id in &ids {
             let new_id = format!("{to}{}", &id[from.len()..]);
             self.update(id, |n| {
@@ -370,14 +436,21 @@ impl FileSystemGraph {
             self.detach(idx);
             let p = self.index[&new_parent];
             self.graph.add_edge(p, idx, ());
-            self.undo.push(Undo::Reparented { id: to.to_owned(), old_parent });
+            self.undo.push(Undo::Reparented {
+                id: to.to_owned(),
+                old_parent,
+            });
         }
         Ok(())
     }
 
     /// Appends to the change log (undone with the snapshot that precedes it).
     pub(crate) fn record(&mut self, snapshot: SnapshotId, op: ChangeOp) {
-        self.changes.push(Change { snapshot, op, staged: false });
+        self.changes.push(Change {
+            snapshot,
+            op,
+            staged: false,
+        });
         self.undo.push(Undo::Recorded);
     }
 
@@ -389,7 +462,11 @@ impl FileSystemGraph {
 
     /// Changes made since `snapshot` (the diff of one step, or of the whole session from the first).
     pub fn changes_since(&self, snapshot: SnapshotId) -> &[Change] {
-        let start = self.changes.iter().position(|c| c.snapshot >= snapshot).unwrap_or(self.changes.len());
+        let start = self
+            .changes
+            .iter()
+            .position(|c| c.snapshot >= snapshot)
+            .unwrap_or(self.changes.len());
         &self.changes[start..]
     }
 
@@ -427,10 +504,17 @@ impl FileSystemGraph {
             let mut l: Vec<(&str, &str)> = self
                 .graph
                 .edge_references()
-                .map(|e| (self.graph[e.source()].id.as_str(), self.graph[e.target()].id.as_str()))
+                .map(|e| {
+                    (
+                        self.graph[e.source()].id.as_str(),
+                        self.graph[e.target()].id.as_str(),
+                    )
+                })
                 .collect();
             l.sort();
-            l.into_iter().map(|(s, t)| json!({"source": s, "target": t})).collect()
+            l.into_iter()
+                .map(|(s, t)| json!({"source": s, "target": t}))
+                .collect()
         };
         json!({
             "directed": true,
@@ -456,8 +540,16 @@ impl FileSystemGraph {
     pub fn render_tree(&self, with_meta: bool) -> String {
         let mut out = String::new();
         for n in self.subtree(ROOT_ID) {
-            let depth = if n.id == ROOT_ID { 0 } else { n.id.matches('/').count() + 1 };
-            let name = if n.id == ROOT_ID { "." } else { n.name.as_str() };
+            let depth = if n.id == ROOT_ID {
+                0
+            } else {
+                n.id.matches('/').count() + 1
+            };
+            let name = if n.id == ROOT_ID {
+                "."
+            } else {
+                n.name.as_str()
+            };
             out.push_str(&"  ".repeat(depth));
             out.push_str(name);
             match n.kind {
@@ -485,7 +577,11 @@ impl FileSystemGraph {
                     .neighbors_directed(i, Direction::Incoming)
                     .next()
                     .map(|p| self.graph[p].id.clone());
-                let mut kids: Vec<String> = self.children(&self.graph[i].id).iter().map(|n| n.id.clone()).collect();
+                let mut kids: Vec<String> = self
+                    .children(&self.graph[i].id)
+                    .iter()
+                    .map(|n| n.id.clone())
+                    .collect();
                 kids.sort();
                 (self.graph[i].clone(), parent, kids)
             })
@@ -503,5 +599,9 @@ pub fn human_bytes(n: u64) -> String {
         v /= 1000.0;
         u += 1;
     }
-    if u == 0 { format!("{n} B") } else { format!("{v:.1} {}", UNITS[u]) }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
 }

@@ -38,11 +38,16 @@ struct DoneLine {
 pub fn journal_path(state_dir: &Path, root: &Path) -> PathBuf {
     let digest = Sha256::digest(root.to_string_lossy().as_bytes());
     let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    state_dir.join("journals").join(format!("commit-{tag}.journal"))
+    state_dir
+        .join("journals")
+        .join(format!("commit-{tag}.journal"))
 }
 
 fn journal_err(path: &Path, message: impl Into<String>) -> SandboxError {
-    SandboxError::Journal { path: path.to_owned(), message: message.into() }
+    SandboxError::Journal {
+        path: path.to_owned(),
+        message: message.into(),
+    }
 }
 
 /// An open journal being written by a running commit.
@@ -57,26 +62,47 @@ impl Journal {
     pub fn create(path: &Path, header: &JournalHeader) -> Result<Journal> {
         let dir = path.parent().expect("journal path has a parent");
         std::fs::create_dir_all(dir).map_err(|e| journal_err(path, e.to_string()))?;
-        let mut file = OpenOptions::new().append(true).create_new(true).open(path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AlreadyExists {
-                let (remaining, total) = read(path).map(|s| (s.pending().len(), s.header.ops.len())).unwrap_or((0, 0));
-                SandboxError::PendingJournal { path: path.to_owned(), remaining, total }
-            } else {
-                journal_err(path, e.to_string())
-            }
-        })?;
+        let mut file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    let (remaining, total) = read(path)
+                        .map(|s| (s.pending().len(), s.header.ops.len()))
+                        .unwrap_or((0, 0));
+                    SandboxError::PendingJournal {
+                        path: path.to_owned(),
+                        remaining,
+                        total,
+                    }
+                } else {
+                    journal_err(path, e.to_string())
+                }
+            })?;
         let line = serde_json::to_string(header).expect("header serialises");
-        writeln!(file, "{line}").and_then(|_| file.sync_all()).map_err(|e| journal_err(path, e.to_string()))?;
+        writeln!(file, "{line}")
+            .and_then(|_| file.sync_all())
+            .map_err(|e| journal_err(path, e.to_string()))?;
         // Make the new directory entry durable too.
         if let Ok(d) = File::open(dir) {
             let _ = d.sync_all();
         }
-        Ok(Journal { path: path.to_owned(), file })
+        Ok(Journal {
+            path: path.to_owned(),
+            file,
+        })
     }
 
     fn append(path: &Path) -> Result<Journal> {
-        let file = OpenOptions::new().append(true).open(path).map_err(|e| journal_err(path, e.to_string()))?;
-        Ok(Journal { path: path.to_owned(), file })
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| journal_err(path, e.to_string()))?;
+        Ok(Journal {
+            path: path.to_owned(),
+            file,
+        })
     }
 
     pub fn mark_done(&mut self, index: usize) -> Result<()> {
@@ -104,7 +130,9 @@ pub struct JournalState {
 
 impl JournalState {
     pub fn pending(&self) -> Vec<usize> {
-        (0..self.header.ops.len()).filter(|i| !self.done.contains(i)).collect()
+        (0..self.header.ops.len())
+            .filter(|i| !self.done.contains(i))
+            .collect()
     }
 }
 
@@ -116,10 +144,13 @@ pub fn read(path: &Path) -> Result<JournalState> {
         .next()
         .ok_or_else(|| journal_err(path, "empty journal"))?
         .map_err(|e| journal_err(path, e.to_string()))?;
-    let header: JournalHeader =
-        serde_json::from_str(&first).map_err(|e| journal_err(path, format!("unreadable header: {e}")))?;
+    let header: JournalHeader = serde_json::from_str(&first)
+        .map_err(|e| journal_err(path, format!("unreadable header: {e}")))?;
     if header.version != JOURNAL_VERSION {
-        return Err(journal_err(path, format!("journal version {} is not supported", header.version)));
+        return Err(journal_err(
+            path,
+            format!("journal version {} is not supported", header.version),
+        ));
     }
     let mut done = BTreeSet::new();
     for line in lines.map_while(std::result::Result::ok) {
@@ -148,7 +179,11 @@ fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
     let exists = |p: &str| std::fs::symlink_metadata(at(p)).is_ok();
     match op {
         ChangeOp::CreateDir { path } => {
-            if at(path).is_dir() { InDoubt::Applied } else { InDoubt::NotApplied }
+            if at(path).is_dir() {
+                InDoubt::Applied
+            } else {
+                InDoubt::NotApplied
+            }
         }
         ChangeOp::CreateFile { path, content } => match std::fs::symlink_metadata(at(path)) {
             Err(_) => InDoubt::NotApplied,
@@ -165,7 +200,8 @@ fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
             if !exists(to) {
                 InDoubt::NotApplied
             } else if *kind == crate::node::NodeKind::File
-                && std::fs::metadata(at(from)).map(|m| m.len()).ok() == std::fs::metadata(at(to)).map(|m| m.len()).ok()
+                && std::fs::metadata(at(from)).map(|m| m.len()).ok()
+                    == std::fs::metadata(at(to)).map(|m| m.len()).ok()
             {
                 InDoubt::Applied
             } else {
@@ -173,7 +209,19 @@ fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
             }
         }
         ChangeOp::Delete { path, .. } => {
-            if exists(path) { InDoubt::NotApplied } else { InDoubt::Applied }
+            if exists(path) {
+                InDoubt::NotApplied
+            } else {
+                InDoubt::Applied
+            }
+        }
+        // Half-written archives or extractions are removed and redone.
+        ChangeOp::CreateArchive { target, .. } | ChangeOp::ExtractArchive { target, .. } => {
+            if exists(target) {
+                InDoubt::Partial
+            } else {
+                InDoubt::NotApplied
+            }
         }
     }
 }
@@ -182,9 +230,16 @@ fn clean_partial(root: &Path, op: &ChangeOp) -> std::io::Result<()> {
     let p = match op {
         ChangeOp::CreateFile { path, .. } => root.join(path),
         ChangeOp::Copy { to, .. } => root.join(to),
+        ChangeOp::CreateArchive { target, .. } | ChangeOp::ExtractArchive { target, .. } => {
+            root.join(target)
+        }
         _ => return Ok(()),
     };
-    if std::fs::symlink_metadata(&p)?.is_dir() { std::fs::remove_dir_all(p) } else { std::fs::remove_file(p) }
+    if std::fs::symlink_metadata(&p)?.is_dir() {
+        std::fs::remove_dir_all(p)
+    } else {
+        std::fs::remove_file(p)
+    }
 }
 
 /// What recovery found and did.
@@ -234,13 +289,16 @@ pub fn recover(path: &Path, complete: bool) -> Result<RecoveryReport> {
                     Journal::append(path)?.mark_done(first)?;
                     pending.remove(0);
                 }
-                InDoubt::Partial => {
-                    clean_partial(&root, op).map_err(|e| journal_err(path, format!("cleaning up `{}`: {e}", op.render())))?
-                }
+                InDoubt::Partial => clean_partial(&root, op).map_err(|e| {
+                    journal_err(path, format!("cleaning up `{}`: {e}", op.render()))
+                })?,
                 InDoubt::NotApplied => {}
                 InDoubt::Unclear(why) => {
                     report.in_doubt = in_doubt;
-                    report.pending = pending.iter().map(|&i| state.header.ops[i].render()).collect();
+                    report.pending = pending
+                        .iter()
+                        .map(|&i| state.header.ops[i].render())
+                        .collect();
                     report.conflicts.push(Conflict::TargetExists { path: why });
                     return Ok(report);
                 }
@@ -248,11 +306,17 @@ pub fn recover(path: &Path, complete: bool) -> Result<RecoveryReport> {
         }
     }
     report.in_doubt = in_doubt;
-    report.pending = pending.iter().map(|&i| state.header.ops[i].render()).collect();
+    report.pending = pending
+        .iter()
+        .map(|&i| state.header.ops[i].render())
+        .collect();
     if !complete {
         return Ok(report);
     }
-    let remaining: Vec<ChangeOp> = pending.iter().map(|&i| state.header.ops[i].clone()).collect();
+    let remaining: Vec<ChangeOp> = pending
+        .iter()
+        .map(|&i| state.header.ops[i].clone())
+        .collect();
     // Fingerprints were taken before the first change; files the commit already touched are judged
     // by the overlay, the rest must still match.
     let conflicts = precheck(&root, &remaining);

@@ -4,6 +4,7 @@
 //! Architecture invariant: the disk is written only by `Sandbox::commit` (and journal recovery).
 //! Graph methods are pure; the scan and the content primitives only read.
 
+mod archive;
 mod categories;
 mod commit;
 mod content;
@@ -23,6 +24,7 @@ use config::{ConflictPolicy, DeleteMode, PipelineConfig};
 use contracts::{ExecutionResult, PrimitiveKind, PrimitiveTable};
 use serde_json::{Map, Value};
 
+pub use archive::ArchiveFormat;
 pub use categories::{CATEGORIES, category_of};
 pub use commit::{CommitReport, Conflict};
 pub use error::{Result, SandboxError};
@@ -46,7 +48,11 @@ pub struct SandboxConfig {
 
 impl SandboxConfig {
     pub fn from_pipeline(c: &PipelineConfig) -> Self {
-        SandboxConfig { delete_mode: c.delete_mode, on_conflict: c.on_conflict, state_dir: c.state_dir() }
+        SandboxConfig {
+            delete_mode: c.delete_mode,
+            on_conflict: c.on_conflict,
+            state_dir: c.state_dir(),
+        }
     }
 }
 
@@ -65,8 +71,10 @@ pub struct Sandbox {
 impl Sandbox {
     /// Scans `root` into a new sandbox.
     pub fn open(root: &Path, config: SandboxConfig, options: &ScanOptions) -> Result<Sandbox> {
-        let canonical = std::fs::canonicalize(root)
-            .map_err(|e| SandboxError::BadRoot { path: root.to_owned(), message: e.to_string() })?;
+        let canonical = std::fs::canonicalize(root).map_err(|e| SandboxError::BadRoot {
+            path: root.to_owned(),
+            message: e.to_string(),
+        })?;
         let out = scan::scan(&canonical, options)?;
         let home = std::env::home_dir();
         Ok(Sandbox {
@@ -135,15 +143,17 @@ impl Sandbox {
 
     /// Restores the graph to a snapshot (`snap-3` or `3`); changes made since are discarded.
     pub fn rollback(&mut self, snapshot: &str) -> Result<usize> {
-        let id: SnapshotId =
-            snapshot.parse().map_err(|_| SandboxError::Graph(GraphError::UnknownSnapshot(snapshot.to_owned())))?;
+        let id: SnapshotId = snapshot
+            .parse()
+            .map_err(|_| SandboxError::Graph(GraphError::UnknownSnapshot(snapshot.to_owned())))?;
         Ok(self.graph.rollback(id)?)
     }
 
     /// Accepts the changes of the step that took `snapshot` into the staged buffer.
     pub fn stage(&mut self, snapshot: &str) -> Result<usize> {
-        let id: SnapshotId =
-            snapshot.parse().map_err(|_| SandboxError::Graph(GraphError::UnknownSnapshot(snapshot.to_owned())))?;
+        let id: SnapshotId = snapshot
+            .parse()
+            .map_err(|_| SandboxError::Graph(GraphError::UnknownSnapshot(snapshot.to_owned())))?;
         Ok(self.graph.stage(id))
     }
 
@@ -171,7 +181,11 @@ impl Sandbox {
             .graph
             .nodes()
             .filter(|n| n.kind == NodeKind::File)
-            .filter(|n| n.dirty || n.indexed_at.is_none_or(|i| n.modified_at.is_some_and(|m| m > i)))
+            .filter(|n| {
+                n.dirty
+                    || n.indexed_at
+                        .is_none_or(|i| n.modified_at.is_some_and(|m| m > i))
+            })
             .collect();
         out.sort_by(|a, b| a.id.cmp(&b.id));
         out
@@ -231,14 +245,19 @@ impl Sandbox {
             started_at: now_secs(),
         };
         let mut journal = journal::Journal::create(&journal_path, &header)?;
-        let mut report = CommitReport { journal: Some(journal.path().to_owned()), ..CommitReport::default() };
+        let mut report = CommitReport {
+            journal: Some(journal.path().to_owned()),
+            ..CommitReport::default()
+        };
         let mut progress = progress;
         for (i, op) in ops.iter().enumerate() {
-            commit::apply_op(self.root(), op, self.config.delete_mode).map_err(|e| SandboxError::CommitFailed {
-                index: i,
-                op: op.render(),
-                message: e.to_string(),
-                done: report.applied,
+            commit::apply_op(self.root(), op, self.config.delete_mode).map_err(|e| {
+                SandboxError::CommitFailed {
+                    index: i,
+                    op: op.render(),
+                    message: e.to_string(),
+                    done: report.applied,
+                }
             })?;
             journal.mark_done(i)?;
             report.count(op, self.config.delete_mode);
@@ -254,8 +273,12 @@ impl Sandbox {
 
     /// The graph now mirrors the disk: refresh identities of changed nodes, forget history.
     fn after_commit(&mut self) {
-        let changed: Vec<String> =
-            self.graph.nodes().filter(|n| n.dirty || n.origin.is_none()).map(|n| n.id.clone()).collect();
+        let changed: Vec<String> = self
+            .graph
+            .nodes()
+            .filter(|n| n.dirty || n.origin.is_none())
+            .map(|n| n.id.clone())
+            .collect();
         for id in changed {
             if let Ok(fresh) = scan::stat_node(self.root(), &self.scope.disk_path(&id)) {
                 self.graph.settle_node(&id, |n| {
@@ -272,18 +295,20 @@ impl Sandbox {
 
     /// networkx-style node-link JSON of the graph for the UI.
     pub fn node_link_json(&self) -> Value {
-        self.graph.node_link_json(&self.root().display().to_string())
+        self.graph
+            .node_link_json(&self.root().display().to_string())
     }
 }
 
 /// Looks for an interrupted commit of `root`; with `complete`, finishes it.
 pub fn recover(root: &Path, state_dir: &Path, complete: bool) -> Result<Option<RecoveryReport>> {
-    let canonical = std::fs::canonicalize(root)
-        .map_err(|e| SandboxError::BadRoot { path: root.to_owned(), message: e.to_string() })?;
+    let canonical = std::fs::canonicalize(root).map_err(|e| SandboxError::BadRoot {
+        path: root.to_owned(),
+        message: e.to_string(),
+    })?;
     let path = journal_path(state_dir, &canonical);
     if !path.exists() {
         return Ok(None);
     }
     journal::recover(&path, complete).map(Some)
 }
-

@@ -71,7 +71,11 @@ pub const ROOT_ID: &str = ".";
 impl Node {
     pub fn new(id: String, kind: NodeKind) -> Self {
         let name = name_of(&id).to_owned();
-        let extension = if kind == NodeKind::File { extension_of(&name) } else { None };
+        let extension = if kind == NodeKind::File {
+            extension_of(&name)
+        } else {
+            None
+        };
         Node {
             id,
             name,
@@ -103,7 +107,11 @@ impl Node {
 
 /// Last path component of an id.
 pub fn name_of(id: &str) -> &str {
-    if id == ROOT_ID { ROOT_ID } else { id.rsplit('/').next().unwrap_or(id) }
+    if id == ROOT_ID {
+        ROOT_ID
+    } else {
+        id.rsplit('/').next().unwrap_or(id)
+    }
 }
 
 /// Parent id of an id (`None` for the root).
@@ -117,18 +125,27 @@ pub fn parent_of(id: &str) -> Option<&str> {
 
 /// `child` joined under `parent`.
 pub fn join(parent: &str, child: &str) -> String {
-    if parent == ROOT_ID { child.to_owned() } else { format!("{parent}/{child}") }
+    if parent == ROOT_ID {
+        child.to_owned()
+    } else {
+        format!("{parent}/{child}")
+    }
 }
 
 /// True if `id` is `ancestor` or lies below it.
 pub fn is_within(id: &str, ancestor: &str) -> bool {
-    ancestor == ROOT_ID || id == ancestor || (id.starts_with(ancestor) && id.as_bytes().get(ancestor.len()) == Some(&b'/'))
+    ancestor == ROOT_ID
+        || id == ancestor
+        || (id.starts_with(ancestor) && id.as_bytes().get(ancestor.len()) == Some(&b'/'))
 }
 
 /// Lower-case extension of a file name; hidden files without another dot have none.
 pub fn extension_of(name: &str) -> Option<String> {
     let stem_start = usize::from(name.starts_with('.'));
-    name[stem_start..].rfind('.').map(|i| name[stem_start + i + 1..].to_ascii_lowercase()).filter(|e| !e.is_empty())
+    name[stem_start..]
+        .rfind('.')
+        .map(|i| name[stem_start + i + 1..].to_ascii_lowercase())
+        .filter(|e| !e.is_empty())
 }
 
 /// Stem (name without the last extension).

@@ -22,11 +22,18 @@ impl<'a> Params<'a> {
     }
 
     fn invalid(&self, name: &str, message: impl Into<String>) -> SandboxError {
-        SandboxError::InvalidParam { method: self.method.to_owned(), name: name.to_owned(), message: message.into() }
+        SandboxError::InvalidParam {
+            method: self.method.to_owned(),
+            name: name.to_owned(),
+            message: message.into(),
+        }
     }
 
     fn missing(&self, name: &str) -> SandboxError {
-        SandboxError::MissingParam { method: self.method.to_owned(), name: name.to_owned() }
+        SandboxError::MissingParam {
+            method: self.method.to_owned(),
+            name: name.to_owned(),
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&'a Value> {
@@ -57,7 +64,10 @@ impl<'a> Params<'a> {
         if allowed.contains(&norm.as_str()) {
             Ok(norm)
         } else {
-            Err(self.invalid(name, format!("must be one of {}, got `{v}`", allowed.join(", "))))
+            Err(self.invalid(
+                name,
+                format!("must be one of {}, got `{v}`", allowed.join(", ")),
+            ))
         }
     }
 
@@ -77,10 +87,15 @@ impl<'a> Params<'a> {
     pub fn int(&self, name: &str) -> Result<Option<i64>> {
         match self.get(name) {
             None => Ok(None),
-            Some(Value::Number(n)) => n.as_i64().map(Some).ok_or_else(|| self.invalid(name, "must be a whole number")),
-            Some(Value::String(s)) => {
-                s.trim().parse().map(Some).map_err(|_| self.invalid(name, format!("must be a whole number, got `{s}`")))
-            }
+            Some(Value::Number(n)) => n
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| self.invalid(name, "must be a whole number")),
+            Some(Value::String(s)) => s
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| self.invalid(name, format!("must be a whole number, got `{s}`"))),
             Some(other) => Err(self.invalid(name, format!("must be a whole number, got {other}"))),
         }
     }
@@ -88,9 +103,15 @@ impl<'a> Params<'a> {
     pub fn size(&self, name: &str) -> Result<Option<u64>> {
         match self.get(name) {
             None => Ok(None),
-            Some(Value::Number(n)) => n.as_u64().map(Some).ok_or_else(|| self.invalid(name, "must be a byte count")),
+            Some(Value::Number(n)) => n
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| self.invalid(name, "must be a byte count")),
             Some(Value::String(s)) => parse_size(s).map(Some).ok_or_else(|| {
-                self.invalid(name, format!("must be a size such as 1048576, 10MB or 1.5 GiB, got `{s}`"))
+                self.invalid(
+                    name,
+                    format!("must be a size such as 1048576, 10MB or 1.5 GiB, got `{s}`"),
+                )
             }),
             Some(other) => Err(self.invalid(name, format!("must be a size, got {other}"))),
         }
@@ -118,14 +139,19 @@ impl<'a> Params<'a> {
     pub fn list(&self, name: &str) -> Result<Vec<String>> {
         match self.get(name) {
             None => Ok(Vec::new()),
-            Some(Value::String(s)) => {
-                Ok(s.split([',', ' ']).map(str::trim).filter(|x| !x.is_empty()).map(str::to_owned).collect())
-            }
+            Some(Value::String(s)) => Ok(s
+                .split([',', ' '])
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(str::to_owned)
+                .collect()),
             Some(Value::Array(items)) => items
                 .iter()
                 .map(|v| match v {
                     Value::String(s) => Ok(s.clone()),
-                    other => Err(self.invalid(name, format!("must be a list of text, found {other}"))),
+                    other => {
+                        Err(self.invalid(name, format!("must be a list of text, found {other}")))
+                    }
                 })
                 .collect(),
             Some(other) => Err(self.invalid(name, format!("must be text or a list, got {other}"))),
@@ -162,13 +188,24 @@ impl<'a> Params<'a> {
     }
 
     /// Optional list of paths (`exclude`).
-    pub fn opt_paths(&self, name: &str, scope: &Scope, graph: &FileSystemGraph) -> Result<Vec<String>> {
-        if self.get(name).is_none() { Ok(Vec::new()) } else { self.paths(name, scope, graph) }
+    pub fn opt_paths(
+        &self,
+        name: &str,
+        scope: &Scope,
+        graph: &FileSystemGraph,
+    ) -> Result<Vec<String>> {
+        if self.get(name).is_none() {
+            Ok(Vec::new())
+        } else {
+            self.paths(name, scope, graph)
+        }
     }
 }
 
 fn node_path(o: &Map<String, Value>) -> Option<&str> {
-    o.get("path").or_else(|| o.get("id")).and_then(Value::as_str)
+    o.get("path")
+        .or_else(|| o.get("id"))
+        .and_then(Value::as_str)
 }
 
 fn collect_paths(v: &Value, out: &mut Vec<String>) -> std::result::Result<(), String> {
@@ -196,7 +233,9 @@ fn collect_paths(v: &Value, out: &mut Vec<String>) -> std::result::Result<(), St
 /// `1048576`, `10MB`, `1.5 GiB`, `20k` → bytes. Decimal units are powers of 1000, `iB` of 1024.
 pub fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
     let num: f64 = num.parse().ok()?;
     let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
@@ -223,7 +262,11 @@ pub fn parse_date(s: &str, now: i64) -> Option<i64> {
     if let Ok(t) = humantime::parse_rfc3339_weak(s) {
         return Some(epoch_secs(t));
     }
-    let age: String = s.trim_end_matches("ago").chars().filter(|c| !c.is_whitespace()).collect();
+    let age: String = s
+        .trim_end_matches("ago")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     let d: Duration = humantime::parse_duration(&age).ok()?;
     Some(now - d.as_secs() as i64)
 }

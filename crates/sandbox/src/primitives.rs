@@ -14,10 +14,22 @@ fn p(name: &str, ty: T, doc: &str) -> ParamSpec {
 }
 
 fn conflict() -> ParamSpec {
-    p("on_conflict", T::Str, "when the target name exists: fail | skip | rename").choices(&["fail", "skip", "rename"])
+    p(
+        "on_conflict",
+        T::Str,
+        "when the target name exists: fail | skip | rename",
+    )
+    .choices(&["fail", "skip", "rename"])
 }
 
-fn graph(name: &str, mutates: bool, required: Vec<ParamSpec>, optional: Vec<ParamSpec>, ret: &str, summary: &str) -> PrimitiveSpec {
+fn graph(
+    name: &str,
+    mutates: bool,
+    required: Vec<ParamSpec>,
+    optional: Vec<ParamSpec>,
+    ret: &str,
+    summary: &str,
+) -> PrimitiveSpec {
     PrimitiveSpec {
         kind: PrimitiveKind::Graph,
         name: name.to_owned(),
@@ -33,19 +45,45 @@ fn graph(name: &str, mutates: bool, required: Vec<ParamSpec>, optional: Vec<Para
 pub fn graph_primitive_table() -> PrimitiveTable {
     let path = || p("path", T::Path, "a file or folder inside the working root");
     let dir = || p("path", T::Path, "a folder inside the working root");
-    let recursive = |default: &str| p("recursive", T::Bool, &format!("include sub-folders (default {default})"));
+    let recursive = |default: &str| {
+        p(
+            "recursive",
+            T::Bool,
+            &format!("include sub-folders (default {default})"),
+        )
+    };
     let filters = || {
         vec![
             p("name", T::Str, "text the name contains (case-insensitive)"),
-            p("glob", T::Str, "shell pattern such as *.pdf or reports/**/*.csv"),
+            p(
+                "glob",
+                T::Str,
+                "shell pattern such as *.pdf or reports/**/*.csv",
+            ),
             p("regex", T::Str, "regular expression on the name"),
-            p("extension", T::Str, "one extension or a comma list: pdf,jpg"),
+            p(
+                "extension",
+                T::Str,
+                "one extension or a comma list: pdf,jpg",
+            ),
             p("min_size", T::Size, "smallest size, e.g. 10MB"),
             p("max_size", T::Size, "largest size"),
-            p("modified_after", T::Date, "2024-05-01, RFC 3339, or an age like 7d"),
-            p("modified_before", T::Date, "2024-05-01, RFC 3339, or an age like 1y"),
+            p(
+                "modified_after",
+                T::Date,
+                "2024-05-01, RFC 3339, or an age like 7d",
+            ),
+            p(
+                "modified_before",
+                T::Date,
+                "2024-05-01, RFC 3339, or an age like 1y",
+            ),
             p("kind", T::Str, "file | dir | symlink").choices(&["file", "dir", "symlink"]),
-            p("empty", T::Bool, "only empty files and folders (or only non-empty with false)"),
+            p(
+                "empty",
+                T::Bool,
+                "only empty files and folders (or only non-empty with false)",
+            ),
             recursive("true"),
             p("limit", T::Int, "at most this many results, largest first"),
         ]
@@ -55,27 +93,55 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             "get_children",
             false,
             vec![dir()],
-            vec![recursive("false"), p("include_hidden", T::Bool, "include dot-files (default true)")],
+            vec![
+                recursive("false"),
+                p(
+                    "include_hidden",
+                    T::Bool,
+                    "include dot-files (default true)",
+                ),
+            ],
             "NodeList",
             "List what a folder contains.",
         ),
-        graph("get_metadata", false, vec![path()], vec![], "Metadata", "Properties of a file or folder, with folder aggregates."),
+        graph(
+            "get_metadata",
+            false,
+            vec![path()],
+            vec![],
+            "Metadata",
+            "Properties of a file or folder, with folder aggregates.",
+        ),
         graph(
             "create_node",
             true,
             vec![
-                p("path", T::Path, "the folder to create in (created if missing)"),
+                p(
+                    "path",
+                    T::Path,
+                    "the folder to create in (created if missing)",
+                ),
                 p("name", T::Str, "name, or a comma list of names"),
                 p("type", T::Str, "file | dir").choices(&["file", "dir"]),
             ],
-            vec![p("content", T::Str, "text content for a new file"), conflict()],
+            vec![
+                p("content", T::Str, "text content for a new file"),
+                conflict(),
+            ],
             "Created",
             "Create files or folders.",
         ),
         graph(
             "move_node",
             true,
-            vec![p("source", T::Paths, "what to move"), p("target", T::Path, "destination folder, or new path for one item")],
+            vec![
+                p("source", T::Paths, "what to move"),
+                p(
+                    "target",
+                    T::Path,
+                    "destination folder, or new path for one item",
+                ),
+            ],
             vec![conflict()],
             "Moves",
             "Move files or folders.",
@@ -88,21 +154,46 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             "Moves",
             "Rename one file or folder in place.",
         ),
-        graph("delete_node", true, vec![p("path", T::Paths, "what to delete")], vec![], "Deleted", "Delete files or folders (to the trash by default)."),
+        graph(
+            "delete_node",
+            true,
+            vec![p("path", T::Paths, "what to delete")],
+            vec![],
+            "Deleted",
+            "Delete files or folders (to the trash by default).",
+        ),
         graph(
             "copy_node",
             true,
-            vec![p("source", T::Paths, "what to copy"), p("target", T::Path, "destination folder, or new path for one item")],
+            vec![
+                p("source", T::Paths, "what to copy"),
+                p(
+                    "target",
+                    T::Path,
+                    "destination folder, or new path for one item",
+                ),
+            ],
             vec![conflict()],
             "Copies",
             "Copy files or folders.",
         ),
-        graph("find", false, vec![dir()], filters(), "NodeList", "Find files by name, pattern, type, size and date."),
+        graph(
+            "find",
+            false,
+            vec![dir()],
+            filters(),
+            "NodeList",
+            "Find files by name, pattern, type, size and date.",
+        ),
         graph(
             "analyze_directory",
             false,
             vec![dir()],
-            vec![p("top_n", T::Int, "how many largest files to list (default 10)")],
+            vec![p(
+                "top_n",
+                T::Int,
+                "how many largest files to list (default 10)",
+            )],
             "Analysis",
             "Sizes, counts, types, largest files, ages and empty folders.",
         ),
@@ -110,16 +201,29 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             "find_duplicates",
             false,
             vec![dir()],
-            vec![p("min_size", T::Size, "ignore smaller files (default 1 byte)"), p("extension", T::Str, "only these extensions"), recursive("true")],
+            vec![
+                p("min_size", T::Size, "ignore smaller files (default 1 byte)"),
+                p("extension", T::Str, "only these extensions"),
+                recursive("true"),
+            ],
             "Duplicates",
             "Groups of identical files (size, then partial hashes, then full SHA-256).",
         ),
         graph(
             "remove_duplicates",
             true,
-            vec![p("groups", T::Any, "the `groups` of a find_duplicates result")],
+            vec![p(
+                "groups",
+                T::Any,
+                "the `groups` of a find_duplicates result",
+            )],
             vec![
-                p("keep", T::Str, "which copy stays: newest | oldest | shortest_path").choices(&["newest", "oldest", "shortest_path"]),
+                p(
+                    "keep",
+                    T::Str,
+                    "which copy stays: newest | oldest | shortest_path",
+                )
+                .choices(&["newest", "oldest", "shortest_path"]),
                 p("exclude", T::Paths, "paths never to delete"),
             ],
             "Deleted",
@@ -130,8 +234,16 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             true,
             vec![dir()],
             vec![
-                p("target", T::Path, "where the category folders go (default: the folder itself)"),
-                p("categories", T::Any, "extra categories: {\"Photos\": [\"jpg\", \"heic\"]}"),
+                p(
+                    "target",
+                    T::Path,
+                    "where the category folders go (default: the folder itself)",
+                ),
+                p(
+                    "categories",
+                    T::Any,
+                    "extra categories: {\"Photos\": [\"jpg\", \"heic\"]}",
+                ),
                 recursive("false"),
                 conflict(),
             ],
@@ -141,11 +253,19 @@ pub fn graph_primitive_table() -> PrimitiveTable {
         graph(
             "batch_rename",
             true,
-            vec![p("source", T::Paths, "files to rename"), p("pattern", T::Str, "new name with {name} {ext} {n:03} {date:%Y-%m-%d} {parent}")],
+            vec![
+                p("source", T::Paths, "files to rename"),
+                p(
+                    "pattern",
+                    T::Str,
+                    "new name with {name} {ext} {n:03} {date:%Y-%m-%d} {parent}",
+                ),
+            ],
             vec![
                 p("find", T::Str, "regex to replace in the new name"),
                 p("replace", T::Str, "replacement for `find` ($1 for groups)"),
-                p("case", T::Str, "lower | upper | title | keep").choices(&["lower", "upper", "title", "keep"]),
+                p("case", T::Str, "lower | upper | title | keep")
+                    .choices(&["lower", "upper", "title", "keep"]),
                 p("start", T::Int, "first value of {n} (default 1)"),
                 conflict(),
             ],
@@ -153,10 +273,65 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             "Rename many files by a pattern; collisions refused, swaps handled.",
         ),
         graph(
+            "create_archive",
+            true,
+            vec![
+                p("source", T::Paths, "files and folders to pack"),
+                p(
+                    "target",
+                    T::Path,
+                    "the archive file to write (.zip, .tar.gz)",
+                ),
+            ],
+            vec![
+                p(
+                    "format",
+                    T::Str,
+                    "zip | tar.gz | tar (default: from the target name, else zip)",
+                )
+                .choices(&["zip", "tar.gz", "tar"]),
+                p(
+                    "delete_originals",
+                    T::Bool,
+                    "delete the sources once the archive is written and verified",
+                ),
+                conflict(),
+            ],
+            "Created",
+            "Pack files and folders into a zip or tar.gz archive.",
+        ),
+        graph(
+            "list_archive",
+            false,
+            vec![p("path", T::Path, "a .zip, .tar.gz, .tgz or .tar file")],
+            vec![],
+            "ArchiveListing",
+            "List an archive's entries.",
+        ),
+        graph(
+            "extract_archive",
+            true,
+            vec![p("path", T::Path, "a .zip, .tar.gz, .tgz or .tar file")],
+            vec![
+                p(
+                    "target",
+                    T::Path,
+                    "folder to extract into (default: beside the archive, named after it)",
+                ),
+                conflict(),
+            ],
+            "Created",
+            "Extract an archive into a new folder; entries escaping it are refused.",
+        ),
+        graph(
             "extract_text",
             false,
             vec![path()],
-            vec![p("max_bytes", T::Int, "read at most this many bytes (default 1 MiB)")],
+            vec![p(
+                "max_bytes",
+                T::Int,
+                "read at most this many bytes (default 1 MiB)",
+            )],
             "Text",
             "The text content of a file.",
         ),
@@ -164,7 +339,12 @@ pub fn graph_primitive_table() -> PrimitiveTable {
 }
 
 /// Runs one graph method. `params` were checked against the table by the caller.
-pub fn dispatch(g: &mut FileSystemGraph, cx: &OpContext, method: &str, params: &Params) -> Result<Value> {
+pub fn dispatch(
+    g: &mut FileSystemGraph,
+    cx: &OpContext,
+    method: &str,
+    params: &Params,
+) -> Result<Value> {
     match method {
         "get_children" => ops::get_children(g, cx, params),
         "get_metadata" => ops::get_metadata(g, cx, params),
@@ -180,20 +360,36 @@ pub fn dispatch(g: &mut FileSystemGraph, cx: &OpContext, method: &str, params: &
         "organize_by_type" => ops::organize_by_type(g, cx, params),
         "batch_rename" => ops::batch_rename(g, cx, params),
         "extract_text" => content::extract_text(g, cx, params),
+        "create_archive" => ops::create_archive(g, cx, params),
+        "list_archive" => ops::list_archive(g, cx, params),
+        "extract_archive" => ops::extract_archive(g, cx, params),
         other => Err(SandboxError::UnknownMethod(other.to_owned())),
     }
 }
 
 /// Refuses params the method does not declare (a typo must not be silently ignored).
 pub fn check_params(spec: &PrimitiveSpec, params: &serde_json::Map<String, Value>) -> Result<()> {
-    let unknown: Vec<&str> = params.keys().map(String::as_str).filter(|k| spec.param(k).is_none()).collect();
+    let unknown: Vec<&str> = params
+        .keys()
+        .map(String::as_str)
+        .filter(|k| spec.param(k).is_none())
+        .collect();
     if unknown.is_empty() {
         return Ok(());
     }
-    let accepted: Vec<&str> = spec.required.iter().chain(&spec.optional).map(|p| p.name.as_str()).collect();
+    let accepted: Vec<&str> = spec
+        .required
+        .iter()
+        .chain(&spec.optional)
+        .map(|p| p.name.as_str())
+        .collect();
     Err(SandboxError::UnknownParams {
         method: spec.name.clone(),
-        names: unknown.iter().map(|u| format!("`{u}`")).collect::<Vec<_>>().join(", "),
+        names: unknown
+            .iter()
+            .map(|u| format!("`{u}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
         accepted: accepted.join(", "),
     })
 }

@@ -44,8 +44,10 @@ enum Found {
 /// Reads the disk metadata of one path into a node (no following of symlinks).
 pub fn stat_node(root: &Path, path: &Path) -> std::result::Result<Node, ScanIssue> {
     let rel = rel_id(root, path)?;
-    let meta = std::fs::symlink_metadata(path)
-        .map_err(|e| ScanIssue { path: rel.clone(), message: e.to_string() })?;
+    let meta = std::fs::symlink_metadata(path).map_err(|e| ScanIssue {
+        path: rel.clone(),
+        message: e.to_string(),
+    })?;
     Ok(node_from_meta(rel, path, &meta))
 }
 
@@ -58,7 +60,8 @@ fn rel_id(root: &Path, path: &Path) -> std::result::Result<String, ScanIssue> {
         Some(s) => Ok(s.replace(std::path::MAIN_SEPARATOR, "/")),
         None => Err(ScanIssue {
             path: rel.to_string_lossy().into_owned(),
-            message: "name is not valid UTF-8; left alone (the agent cannot address it safely)".into(),
+            message: "name is not valid UTF-8; left alone (the agent cannot address it safely)"
+                .into(),
         }),
     }
 }
@@ -71,8 +74,16 @@ pub(crate) fn fingerprint(meta: &std::fs::Metadata) -> Fingerprint {
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| d.as_nanos() as i64);
     match kind {
-        NodeKind::Dir => Fingerprint { kind, size: None, mtime_ns: None },
-        _ => Fingerprint { kind, size: Some(meta.len()), mtime_ns },
+        NodeKind::Dir => Fingerprint {
+            kind,
+            size: None,
+            mtime_ns: None,
+        },
+        _ => Fingerprint {
+            kind,
+            size: Some(meta.len()),
+            mtime_ns,
+        },
     }
 }
 
@@ -90,10 +101,16 @@ fn kind_of(meta: &std::fs::Metadata) -> NodeKind {
 fn node_from_meta(id: String, path: &Path, meta: &std::fs::Metadata) -> Node {
     let kind = kind_of(meta);
     let mut node = Node::new(id, kind);
-    node.size = if kind == NodeKind::File { meta.len() } else { 0 };
+    node.size = if kind == NodeKind::File {
+        meta.len()
+    } else {
+        0
+    };
     node.modified_at = meta.modified().ok().map(epoch_secs);
     if kind == NodeKind::Symlink {
-        node.link_target = std::fs::read_link(path).ok().map(|t| t.to_string_lossy().into_owned());
+        node.link_target = std::fs::read_link(path)
+            .ok()
+            .map(|t| t.to_string_lossy().into_owned());
     }
     #[cfg(unix)]
     let (inode, nlink) = {
@@ -102,7 +119,11 @@ fn node_from_meta(id: String, path: &Path, meta: &std::fs::Metadata) -> Node {
     };
     #[cfg(not(unix))]
     let (inode, nlink) = (None, 1);
-    node.origin = Some(Origin { fingerprint: fingerprint(meta), inode, nlink });
+    node.origin = Some(Origin {
+        fingerprint: fingerprint(meta),
+        inode,
+        nlink,
+    });
     if kind == NodeKind::File {
         node.content_from = Some(node.id.clone());
     }
@@ -111,13 +132,20 @@ fn node_from_meta(id: String, path: &Path, meta: &std::fs::Metadata) -> Node {
 
 /// Scans `root` (which must be a canonical directory path) into a graph.
 pub fn scan(root: &Path, options: &ScanOptions) -> Result<ScanOutput> {
-    let meta = std::fs::metadata(root)
-        .map_err(|e| SandboxError::BadRoot { path: root.to_owned(), message: e.to_string() })?;
+    let meta = std::fs::metadata(root).map_err(|e| SandboxError::BadRoot {
+        path: root.to_owned(),
+        message: e.to_string(),
+    })?;
     if !meta.is_dir() {
-        return Err(SandboxError::BadRoot { path: root.to_owned(), message: "not a folder".into() });
+        return Err(SandboxError::BadRoot {
+            path: root.to_owned(),
+            message: "not a folder".into(),
+        });
     }
     let mut root_node = node_from_meta(ROOT_ID.to_owned(), root, &meta);
-    root_node.name = root.file_name().map_or_else(|| "/".into(), |n| n.to_string_lossy().into_owned());
+    root_node.name = root
+        .file_name()
+        .map_or_else(|| "/".into(), |n| n.to_string_lossy().into_owned());
 
     let (tx, rx) = mpsc::channel::<Found>();
     let walker = WalkBuilder::new(root)
@@ -157,7 +185,10 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Result<ScanOutput> {
                     }
                     Ok(id) => match e.metadata() {
                         Ok(meta) => Found::Node(node_from_meta(id, e.path(), &meta)),
-                        Err(err) => Found::Issue(ScanIssue { path: id, message: err.to_string() }),
+                        Err(err) => Found::Issue(ScanIssue {
+                            path: id,
+                            message: err.to_string(),
+                        }),
                     },
                 },
                 Err(err) => Found::Issue(issue_from(&root, &err)),
@@ -172,14 +203,19 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Result<ScanOutput> {
     let (nodes, mut issues) = collector.join().expect("scan collector thread");
     // Unreadable folders appear both as a node and as an issue; that is intended.
     issues.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(ScanOutput { graph: FileSystemGraph::from_nodes(root_node, nodes), issues })
+    Ok(ScanOutput {
+        graph: FileSystemGraph::from_nodes(root_node, nodes),
+        issues,
+    })
 }
 
 fn issue_from(root: &Path, err: &ignore::Error) -> ScanIssue {
     fn find_path(err: &ignore::Error) -> Option<&Path> {
         match err {
             ignore::Error::WithPath { path, .. } => Some(path),
-            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => find_path(err),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                find_path(err)
+            }
             _ => None,
         }
     }
@@ -192,7 +228,15 @@ fn issue_from(root: &Path, err: &ignore::Error) -> ScanIssue {
         }
     }
     let path = find_path(err)
-        .map(|p| p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"))
+        .map(|p| {
+            p.strip_prefix(root)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .replace(std::path::MAIN_SEPARATOR, "/")
+        })
         .unwrap_or_else(|| "?".into());
-    ScanIssue { path, message: innermost(err) }
+    ScanIssue {
+        path,
+        message: innermost(err),
+    }
 }

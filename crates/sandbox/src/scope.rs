@@ -15,8 +15,14 @@ pub enum ScopeError {
     OutsideRoot { path: String, root: String },
     #[error("`{path}` climbs above the working root with `..`")]
     ParentEscape { path: String },
-    #[error("`{path}` goes through the symlink `{link}`, which leads outside the working root (to {target})")]
-    SymlinkEscape { path: String, link: String, target: String },
+    #[error(
+        "`{path}` goes through the symlink `{link}`, which leads outside the working root (to {target})"
+    )]
+    SymlinkEscape {
+        path: String,
+        link: String,
+        target: String,
+    },
     #[error("`{path}` goes through too many symlinks (a loop?)")]
     SymlinkLoop { path: String },
     #[error("`{path}` is not a usable path: {reason}")]
@@ -50,7 +56,11 @@ impl Scope {
 
     /// The absolute disk path of a node id.
     pub fn disk_path(&self, id: &str) -> PathBuf {
-        if id == ROOT_ID { self.root.clone() } else { self.root.join(id) }
+        if id == ROOT_ID {
+            self.root.clone()
+        } else {
+            self.root.join(id)
+        }
     }
 
     /// Normalises a path argument to a node id inside the root.
@@ -58,7 +68,10 @@ impl Scope {
     /// Accepts ids (`a/b.txt`), absolute paths inside the root, `~/...`, and the root's own name as
     /// a first component (`Downloads/x` when the root is `~/Downloads` and has no `Downloads` child).
     pub fn resolve(&self, arg: &str, graph: &FileSystemGraph) -> Result<String, ScopeError> {
-        let invalid = |reason: &str| ScopeError::Invalid { path: arg.to_owned(), reason: reason.to_owned() };
+        let invalid = |reason: &str| ScopeError::Invalid {
+            path: arg.to_owned(),
+            reason: reason.to_owned(),
+        };
         if arg.contains('\0') {
             return Err(invalid("contains a NUL byte"));
         }
@@ -70,7 +83,9 @@ impl Scope {
             _ => PathBuf::from(trimmed),
         };
         let relative: PathBuf = if expanded.is_absolute() {
-            let normal = normalize_absolute(&expanded).ok_or_else(|| ScopeError::ParentEscape { path: arg.to_owned() })?;
+            let normal = normalize_absolute(&expanded).ok_or_else(|| ScopeError::ParentEscape {
+                path: arg.to_owned(),
+            })?;
             match normal.strip_prefix(&self.root) {
                 Ok(rest) => rest.to_path_buf(),
                 Err(_) => {
@@ -90,13 +105,19 @@ impl Scope {
                 Component::CurDir => {}
                 Component::ParentDir => {
                     if parts.pop().is_none() {
-                        return Err(ScopeError::ParentEscape { path: arg.to_owned() });
+                        return Err(ScopeError::ParentEscape {
+                            path: arg.to_owned(),
+                        });
                     }
                 }
-                Component::Normal(s) => {
-                    parts.push(s.to_str().ok_or_else(|| invalid("is not valid UTF-8"))?.to_owned())
+                Component::Normal(s) => parts.push(
+                    s.to_str()
+                        .ok_or_else(|| invalid("is not valid UTF-8"))?
+                        .to_owned(),
+                ),
+                Component::RootDir | Component::Prefix(_) => {
+                    return Err(invalid("unexpected root component"));
                 }
-                Component::RootDir | Component::Prefix(_) => return Err(invalid("unexpected root component")),
             }
         }
         // "Downloads/x" when the root *is* Downloads.
@@ -113,20 +134,29 @@ impl Scope {
     /// Walks the components; a symlink in the middle of the path is replaced by its target if that
     /// target stays inside the root, and refused otherwise. A symlink as the last component is the
     /// link itself (operations act on the link, not what it points to).
-    fn follow_symlinks(&self, arg: &str, mut parts: Vec<String>, graph: &FileSystemGraph) -> Result<String, ScopeError> {
+    fn follow_symlinks(
+        &self,
+        arg: &str,
+        mut parts: Vec<String>,
+        graph: &FileSystemGraph,
+    ) -> Result<String, ScopeError> {
         let mut hops = 0;
         'restart: loop {
             let mut id = ROOT_ID.to_owned();
             for i in 0..parts.len() {
                 id = join(&id, &parts[i]);
                 let is_last = i + 1 == parts.len();
-                let Some(node) = graph.node(&id) else { continue };
+                let Some(node) = graph.node(&id) else {
+                    continue;
+                };
                 if node.kind != NodeKind::Symlink || is_last {
                     continue;
                 }
                 hops += 1;
                 if hops > MAX_SYMLINK_HOPS {
-                    return Err(ScopeError::SymlinkLoop { path: arg.to_owned() });
+                    return Err(ScopeError::SymlinkLoop {
+                        path: arg.to_owned(),
+                    });
                 }
                 let target_text = node.link_target.clone().unwrap_or_default();
                 let escape = || ScopeError::SymlinkEscape {

@@ -1,1 +1,134 @@
-//! placeholder
+//! Skills: the SKILL.md format (frontmatter + tool declarations in long or compact form), file:line
+//! diagnostics that list every problem, and the `SkillStore` that loads a directory of skill folders.
+//!
+//! Parsing is pure; the store reads files. Tools are validated against the engine's primitive table
+//! (graph methods from the sandbox, plus the retrieval and skill primitives declared here).
+
+mod diagnostic;
+mod parser;
+mod resolve;
+mod store;
+
+use contracts::{ParamSpec, ParamType, PrimitiveKind, PrimitiveSpec, PrimitiveTable};
+
+pub use diagnostic::{Diagnostic, Severity};
+pub use parser::{CHUNK_STRATEGIES, SkillDraft, ToolDraft, parse_skill_md};
+pub use resolve::resolve;
+
+/// Parses and checks one SKILL.md text: the definition if it has no errors, and every diagnostic in
+/// line order. Pure; used by the store and by the editor's live diagnostics.
+pub fn check_skill_md(
+    text: &str,
+    file: &std::path::Path,
+    table: &PrimitiveTable,
+) -> (Option<contracts::SkillDefinition>, Vec<Diagnostic>) {
+    let (draft, mut diags) = parse_skill_md(text, file);
+    let mut def = None;
+    if let Some(draft) = draft {
+        let (d, more) = resolve(&draft, table, file);
+        diags.extend(more);
+        def = d.filter(|_| !diags.iter().any(Diagnostic::is_error));
+    }
+    diags.sort_by_key(|d| d.line);
+    (def, diags)
+}
+pub use store::{
+    LoadedSkill, ReloadOutcome, SKILL_FILE, SkillError, SkillStore, TEMPLATE_DIR, load_folder,
+};
+
+fn spec(
+    kind: PrimitiveKind,
+    name: &str,
+    mutates: bool,
+    required: Vec<ParamSpec>,
+    optional: Vec<ParamSpec>,
+    ret: &str,
+    summary: &str,
+) -> PrimitiveSpec {
+    PrimitiveSpec {
+        kind,
+        name: name.to_owned(),
+        mutates,
+        required,
+        optional,
+        return_type: ret.to_owned(),
+        summary: summary.to_owned(),
+    }
+}
+
+/// Retrieval query types (dispatched by the retrieval pipeline). They never mutate.
+pub fn retrieval_primitive_table() -> PrimitiveTable {
+    let top_k = || {
+        ParamSpec::new(
+            "top_k",
+            ParamType::Int,
+            "how many results (default: config top_k)",
+        )
+    };
+    PrimitiveTable::new(vec![
+        spec(
+            PrimitiveKind::Retrieval,
+            "content_search",
+            false,
+            vec![ParamSpec::new(
+                "query",
+                ParamType::Str,
+                "what the files should be about",
+            )],
+            vec![
+                ParamSpec::new("path", ParamType::Path, "search only below this folder"),
+                top_k(),
+            ],
+            "Hits",
+            "Semantic + keyword search over file contents (ContentIndex).",
+        ),
+        spec(
+            PrimitiveKind::Retrieval,
+            "skill_match",
+            false,
+            vec![ParamSpec::new(
+                "query",
+                ParamType::Str,
+                "what the person wants to do",
+            )],
+            vec![top_k()],
+            "SkillHits",
+            "Find skills and tools by description (SkillIndex).",
+        ),
+    ])
+}
+
+/// Operations on the skill store itself.
+pub fn skill_primitive_table() -> PrimitiveTable {
+    PrimitiveTable::new(vec![spec(
+        PrimitiveKind::Skill,
+        "scaffold_skill",
+        true,
+        vec![
+            ParamSpec::new(
+                "name",
+                ParamType::Str,
+                "new skill name: lowercase letters, digits, hyphens",
+            ),
+            ParamSpec::new(
+                "description",
+                ParamType::Str,
+                "what the skill does (embedded for retrieval)",
+            ),
+        ],
+        vec![ParamSpec::new(
+            "tags",
+            ParamType::Str,
+            "comma-separated tags",
+        )],
+        "Created",
+        "Create a new skill folder from skill_template.",
+    )])
+}
+
+/// The whole engine's table: the sandbox's graph methods plus retrieval and skill primitives.
+pub fn engine_primitive_table(graph: PrimitiveTable) -> PrimitiveTable {
+    graph
+        .merged(retrieval_primitive_table())
+        .merged(skill_primitive_table())
+}

@@ -8,7 +8,9 @@ use super::{OpContext, Placement, check_name, delete_one, mkdir_p, move_one, out
 use crate::categories::{CATEGORIES, category_of};
 use crate::error::{Result, SandboxError};
 use crate::graph::{FileSystemGraph, GraphError};
-use crate::node::{Node, NodeKind, ROOT_ID, extension_of, is_within, join, name_of, parent_of, stem_of};
+use crate::node::{
+    Node, NodeKind, ROOT_ID, extension_of, is_within, join, name_of, parent_of, stem_of,
+};
 use crate::params::{Params, format_time};
 
 pub fn organize_by_type(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
@@ -16,13 +18,22 @@ pub fn organize_by_type(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> 
     if !g.require(&path)?.is_dir() {
         return Err(GraphError::NotADirectory(path).into());
     }
-    let target = if p.get("target").is_some() { p.path("target", cx.scope, g)? } else { path.clone() };
+    let target = if p.get("target").is_some() {
+        p.path("target", cx.scope, g)?
+    } else {
+        path.clone()
+    };
     let recursive = p.bool("recursive", false)?;
     let policy = p.conflict(cx.on_conflict)?;
     let custom = custom_categories(p)?;
     let category = |ext: Option<&str>| -> String {
-        ext.and_then(|e| custom.iter().find(|(_, exts)| exts.iter().any(|x| x == e)).map(|(c, _)| c.clone()))
-            .unwrap_or_else(|| category_of(ext).to_owned())
+        ext.and_then(|e| {
+            custom
+                .iter()
+                .find(|(_, exts)| exts.iter().any(|x| x == e))
+                .map(|(c, _)| c.clone())
+        })
+        .unwrap_or_else(|| category_of(ext).to_owned())
     };
     let folder_names: HashSet<String> = CATEGORIES
         .iter()
@@ -42,13 +53,19 @@ pub fn organize_by_type(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> 
         let folder = join(&target, &cat);
         // Already sorted: anything inside one of the category folders stays.
         let parent = parent_of(&f.id).unwrap_or(ROOT_ID);
-        if parent == folder || folder_names.iter().any(|c| is_within(&f.id, &join(&target, c))) {
+        if parent == folder
+            || folder_names
+                .iter()
+                .any(|c| is_within(&f.id, &join(&target, c)))
+        {
             continue;
         }
         if let Some(n) = g.node(&folder)
             && !n.is_dir()
         {
-            skipped.push(json!({"path": f.id, "reason": format!("`{folder}` exists and is not a folder")}));
+            skipped.push(
+                json!({"path": f.id, "reason": format!("`{folder}` exists and is not a folder")}),
+            );
             continue;
         }
         if !g.contains(&folder) {
@@ -66,7 +83,9 @@ pub fn organize_by_type(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> 
         }
     }
     folders.sort();
-    Ok(json!({"count": moved.len(), "moved": moved, "skipped": skipped, "folders": folders, "by_category": counts}))
+    Ok(
+        json!({"count": moved.len(), "moved": moved, "skipped": skipped, "folders": folders, "by_category": counts}),
+    )
 }
 
 fn custom_categories(p: &Params) -> Result<Vec<(String, Vec<String>)>> {
@@ -76,7 +95,10 @@ fn custom_categories(p: &Params) -> Result<Vec<(String, Vec<String>)>> {
             .iter()
             .map(|(cat, exts)| {
                 let exts = match exts {
-                    Value::String(s) => s.split(',').map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase()).collect(),
+                    Value::String(s) => s
+                        .split(',')
+                        .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+                        .collect(),
                     Value::Array(a) => a
                         .iter()
                         .filter_map(Value::as_str)
@@ -111,14 +133,19 @@ fn fill_pattern(pattern: &str, n: &Node, counter: i64) -> std::result::Result<St
         out.push_str(&rest[..open]);
         let close = rest[open..].find('}').ok_or("unclosed `{` in pattern")? + open;
         let field = &rest[open + 1..close];
-        let (key, fmt) = field.split_once(':').map_or((field, None), |(k, f)| (k, Some(f)));
+        let (key, fmt) = field
+            .split_once(':')
+            .map_or((field, None), |(k, f)| (k, Some(f)));
         match key {
             "name" | "stem" => out.push_str(stem),
             "ext" => out.push_str(&ext),
             "parent" => out.push_str(name_of(parent_of(&n.id).unwrap_or(ROOT_ID))),
             "n" => match fmt {
                 Some(w) => {
-                    let width: usize = w.trim_start_matches('0').parse().map_err(|_| format!("bad width `{w}`"))?;
+                    let width: usize = w
+                        .trim_start_matches('0')
+                        .parse()
+                        .map_err(|_| format!("bad width `{w}`"))?;
                     out.push_str(&format!("{counter:0width$}"));
                 }
                 None => out.push_str(&counter.to_string()),
@@ -136,7 +163,11 @@ fn fill_pattern(pattern: &str, n: &Node, counter: i64) -> std::result::Result<St
                         .replace("%S", &iso[17..19]),
                 );
             }
-            other => return Err(format!("unknown placeholder `{{{other}}}` (use name, ext, n, n:03, date, parent)")),
+            other => {
+                return Err(format!(
+                    "unknown placeholder `{{{other}}}` (use name, ext, n, n:03, date, parent)"
+                ));
+            }
         }
         rest = &rest[close + 1..];
     }
@@ -154,7 +185,9 @@ fn change_case(name: &str, case: &str) -> String {
             .split_inclusive([' ', '_', '-'])
             .map(|w| {
                 let mut c = w.chars();
-                c.next().map(|f| f.to_uppercase().collect::<String>() + &c.as_str().to_lowercase()).unwrap_or_default()
+                c.next()
+                    .map(|f| f.to_uppercase().collect::<String>() + &c.as_str().to_lowercase())
+                    .unwrap_or_default()
             })
             .collect(),
         _ => stem.to_owned(),
@@ -171,7 +204,12 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
     let mut sources = outermost(p.paths("source", cx.scope, g)?);
     sources.sort();
     let pattern = p.str("pattern")?;
-    let find = p.opt_str("find")?.map(|f| regex::Regex::new(&f).map_err(|e| invalid("find", format!("is not a valid regex: {e}")))).transpose()?;
+    let find = p
+        .opt_str("find")?
+        .map(|f| {
+            regex::Regex::new(&f).map_err(|e| invalid("find", format!("is not a valid regex: {e}")))
+        })
+        .transpose()?;
     let replace = p.opt_str("replace")?.unwrap_or_default();
     let case = p.choice("case", &["lower", "upper", "title", "keep"], "keep")?;
     let start = p.int("start")?.unwrap_or(1);
@@ -181,13 +219,17 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
     let mut plan: Vec<(String, String)> = Vec::new();
     for (i, s) in sources.iter().enumerate() {
         let node = g.require(s)?;
-        let mut name = fill_pattern(&pattern, node, start + i as i64).map_err(|m| invalid("pattern", m))?;
+        let mut name =
+            fill_pattern(&pattern, node, start + i as i64).map_err(|m| invalid("pattern", m))?;
         if let Some(re) = &find {
             name = re.replace_all(&name, replace.as_str()).into_owned();
         }
         name = change_case(&name, &case);
         // A pattern without `{ext}` keeps the extension: "{name}_{n}" on a.jpg gives a_1.jpg.
-        if !pattern.contains("{ext}") && let Some(ext) = &node.extension && extension_of(&name).as_deref() != Some(ext.as_str()) {
+        if !pattern.contains("{ext}")
+            && let Some(ext) = &node.extension
+            && extension_of(&name).as_deref() != Some(ext.as_str())
+        {
             name = format!("{name}.{ext}");
         }
         check_name(p, "pattern", &name)?;
@@ -196,12 +238,21 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     for (from, to) in &plan {
         if let Some(other) = seen.insert(to.as_str(), from.as_str()) {
-            return Err(invalid("pattern", format!("gives `{other}` and `{from}` the same name `{to}`")));
+            return Err(invalid(
+                "pattern",
+                format!("gives `{other}` and `{from}` the same name `{to}`"),
+            ));
         }
     }
-    let renaming: HashSet<&str> = plan.iter().filter(|(f, t)| f != t).map(|(f, _)| f.as_str()).collect();
+    let renaming: HashSet<&str> = plan
+        .iter()
+        .filter(|(f, t)| f != t)
+        .map(|(f, _)| f.as_str())
+        .collect();
     // Targets held by another file of the batch (a→b, b→a) go through a temporary name first.
-    let needs_temp = plan.iter().any(|(f, t)| f != t && renaming.contains(t.as_str()));
+    let needs_temp = plan
+        .iter()
+        .any(|(f, t)| f != t && renaming.contains(t.as_str()));
     let mut moved = Vec::new();
     let mut skipped = Vec::new();
     // (original id, where it is now, where it should end up)
@@ -212,7 +263,10 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
             continue;
         }
         let current = if needs_temp {
-            let tmp = join(parent_of(from).unwrap_or(ROOT_ID), &format!(".sw-rename-{}-{i}", cx.snapshot.0));
+            let tmp = join(
+                parent_of(from).unwrap_or(ROOT_ID),
+                &format!(".sw-rename-{}-{i}", cx.snapshot.0),
+            );
             move_one(g, cx, from, &tmp)?;
             tmp
         } else {
@@ -249,7 +303,9 @@ pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) ->
         other => other.clone(),
     };
     let Value::Array(groups) = groups else {
-        return Err(invalid("must be the `groups` list from remove-duplicates scan".into()));
+        return Err(invalid(
+            "must be the `groups` list from remove-duplicates scan".into(),
+        ));
     };
     let keep = p.choice("keep", &["newest", "oldest", "shortest_path"], "newest")?;
     let exclude = p.opt_paths("exclude", cx.scope, g)?;
@@ -280,9 +336,15 @@ pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) ->
             continue;
         }
         members.sort_by(|a, b| match keep.as_str() {
-            "oldest" => a.modified_at.cmp(&b.modified_at).then_with(|| a.id.cmp(&b.id)),
+            "oldest" => a
+                .modified_at
+                .cmp(&b.modified_at)
+                .then_with(|| a.id.cmp(&b.id)),
             "shortest_path" => a.id.len().cmp(&b.id.len()).then_with(|| a.id.cmp(&b.id)),
-            _ => b.modified_at.cmp(&a.modified_at).then_with(|| a.id.cmp(&b.id)),
+            _ => b
+                .modified_at
+                .cmp(&a.modified_at)
+                .then_with(|| a.id.cmp(&b.id)),
         });
         kept.push(members[0].id.clone());
         for m in &members[1..] {

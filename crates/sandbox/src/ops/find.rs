@@ -47,15 +47,27 @@ impl Filter {
             .transpose()?;
         let regex = p
             .opt_str("regex")?
-            .map(|r| regex::Regex::new(&r).map_err(|e| invalid("regex", format!("is not a valid regex: {e}"))))
+            .map(|r| {
+                regex::Regex::new(&r)
+                    .map_err(|e| invalid("regex", format!("is not a valid regex: {e}")))
+            })
             .transpose()?;
         let kind = match p.get("kind") {
             None => None,
-            Some(_) => Some(match p.choice("kind", &["file", "dir", "folder", "directory", "symlink"], "file")?.as_str() {
-                "file" => NodeKind::File,
-                "symlink" => NodeKind::Symlink,
-                _ => NodeKind::Dir,
-            }),
+            Some(_) => Some(
+                match p
+                    .choice(
+                        "kind",
+                        &["file", "dir", "folder", "directory", "symlink"],
+                        "file",
+                    )?
+                    .as_str()
+                {
+                    "file" => NodeKind::File,
+                    "symlink" => NodeKind::Symlink,
+                    _ => NodeKind::Dir,
+                },
+            ),
         };
         Ok(Filter {
             name: p.opt_str("name")?.map(|n| n.to_lowercase()),
@@ -65,14 +77,22 @@ impl Filter {
             extensions: p
                 .list("extension")?
                 .into_iter()
-                .map(|e| e.trim_start_matches("*.").trim_start_matches('.').to_ascii_lowercase())
+                .map(|e| {
+                    e.trim_start_matches("*.")
+                        .trim_start_matches('.')
+                        .to_ascii_lowercase()
+                })
                 .collect(),
             min_size: p.size("min_size")?,
             max_size: p.size("max_size")?,
             after: p.date("modified_after", now)?,
             before: p.date("modified_before", now)?,
             kind,
-            empty: if p.get("empty").is_some() { Some(p.bool("empty", false)?) } else { None },
+            empty: if p.get("empty").is_some() {
+                Some(p.bool("empty", false)?)
+            } else {
+                None
+            },
         })
     }
 
@@ -84,7 +104,9 @@ impl Filter {
         }
         if let Some(glob) = &self.glob {
             let subject = if self.glob_on_path && base != ROOT_ID {
-                n.id.strip_prefix(base).map(|s| s.trim_start_matches('/')).unwrap_or(&n.id)
+                n.id.strip_prefix(base)
+                    .map(|s| s.trim_start_matches('/'))
+                    .unwrap_or(&n.id)
             } else if self.glob_on_path {
                 &n.id
             } else {
@@ -99,7 +121,12 @@ impl Filter {
         {
             return false;
         }
-        if !self.extensions.is_empty() && !n.extension.as_ref().is_some_and(|e| self.extensions.contains(e)) {
+        if !self.extensions.is_empty()
+            && !n
+                .extension
+                .as_ref()
+                .is_some_and(|e| self.extensions.contains(e))
+        {
             return false;
         }
         let sized = self.min_size.is_some() || self.max_size.is_some();
@@ -144,8 +171,15 @@ pub fn find(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
     let filter = Filter::from_params(p, cx.now)?;
     let recursive = p.bool("recursive", true)?;
     let limit = p.int("limit")?.map(|l| l.max(0) as usize);
-    let pool: Vec<&Node> = if recursive { g.subtree(&path).into_iter().skip(1).collect() } else { g.children(&path) };
-    let mut hits: Vec<&Node> = pool.into_iter().filter(|n| filter.matches(g, &path, n)).collect();
+    let pool: Vec<&Node> = if recursive {
+        g.subtree(&path).into_iter().skip(1).collect()
+    } else {
+        g.children(&path)
+    };
+    let mut hits: Vec<&Node> = pool
+        .into_iter()
+        .filter(|n| filter.matches(g, &path, n))
+        .collect();
     if filter.min_size.is_some() || limit.is_some() {
         // "the largest", "top 10": biggest first.
         hits.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.id.cmp(&b.id)));
@@ -154,7 +188,11 @@ pub fn find(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
     if let Some(l) = limit {
         hits.truncate(l);
     }
-    let total: u64 = hits.iter().filter(|n| n.kind == NodeKind::File).map(|n| n.size).sum();
+    let total: u64 = hits
+        .iter()
+        .filter(|n| n.kind == NodeKind::File)
+        .map(|n| n.size)
+        .sum();
     Ok(json!({
         "path": path,
         "count": hits.len(),
@@ -171,36 +209,63 @@ pub fn analyze_directory(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Res
     }
     let top_n = p.int("top_n")?.unwrap_or(10).clamp(1, 1000) as usize;
     let below: Vec<&Node> = g.subtree(&path).into_iter().skip(1).collect();
-    let files: Vec<&Node> = below.iter().copied().filter(|n| n.kind == NodeKind::File).collect();
+    let files: Vec<&Node> = below
+        .iter()
+        .copied()
+        .filter(|n| n.kind == NodeKind::File)
+        .collect();
     let mut by_ext: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let mut by_cat: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
     for f in &files {
-        let e = by_ext.entry(f.extension.clone().unwrap_or_else(|| "(none)".into())).or_default();
+        let e = by_ext
+            .entry(f.extension.clone().unwrap_or_else(|| "(none)".into()))
+            .or_default();
         e.0 += 1;
         e.1 += f.size;
-        let c = by_cat.entry(category_of(f.extension.as_deref())).or_default();
+        let c = by_cat
+            .entry(category_of(f.extension.as_deref()))
+            .or_default();
         c.0 += 1;
         c.1 += f.size;
     }
-    let mut ext_rows: Vec<Value> =
-        by_ext.iter().map(|(e, (n, s))| json!({"extension": e, "count": n, "size": s})).collect();
+    let mut ext_rows: Vec<Value> = by_ext
+        .iter()
+        .map(|(e, (n, s))| json!({"extension": e, "count": n, "size": s}))
+        .collect();
     ext_rows.sort_by_key(|r| std::cmp::Reverse(r["size"].as_u64()));
-    let mut cat_rows: Vec<Value> =
-        by_cat.iter().map(|(c, (n, s))| json!({"category": c, "count": n, "size": s})).collect();
+    let mut cat_rows: Vec<Value> = by_cat
+        .iter()
+        .map(|(c, (n, s))| json!({"category": c, "count": n, "size": s}))
+        .collect();
     cat_rows.sort_by_key(|r| std::cmp::Reverse(r["size"].as_u64()));
     let mut largest = files.clone();
     largest.sort_by(|a, b| b.size.cmp(&a.size).then_with(|| a.id.cmp(&b.id)));
     largest.truncate(top_n);
-    let empty_dirs: Vec<&str> =
-        below.iter().filter(|n| n.is_dir() && g.children(&n.id).is_empty()).map(|n| n.id.as_str()).collect();
-    let empty_files: Vec<&str> = files.iter().filter(|f| f.size == 0).map(|f| f.id.as_str()).collect();
+    let empty_dirs: Vec<&str> = below
+        .iter()
+        .filter(|n| n.is_dir() && g.children(&n.id).is_empty())
+        .map(|n| n.id.as_str())
+        .collect();
+    let empty_files: Vec<&str> = files
+        .iter()
+        .filter(|f| f.size == 0)
+        .map(|f| f.id.as_str())
+        .collect();
     const DAY: i64 = 86_400;
-    let buckets = [("under 1 day", DAY), ("under 1 week", 7 * DAY), ("under 1 month", 30 * DAY), ("under 1 year", 365 * DAY)];
+    let buckets = [
+        ("under 1 day", DAY),
+        ("under 1 week", 7 * DAY),
+        ("under 1 month", 30 * DAY),
+        ("under 1 year", 365 * DAY),
+    ];
     let mut ages: BTreeMap<&str, u64> = BTreeMap::new();
     for f in &files {
         let label = match f.modified_at {
             None => "unknown",
-            Some(t) => buckets.iter().find(|(_, limit)| cx.now - t < *limit).map_or("1 year or older", |(l, _)| l),
+            Some(t) => buckets
+                .iter()
+                .find(|(_, limit)| cx.now - t < *limit)
+                .map_or("1 year or older", |(l, _)| l),
         };
         *ages.entry(label).or_default() += 1;
     }
@@ -211,7 +276,12 @@ pub fn analyze_directory(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Res
         files.len(),
         dir_count,
         crate::graph::human_bytes(total),
-        cat_rows.first().map_or("nothing".to_owned(), |r| r["category"].as_str().unwrap_or("").to_owned()),
+        cat_rows
+            .first()
+            .map_or("nothing".to_owned(), |r| r["category"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()),
     );
     Ok(json!({
         "path": path,
@@ -228,4 +298,3 @@ pub fn analyze_directory(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Res
         "summary": summary,
     }))
 }
-

@@ -2,9 +2,11 @@
 //! will make; they never touch the disk. Basic file operations live here; `find` (search and
 //! analysis) and `bulk` (organize, batch rename, duplicates) hold the rest.
 
+mod archive;
 mod bulk;
 mod find;
 
+pub use archive::{create_archive, extract_archive, list_archive};
 pub use bulk::{batch_rename, organize_by_type, remove_duplicates};
 pub use find::{analyze_directory, find};
 
@@ -83,7 +85,11 @@ pub(crate) enum Placement {
 }
 
 /// Where an item lands when `desired` may be taken, per the conflict policy.
-pub(crate) fn place(g: &FileSystemGraph, desired: String, policy: ConflictPolicy) -> Result<Placement> {
+pub(crate) fn place(
+    g: &FileSystemGraph,
+    desired: String,
+    policy: ConflictPolicy,
+) -> Result<Placement> {
     if !g.contains(&desired) {
         return Ok(Placement::At(desired));
     }
@@ -129,7 +135,12 @@ pub(crate) fn mkdir_p(g: &mut FileSystemGraph, cx: &OpContext, dir: &str) -> Res
     Ok(created)
 }
 
-pub(crate) fn move_one(g: &mut FileSystemGraph, cx: &OpContext, from: &str, to: &str) -> Result<Value> {
+pub(crate) fn move_one(
+    g: &mut FileSystemGraph,
+    cx: &OpContext,
+    from: &str,
+    to: &str,
+) -> Result<Value> {
     let node = g.require(from)?.clone();
     g.relocate(from, to, cx.now)?;
     g.record(
@@ -149,7 +160,10 @@ fn copy_one(g: &mut FileSystemGraph, cx: &OpContext, from: &str, to: &str) -> Re
         return Err(GraphError::IntoItself(from.to_owned()).into());
     }
     let nodes: Vec<Node> = g.subtree(from).into_iter().cloned().collect();
-    let source = nodes.first().ok_or_else(|| GraphError::NotFound(from.to_owned()))?.clone();
+    let source = nodes
+        .first()
+        .ok_or_else(|| GraphError::NotFound(from.to_owned()))?
+        .clone();
     for mut n in nodes {
         let new_id = format!("{to}{}", &n.id[from.len()..]);
         n.set_id(new_id);
@@ -181,7 +195,12 @@ pub(crate) fn delete_one(g: &mut FileSystemGraph, cx: &OpContext, id: &str) -> R
     g.remove_subtree(id)?;
     g.record(
         cx.snapshot,
-        ChangeOp::Delete { path: id.to_owned(), kind: node.kind, size, expect: node.origin.map(|o| o.fingerprint) },
+        ChangeOp::Delete {
+            path: id.to_owned(),
+            kind: node.kind,
+            size,
+            expect: node.origin.map(|o| o.fingerprint),
+        },
     );
     Ok(size)
 }
@@ -196,9 +215,20 @@ pub fn get_children(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<V
     }
     let recursive = p.bool("recursive", false)?;
     let hidden = p.bool("include_hidden", true)?;
-    let nodes: Vec<&Node> = if recursive { g.subtree(&path).into_iter().skip(1).collect() } else { g.children(&path) };
-    let nodes: Vec<&Node> = nodes.into_iter().filter(|n| hidden || !n.name.starts_with('.')).collect();
-    let total: u64 = nodes.iter().filter(|n| n.kind == NodeKind::File).map(|n| n.size).sum();
+    let nodes: Vec<&Node> = if recursive {
+        g.subtree(&path).into_iter().skip(1).collect()
+    } else {
+        g.children(&path)
+    };
+    let nodes: Vec<&Node> = nodes
+        .into_iter()
+        .filter(|n| hidden || !n.name.starts_with('.'))
+        .collect();
+    let total: u64 = nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::File)
+        .map(|n| n.size)
+        .sum();
     Ok(json!({"path": path, "count": nodes.len(), "total_size": total, "nodes": views(nodes)}))
 }
 
@@ -215,18 +245,35 @@ pub fn get_metadata(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<V
         let files: Vec<&&Node> = below.iter().filter(|n| n.kind == NodeKind::File).collect();
         let mut exts: BTreeMap<String, u64> = BTreeMap::new();
         for f in &files {
-            *exts.entry(f.extension.clone().unwrap_or_else(|| "(none)".into())).or_default() += 1;
+            *exts
+                .entry(f.extension.clone().unwrap_or_else(|| "(none)".into()))
+                .or_default() += 1;
         }
-        let newest = files.iter().filter(|f| f.modified_at.is_some()).max_by_key(|f| f.modified_at);
-        let oldest = files.iter().filter(|f| f.modified_at.is_some()).min_by_key(|f| f.modified_at);
+        let newest = files
+            .iter()
+            .filter(|f| f.modified_at.is_some())
+            .max_by_key(|f| f.modified_at);
+        let oldest = files
+            .iter()
+            .filter(|f| f.modified_at.is_some())
+            .min_by_key(|f| f.modified_at);
         let total: u64 = files.iter().map(|f| f.size).sum();
         obj.insert("file_count".into(), json!(files.len()));
-        obj.insert("dir_count".into(), json!(below.iter().filter(|n| n.is_dir()).count()));
+        obj.insert(
+            "dir_count".into(),
+            json!(below.iter().filter(|n| n.is_dir()).count()),
+        );
         obj.insert("total_size".into(), json!(total));
         obj.insert("size".into(), json!(total));
         obj.insert("extensions".into(), json!(exts));
-        obj.insert("newest".into(), json!(newest.map(|f| json!({"path": f.id, "modified_at": f.modified_at}))));
-        obj.insert("oldest".into(), json!(oldest.map(|f| json!({"path": f.id, "modified_at": f.modified_at}))));
+        obj.insert(
+            "newest".into(),
+            json!(newest.map(|f| json!({"path": f.id, "modified_at": f.modified_at}))),
+        );
+        obj.insert(
+            "oldest".into(),
+            json!(oldest.map(|f| json!({"path": f.id, "modified_at": f.modified_at}))),
+        );
     }
     Ok(out)
 }
@@ -237,7 +284,10 @@ pub fn create_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
     let is_dir = kind != "file";
     let names = p.list("name")?;
     if names.is_empty() {
-        return Err(SandboxError::MissingParam { method: p.method.to_owned(), name: "name".into() });
+        return Err(SandboxError::MissingParam {
+            method: p.method.to_owned(),
+            name: "name".into(),
+        });
     }
     let content = p.opt_str("content")?;
     if is_dir && content.is_some() {
@@ -253,7 +303,8 @@ pub fn create_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
     for name in names {
         check_name(p, "name", &name)?;
         let desired = join(&parent, &name);
-        if is_dir && g.node(&desired).is_some_and(Node::is_dir) && policy != ConflictPolicy::Rename {
+        if is_dir && g.node(&desired).is_some_and(Node::is_dir) && policy != ConflictPolicy::Rename
+        {
             if policy == ConflictPolicy::Fail {
                 return Err(GraphError::AlreadyExists(desired).into());
             }
@@ -271,7 +322,13 @@ pub fn create_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
                     node.modified_at = Some(cx.now);
                     node.dirty = true;
                     g.add(node)?;
-                    g.record(cx.snapshot, ChangeOp::CreateFile { path: id.clone(), content: content.clone() });
+                    g.record(
+                        cx.snapshot,
+                        ChangeOp::CreateFile {
+                            path: id.clone(),
+                            content: content.clone(),
+                        },
+                    );
                     created.push(id);
                 }
             }
@@ -291,10 +348,18 @@ pub fn move_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<
         Some(n) => n.is_dir(),
         None => sources.len() > 1,
     };
-    let mut created = if into_dir { mkdir_p(g, cx, &target)? } else { Vec::new() };
+    let mut created = if into_dir {
+        mkdir_p(g, cx, &target)?
+    } else {
+        Vec::new()
+    };
     let (mut moved, mut skipped) = (Vec::new(), Vec::new());
     for s in sources {
-        let desired = if into_dir { join(&target, name_of(&s)) } else { target.clone() };
+        let desired = if into_dir {
+            join(&target, name_of(&s))
+        } else {
+            target.clone()
+        };
         if desired == s {
             skipped.push(json!({"path": s, "reason": "already there"}));
             continue;
@@ -321,11 +386,17 @@ pub fn rename_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
     }
     let desired = join(parent_of(&path).unwrap_or(ROOT_ID), &new_name);
     if desired == path {
-        return Ok(json!({"count": 0, "moved": [], "skipped": [{"path": path, "reason": "name unchanged"}]}));
+        return Ok(
+            json!({"count": 0, "moved": [], "skipped": [{"path": path, "reason": "name unchanged"}]}),
+        );
     }
     match place(g, desired, policy)? {
-        Placement::At(to) => Ok(json!({"count": 1, "moved": [move_one(g, cx, &path, &to)?], "skipped": []})),
-        Placement::Skip(reason) => Ok(json!({"count": 0, "moved": [], "skipped": [{"path": path, "reason": reason}]})),
+        Placement::At(to) => {
+            Ok(json!({"count": 1, "moved": [move_one(g, cx, &path, &to)?], "skipped": []}))
+        }
+        Placement::Skip(reason) => {
+            Ok(json!({"count": 0, "moved": [], "skipped": [{"path": path, "reason": reason}]}))
+        }
     }
 }
 
@@ -340,21 +411,35 @@ pub fn copy_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<
         Some(n) => n.is_dir(),
         None => sources.len() > 1,
     };
-    let mut created = if into_dir { mkdir_p(g, cx, &target)? } else { Vec::new() };
+    let mut created = if into_dir {
+        mkdir_p(g, cx, &target)?
+    } else {
+        Vec::new()
+    };
     let (mut copied, mut skipped) = (Vec::new(), Vec::new());
     for s in sources {
-        let desired = if into_dir { join(&target, name_of(&s)) } else { target.clone() };
+        let desired = if into_dir {
+            join(&target, name_of(&s))
+        } else {
+            target.clone()
+        };
         if !into_dir {
             created.extend(mkdir_p(g, cx, parent_of(&desired).unwrap_or(ROOT_ID))?);
         }
         // Copying onto itself always means "a second copy beside it".
-        let policy = if desired == s { ConflictPolicy::Rename } else { policy };
+        let policy = if desired == s {
+            ConflictPolicy::Rename
+        } else {
+            policy
+        };
         match place(g, desired, policy)? {
             Placement::At(to) => copied.push(copy_one(g, cx, &s, &to)?),
             Placement::Skip(reason) => skipped.push(json!({"path": s, "reason": reason})),
         }
     }
-    Ok(json!({"count": copied.len(), "copied": copied, "skipped": skipped, "created_dirs": created}))
+    Ok(
+        json!({"count": copied.len(), "copied": copied, "skipped": skipped, "created_dirs": created}),
+    )
 }
 
 pub fn delete_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
@@ -371,4 +456,3 @@ pub fn delete_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
     }
     Ok(json!({"deleted": targets, "count": targets.len(), "freed_bytes": freed}))
 }
-

@@ -8,14 +8,37 @@ use crate::support::{open, write_tree};
 
 #[test]
 fn commit_applies_staged_changes_in_order() {
-    let mut fx = open(&[("a.txt", "A"), ("b.jpg", "B"), ("old/c.txt", "C"), ("trash-me.log", "L")]);
-    fx.run("create_node", json!({"path": "Docs", "name": "readme.md", "type": "file", "content": "# hi"}));
-    fx.run("move_node", json!({"source": ["a.txt", "old/c.txt"], "target": "Docs"}));
-    fx.run("copy_node", json!({"source": "b.jpg", "target": "Images/b-copy.jpg"}));
+    let mut fx = open(&[
+        ("a.txt", "A"),
+        ("b.jpg", "B"),
+        ("old/c.txt", "C"),
+        ("trash-me.log", "L"),
+    ]);
+    fx.run(
+        "create_node",
+        json!({"path": "Docs", "name": "readme.md", "type": "file", "content": "# hi"}),
+    );
+    fx.run(
+        "move_node",
+        json!({"source": ["a.txt", "old/c.txt"], "target": "Docs"}),
+    );
+    fx.run(
+        "copy_node",
+        json!({"source": "b.jpg", "target": "Images/b-copy.jpg"}),
+    );
     fx.run("rename_node", json!({"path": "old", "new_name": "archive"}));
     fx.run("delete_node", json!({"path": "trash-me.log"}));
     let report = fx.sandbox.commit(None).unwrap();
-    assert_eq!((report.applied, report.created, report.moved, report.copied, report.deleted), (8, 3, 3, 1, 1));
+    assert_eq!(
+        (
+            report.applied,
+            report.created,
+            report.moved,
+            report.copied,
+            report.deleted
+        ),
+        (8, 3, 3, 1, 1)
+    );
     assert_eq!(report.trashed, 0, "permanent mode in this fixture");
     expect![[r#"
         Docs/
@@ -31,7 +54,10 @@ fn commit_applies_staged_changes_in_order() {
     // The graph now mirrors the disk, history is settled, and a second round works.
     assert!(fx.sandbox.changes().is_empty());
     assert!(fx.sandbox.pending_journal().is_none());
-    fx.run("move_node", json!({"source": "Docs/a.txt", "target": "archive"}));
+    fx.run(
+        "move_node",
+        json!({"source": "Docs/a.txt", "target": "archive"}),
+    );
     fx.sandbox.commit(None).unwrap();
     assert!(fx.dir.path().join("archive/a.txt").exists());
 }
@@ -39,7 +65,9 @@ fn commit_applies_staged_changes_in_order() {
 #[test]
 fn unapproved_changes_block_the_commit() {
     let mut fx = open(&[("a.txt", "A")]);
-    fx.sandbox.call("delete_node", json!({"path": "a.txt"}).as_object().unwrap()).unwrap();
+    fx.sandbox
+        .call("delete_node", json!({"path": "a.txt"}).as_object().unwrap())
+        .unwrap();
     let e = fx.sandbox.commit(None).unwrap_err();
     assert_eq!(e.code(), "UNSTAGED_CHANGES");
     assert!(fx.dir.path().join("a.txt").exists());
@@ -47,11 +75,22 @@ fn unapproved_changes_block_the_commit() {
 
 #[test]
 fn conflicts_stop_the_commit_before_any_change() {
-    let mut fx = open(&[("edited.txt", "v1"), ("gone.txt", "x"), ("free.txt", "f"), ("keep/", "")]);
+    let mut fx = open(&[
+        ("edited.txt", "v1"),
+        ("gone.txt", "x"),
+        ("free.txt", "f"),
+        ("keep/", ""),
+    ]);
     fx.run("move_node", json!({"source": "free.txt", "target": "keep"})); // fine on its own
-    fx.run("move_node", json!({"source": "edited.txt", "target": "keep"}));
+    fx.run(
+        "move_node",
+        json!({"source": "edited.txt", "target": "keep"}),
+    );
     fx.run("delete_node", json!({"path": "gone.txt"}));
-    fx.run("create_node", json!({"path": "keep", "name": "new.txt", "type": "file", "content": "n"}));
+    fx.run(
+        "create_node",
+        json!({"path": "keep", "name": "new.txt", "type": "file", "content": "n"}),
+    );
     // Meanwhile, on disk: edited.txt changes, gone.txt disappears, keep/new.txt appears.
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(fx.dir.path().join("edited.txt"), "version two").unwrap();
@@ -61,7 +100,10 @@ fn conflicts_stop_the_commit_before_any_change() {
     let e = fx.sandbox.commit(None).unwrap_err();
     assert_eq!(e.code(), "COMMIT_CONFLICT");
     let text = e.to_string();
-    let text: String = text.lines().map(|l| l.split(" (expected").next().unwrap().to_owned() + "\n").collect();
+    let text: String = text
+        .lines()
+        .map(|l| l.split(" (expected").next().unwrap().to_owned() + "\n")
+        .collect();
     expect![[r#"
         commit stopped before changing anything; 3 conflict(s):
           - `edited.txt` changed on disk since the scan
@@ -70,13 +112,20 @@ fn conflicts_stop_the_commit_before_any_change() {
     "#]]
     .assert_eq(&text);
     assert_eq!(fx.disk(), before, "nothing touched");
-    assert_eq!(fx.sandbox.changes().len(), 4, "the plan is kept for the person to fix or roll back");
+    assert_eq!(
+        fx.sandbox.changes().len(),
+        4,
+        "the plan is kept for the person to fix or roll back"
+    );
 }
 
 #[test]
 fn a_failure_mid_commit_leaves_a_journal_that_recovery_finishes() {
     let mut fx = open(&[("a.txt", "A"), ("b.txt", "B"), ("c.txt", "C")]);
-    fx.run("move_node", json!({"source": ["a.txt", "b.txt", "c.txt"], "target": "sorted"}));
+    fx.run(
+        "move_node",
+        json!({"source": ["a.txt", "b.txt", "c.txt"], "target": "sorted"}),
+    );
     let root = fx.dir.path().to_owned();
     // After the first change lands, something else grabs the second change's target.
     let mut sabotage = |done: usize, _total: usize, _op: &sandbox::ChangeOp| {
@@ -94,28 +143,52 @@ fn a_failure_mid_commit_leaves_a_journal_that_recovery_finishes() {
     assert_eq!(e.code(), "PENDING_JOURNAL");
 
     // Report only: nothing changes.
-    let report = sandbox::recover(&root, fx.state.path(), false).unwrap().unwrap();
-    assert_eq!((report.total, report.done_before, report.pending.len(), report.finished), (4, 1, 3, false));
+    let report = sandbox::recover(&root, fx.state.path(), false)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            report.total,
+            report.done_before,
+            report.pending.len(),
+            report.finished
+        ),
+        (4, 1, 3, false)
+    );
     assert!(journal.exists());
     // Completing while the intruder is there is refused with the conflict named.
-    let report = sandbox::recover(&root, fx.state.path(), true).unwrap().unwrap();
+    let report = sandbox::recover(&root, fx.state.path(), true)
+        .unwrap()
+        .unwrap();
     assert!(!report.finished);
     assert_eq!(report.conflicts.len(), 1, "{:?}", report.conflicts);
     // The person moves the intruder away; recovery finishes the commit.
     std::fs::rename(root.join("sorted/a.txt"), root.join("intruder.txt")).unwrap();
-    let report = sandbox::recover(&root, fx.state.path(), true).unwrap().unwrap();
+    let report = sandbox::recover(&root, fx.state.path(), true)
+        .unwrap()
+        .unwrap();
     assert!(report.finished, "{report:?}");
     assert_eq!(report.completed.unwrap().applied, 3);
     assert!(!journal.exists());
-    assert_eq!(fx.disk(), "intruder.txt (intruder)\nsorted/\nsorted/a.txt (A)\nsorted/b.txt (B)\nsorted/c.txt (C)\n");
-    assert!(sandbox::recover(&root, fx.state.path(), true).unwrap().is_none());
+    assert_eq!(
+        fx.disk(),
+        "intruder.txt (intruder)\nsorted/\nsorted/a.txt (A)\nsorted/b.txt (B)\nsorted/c.txt (C)\n"
+    );
+    assert!(
+        sandbox::recover(&root, fx.state.path(), true)
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]
 fn recovery_decides_the_change_in_doubt_from_the_disk() {
     // Simulate a crash right after a move landed but before its journal line was written.
     let mut fx = open(&[("a.txt", "A"), ("b.txt", "B")]);
-    fx.run("move_node", json!({"source": ["a.txt", "b.txt"], "target": "d"}));
+    fx.run(
+        "move_node",
+        json!({"source": ["a.txt", "b.txt"], "target": "d"}),
+    );
     let root = fx.dir.path().to_owned();
     let ops: Vec<sandbox::ChangeOp> = fx.sandbox.changes().iter().map(|c| c.op.clone()).collect();
     let path = fx.sandbox.journal_path();
@@ -128,12 +201,29 @@ fn recovery_decides_the_change_in_doubt_from_the_disk() {
         started_at: 0,
     };
     // mkdir done and journaled; the first move done but not journaled; a torn line at the end.
-    std::fs::write(&path, format!("{}\n{{\"done\":0}}\n{{\"do", serde_json::to_string(&header).unwrap())).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "{}\n{{\"done\":0}}\n{{\"do",
+            serde_json::to_string(&header).unwrap()
+        ),
+    )
+    .unwrap();
     write_tree(&root, &[("d/", "")]);
     std::fs::rename(root.join("a.txt"), root.join("d/a.txt")).unwrap();
-    let report = sandbox::recover(&root, fx.state.path(), false).unwrap().unwrap();
-    assert_eq!(report.in_doubt, Some(("~ move   a.txt -> d/a.txt".into(), sandbox::InDoubt::Applied)));
-    let report = sandbox::recover(&root, fx.state.path(), true).unwrap().unwrap();
+    let report = sandbox::recover(&root, fx.state.path(), false)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        report.in_doubt,
+        Some((
+            "~ move   a.txt -> d/a.txt".into(),
+            sandbox::InDoubt::Applied
+        ))
+    );
+    let report = sandbox::recover(&root, fx.state.path(), true)
+        .unwrap()
+        .unwrap();
     assert!(report.finished);
     assert_eq!(report.completed.unwrap().applied, 1);
     assert_eq!(fx.disk(), "d/\nd/a.txt (A)\nd/b.txt (B)\n");

@@ -1,5 +1,6 @@
 //! Sandbox integration tests on real temp folders: scope, graph methods, snapshots, commit, journal.
 
+mod archive;
 mod commit;
 mod methods;
 mod rollback;

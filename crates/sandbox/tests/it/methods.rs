@@ -24,7 +24,11 @@ fn downloads() -> Fixture {
 }
 
 fn view(fx: &Fixture) -> String {
-    format!("{}--\n{}", fx.sandbox.graph().render_tree(false), fx.sandbox.render_diff())
+    format!(
+        "{}--\n{}",
+        fx.sandbox.graph().render_tree(false),
+        fx.sandbox.render_diff()
+    )
 }
 
 #[test]
@@ -54,8 +58,14 @@ fn organize_by_type_then_rename_and_delete() {
     let mut fx = downloads();
     let out = fx.run("organize_by_type", json!({"path": "."}));
     assert_eq!(out["count"], 9);
-    assert_eq!(out["by_category"], json!({"Audio": 1, "Data": 1, "Documents": 3, "Images": 2, "Installers": 1, "Other": 1}));
-    fx.run("rename_node", json!({"path": "Documents/notes.txt", "new_name": "todo.txt"}));
+    assert_eq!(
+        out["by_category"],
+        json!({"Audio": 1, "Data": 1, "Documents": 3, "Images": 2, "Installers": 1, "Other": 1})
+    );
+    fx.run(
+        "rename_node",
+        json!({"path": "Documents/notes.txt", "new_name": "todo.txt"}),
+    );
     fx.run("delete_node", json!({"path": "empty"}));
     expect![[r#"
         ./
@@ -102,21 +112,53 @@ fn organize_by_type_then_rename_and_delete() {
 fn find_filters_are_combinable() {
     let mut fx = downloads();
     let cases = [
-        (json!({"path": ".", "extension": "jpg"}), vec!["old/photo.jpg", "photo (copy).jpg", "photo.jpg"]),
-        (json!({"path": ".", "extension": ".JPG", "recursive": false}), vec!["photo (copy).jpg", "photo.jpg"]),
-        (json!({"path": ".", "glob": "report*.pdf"}), vec!["report.pdf", "report_final.pdf"]),
-        (json!({"path": ".", "glob": "old/*.jpg"}), vec!["old/photo.jpg"]),
-        (json!({"path": ".", "name": "PHOTO", "kind": "file", "max_size": "10"}), vec!["old/photo.jpg", "photo (copy).jpg", "photo.jpg"]),
-        (json!({"path": ".", "regex": "^[a-z]+\\.(csv|txt)$"}), vec!["data.csv", "notes.txt"]),
-        (json!({"path": ".", "min_size": "9B", "limit": 2}), vec!["README", "old/photo.jpg"]),
+        (
+            json!({"path": ".", "extension": "jpg"}),
+            vec!["old/photo.jpg", "photo (copy).jpg", "photo.jpg"],
+        ),
+        (
+            json!({"path": ".", "extension": ".JPG", "recursive": false}),
+            vec!["photo (copy).jpg", "photo.jpg"],
+        ),
+        (
+            json!({"path": ".", "glob": "report*.pdf"}),
+            vec!["report.pdf", "report_final.pdf"],
+        ),
+        (
+            json!({"path": ".", "glob": "old/*.jpg"}),
+            vec!["old/photo.jpg"],
+        ),
+        (
+            json!({"path": ".", "name": "PHOTO", "kind": "file", "max_size": "10"}),
+            vec!["old/photo.jpg", "photo (copy).jpg", "photo.jpg"],
+        ),
+        (
+            json!({"path": ".", "regex": "^[a-z]+\\.(csv|txt)$"}),
+            vec!["data.csv", "notes.txt"],
+        ),
+        (
+            json!({"path": ".", "min_size": "9B", "limit": 2}),
+            vec!["README", "old/photo.jpg"],
+        ),
         (json!({"path": ".", "empty": true}), vec!["empty"]),
         (json!({"path": ".", "kind": "dir"}), vec!["empty", "old"]),
-        (json!({"path": ".", "modified_before": "1990-01-01"}), vec![]),
-        (json!({"path": ".", "modified_after": "1 day ago", "extension": "exe"}), vec!["setup.exe"]),
+        (
+            json!({"path": ".", "modified_before": "1990-01-01"}),
+            vec![],
+        ),
+        (
+            json!({"path": ".", "modified_after": "1 day ago", "extension": "exe"}),
+            vec!["setup.exe"],
+        ),
     ];
     for (params, want) in cases {
         let out = fx.run("find", params.clone());
-        let mut got: Vec<&str> = out["nodes"].as_array().unwrap().iter().map(|n| n["path"].as_str().unwrap()).collect();
+        let mut got: Vec<&str> = out["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["path"].as_str().unwrap())
+            .collect();
         if params.get("limit").is_none() {
             got.sort();
         }
@@ -125,7 +167,10 @@ fn find_filters_are_combinable() {
     for (params, code) in [
         (json!({"path": ".", "glob": "[unclosed"}), "INVALID_PARAM"),
         (json!({"path": ".", "min_size": "huge"}), "INVALID_PARAM"),
-        (json!({"path": ".", "modified_after": "someday"}), "INVALID_PARAM"),
+        (
+            json!({"path": ".", "modified_after": "someday"}),
+            "INVALID_PARAM",
+        ),
         (json!({"path": ".", "kind": "socket"}), "INVALID_PARAM"),
         (json!({"path": ".", "colour": "red"}), "UNKNOWN_PARAM"),
         (json!({"path": "notes.txt"}), "NOT_A_DIRECTORY"),
@@ -149,7 +194,12 @@ fn metadata_has_directory_aggregates() {
     assert_eq!(a["largest"].as_array().unwrap().len(), 2);
     assert_eq!(a["empty_dirs"], json!(["empty"]));
     assert_eq!(a["by_category"][0]["category"], "Images");
-    assert!(a["summary"].as_str().unwrap().starts_with("10 files in 2 folders"));
+    assert!(
+        a["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("10 files in 2 folders")
+    );
 }
 
 #[test]
@@ -157,7 +207,11 @@ fn duplicates_are_found_by_content_and_hardlinks_are_one_file() {
     let mut fx = downloads();
     #[cfg(unix)]
     {
-        std::fs::hard_link(fx.dir.path().join("song.mp3"), fx.dir.path().join("song-link.mp3")).unwrap();
+        std::fs::hard_link(
+            fx.dir.path().join("song.mp3"),
+            fx.dir.path().join("song-link.mp3"),
+        )
+        .unwrap();
         // Rescan to see the hardlink.
         fx = crate::support::open_dir(fx.dir);
     }
@@ -166,9 +220,22 @@ fn duplicates_are_found_by_content_and_hardlinks_are_one_file() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|g| g["paths"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect())
+        .map(|g| {
+            g["paths"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect()
+        })
         .collect();
-    assert_eq!(groups, vec![vec!["old/photo.jpg", "photo (copy).jpg", "photo.jpg"], vec!["report.pdf", "report_final.pdf"]]);
+    assert_eq!(
+        groups,
+        vec![
+            vec!["old/photo.jpg", "photo (copy).jpg", "photo.jpg"],
+            vec!["report.pdf", "report_final.pdf"]
+        ]
+    );
     assert_eq!(d["duplicate_count"], 3);
     assert_eq!(d["wasted_bytes"], 2 * 10 + 9);
     #[cfg(unix)]
@@ -188,24 +255,42 @@ fn duplicates_are_found_by_content_and_hardlinks_are_one_file() {
 #[test]
 fn batch_rename_patterns_collisions_and_swaps() {
     let mut fx = open(&[("a.txt", "1"), ("b.txt", "2"), ("c.JPG", "3")]);
-    let out = fx.run("batch_rename", json!({"source": ["a.txt", "b.txt", "c.JPG"], "pattern": "file_{n:03}", "case": "lower"}));
+    let out = fx.run(
+        "batch_rename",
+        json!({"source": ["a.txt", "b.txt", "c.JPG"], "pattern": "file_{n:03}", "case": "lower"}),
+    );
     assert_eq!(
         out["moved"],
         json!([{"from": "a.txt", "to": "file_001.txt"}, {"from": "b.txt", "to": "file_002.txt"}, {"from": "c.JPG", "to": "file_003.jpg"}])
     );
     // Collision: two files would get the same name.
-    let e = fx.fail("batch_rename", json!({"source": ["file_001.txt", "file_002.txt"], "pattern": "same.{ext}"}));
+    let e = fx.fail(
+        "batch_rename",
+        json!({"source": ["file_001.txt", "file_002.txt"], "pattern": "same.{ext}"}),
+    );
     assert_eq!(e.code(), "INVALID_PARAM");
     assert!(e.to_string().contains("the same name `same.txt`"), "{e}");
     // Swap: 001 <-> 002 through temporary names.
     let out = fx.run("batch_rename", json!({"source": ["file_001.txt", "file_002.txt"], "pattern": "{name}", "find": "00(1|2)", "replace": "X$1"}));
     assert_eq!(out["count"], 2);
-    let e = fx.fail("batch_rename", json!({"source": "file_X1.txt", "pattern": "{bogus}"}));
-    assert!(e.to_string().contains("unknown placeholder `{bogus}`"), "{e}");
+    let e = fx.fail(
+        "batch_rename",
+        json!({"source": "file_X1.txt", "pattern": "{bogus}"}),
+    );
+    assert!(
+        e.to_string().contains("unknown placeholder `{bogus}`"),
+        "{e}"
+    );
     // A chain onto names held by the batch itself (1→2, 2→3) goes through temporary names.
     let mut chain = open(&[("1.txt", "one"), ("2.txt", "two")]);
-    let out = chain.run("batch_rename", json!({"source": ["1.txt", "2.txt"], "pattern": "{n}", "start": 2}));
-    assert_eq!(out["moved"], json!([{"from": "1.txt", "to": "2.txt"}, {"from": "2.txt", "to": "3.txt"}]));
+    let out = chain.run(
+        "batch_rename",
+        json!({"source": ["1.txt", "2.txt"], "pattern": "{n}", "start": 2}),
+    );
+    assert_eq!(
+        out["moved"],
+        json!([{"from": "1.txt", "to": "2.txt"}, {"from": "2.txt", "to": "3.txt"}])
+    );
     chain.sandbox.commit(None).unwrap();
     assert_eq!(chain.disk(), "2.txt (one)\n3.txt (two)\n");
 }
@@ -215,10 +300,19 @@ fn conflicts_follow_the_policy() {
     let mut fx = open(&[("a.txt", "1"), ("dir/a.txt", "2")]);
     let e = fx.fail("move_node", json!({"source": "a.txt", "target": "dir"}));
     assert_eq!(e.code(), "ALREADY_EXISTS");
-    let out = fx.run("move_node", json!({"source": "a.txt", "target": "dir", "on_conflict": "skip"}));
+    let out = fx.run(
+        "move_node",
+        json!({"source": "a.txt", "target": "dir", "on_conflict": "skip"}),
+    );
     assert_eq!(out["count"], 0);
-    let out = fx.run("move_node", json!({"source": "a.txt", "target": "dir", "on_conflict": "rename"}));
-    assert_eq!(out["moved"], json!([{"from": "a.txt", "to": "dir/a (2).txt"}]));
+    let out = fx.run(
+        "move_node",
+        json!({"source": "a.txt", "target": "dir", "on_conflict": "rename"}),
+    );
+    assert_eq!(
+        out["moved"],
+        json!([{"from": "a.txt", "to": "dir/a (2).txt"}])
+    );
     let e = fx.fail("move_node", json!({"source": "dir", "target": "dir/inner"}));
     assert_eq!(e.code(), "MOVE_INTO_ITSELF");
     let e = fx.fail("delete_node", json!({"path": "."}));
@@ -232,15 +326,28 @@ fn conflicts_follow_the_policy() {
 #[test]
 fn create_copy_and_text() {
     let mut fx = open(&[("src/a.txt", "hello\nworld\n"), ("bin.dat", "\0\0\x01")]);
-    fx.run("create_node", json!({"path": "new/deeper", "name": "hello.md", "type": "file", "content": "# Hi"}));
-    fx.run("create_node", json!({"path": ".", "name": "Images, Documents", "type": "dir"}));
+    fx.run(
+        "create_node",
+        json!({"path": "new/deeper", "name": "hello.md", "type": "file", "content": "# Hi"}),
+    );
+    fx.run(
+        "create_node",
+        json!({"path": ".", "name": "Images, Documents", "type": "dir"}),
+    );
     fx.run("copy_node", json!({"source": "src", "target": "backup"}));
     fx.run("copy_node", json!({"source": "src/a.txt", "target": "src"}));
     let t = fx.run("extract_text", json!({"path": "backup/a.txt"}));
     assert_eq!(t["text"], "hello\nworld\n");
     assert_eq!(t["lines"], 2);
-    assert_eq!(fx.fail("extract_text", json!({"path": "bin.dat"})).code(), "CONTENT_UNREADABLE");
-    assert_eq!(fx.fail("extract_text", json!({"path": "new/deeper/hello.md"})).code(), "CONTENT_UNREADABLE");
+    assert_eq!(
+        fx.fail("extract_text", json!({"path": "bin.dat"})).code(),
+        "CONTENT_UNREADABLE"
+    );
+    assert_eq!(
+        fx.fail("extract_text", json!({"path": "new/deeper/hello.md"}))
+            .code(),
+        "CONTENT_UNREADABLE"
+    );
     expect![[r#"
         + mkdir  new/
         + mkdir  new/deeper/

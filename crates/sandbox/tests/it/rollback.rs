@@ -13,18 +13,36 @@ fn rollback_restores_exact_state_at_every_snapshot() {
         ("b/4.csv", "4444"),
         ("c.mp3", "55555"),
     ]);
-    let mut states = vec![(fx.sandbox.snapshot(), fx.sandbox.graph().fingerprint_state())];
+    let mut states = vec![(
+        fx.sandbox.snapshot(),
+        fx.sandbox.graph().fingerprint_state(),
+    )];
     let steps = [
         ("organize_by_type", json!({"path": "a", "recursive": true})),
         ("move_node", json!({"source": "b", "target": "a/Images"})),
         ("copy_node", json!({"source": "a", "target": "a-copy"})),
-        ("rename_node", json!({"path": "a-copy", "new_name": "backup"})),
-        ("delete_node", json!({"path": ["c.mp3", "backup/Documents"]})),
-        ("create_node", json!({"path": "x/y", "name": "z.txt", "type": "file", "content": "zz"})),
+        (
+            "rename_node",
+            json!({"path": "a-copy", "new_name": "backup"}),
+        ),
+        (
+            "delete_node",
+            json!({"path": ["c.mp3", "backup/Documents"]}),
+        ),
+        (
+            "create_node",
+            json!({"path": "x/y", "name": "z.txt", "type": "file", "content": "zz"}),
+        ),
     ];
     for (method, params) in steps {
-        let r = fx.sandbox.call(method, params.as_object().unwrap()).unwrap();
-        states.push((fx.sandbox.snapshot(), fx.sandbox.graph().fingerprint_state()));
+        let r = fx
+            .sandbox
+            .call(method, params.as_object().unwrap())
+            .unwrap();
+        states.push((
+            fx.sandbox.snapshot(),
+            fx.sandbox.graph().fingerprint_state(),
+        ));
         assert!(r.ok);
     }
     let end = fx.sandbox.graph().fingerprint_state();
@@ -43,11 +61,25 @@ fn rollback_restores_exact_state_at_every_snapshot() {
 #[test]
 fn rollback_drops_only_later_changes() {
     let mut fx = open(&[("a.txt", "a"), ("b.txt", "b")]);
-    let r1 = fx.sandbox.call("move_node", json!({"source": "a.txt", "target": "x/a.txt"}).as_object().unwrap()).unwrap();
-    let r2 = fx.sandbox.call("delete_node", json!({"path": "b.txt"}).as_object().unwrap()).unwrap();
+    let r1 = fx
+        .sandbox
+        .call(
+            "move_node",
+            json!({"source": "a.txt", "target": "x/a.txt"})
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap();
+    let r2 = fx
+        .sandbox
+        .call("delete_node", json!({"path": "b.txt"}).as_object().unwrap())
+        .unwrap();
     assert_eq!(fx.sandbox.changes().len(), 3);
     fx.sandbox.rollback(&r2.snapshot_id).unwrap();
-    assert_eq!(fx.sandbox.render_diff(), "+ mkdir  x/   [not approved]\n~ move   a.txt -> x/a.txt   [not approved]\n");
+    assert_eq!(
+        fx.sandbox.render_diff(),
+        "+ mkdir  x/   [not approved]\n~ move   a.txt -> x/a.txt   [not approved]\n"
+    );
     assert!(fx.sandbox.graph().contains("b.txt"));
     fx.sandbox.rollback(&r1.snapshot_id).unwrap();
     assert!(fx.sandbox.graph().contains("a.txt"));
@@ -59,7 +91,10 @@ fn a_failed_call_is_rolled_back_whole() {
     let mut fx = open(&[("a.txt", "a"), ("b.txt", "b"), ("t/b.txt", "taken")]);
     let before = fx.sandbox.graph().fingerprint_state();
     // a.txt would move, then b.txt collides: the whole call fails and a.txt stays put.
-    let e = fx.fail("move_node", json!({"source": ["a.txt", "b.txt"], "target": "t"}));
+    let e = fx.fail(
+        "move_node",
+        json!({"source": ["a.txt", "b.txt"], "target": "t"}),
+    );
     assert_eq!(contracts::ErrorCode::code(&e), "ALREADY_EXISTS");
     assert_eq!(fx.sandbox.graph().fingerprint_state(), before);
     assert!(fx.sandbox.changes().is_empty());

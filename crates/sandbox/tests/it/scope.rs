@@ -44,12 +44,19 @@ fn hostile_paths_are_refused_and_inner_paths_resolve() {
     let mut report = String::new();
     for (arg, want) in &cases {
         let got = sb.resolve(arg);
-        let shown = arg.replace(&root_s, "ROOT").replace(&outside_s, "OUTSIDE").replace('\0', "\\0");
+        let shown = arg
+            .replace(&root_s, "ROOT")
+            .replace(&outside_s, "OUTSIDE")
+            .replace('\0', "\\0");
         match (got, *want) {
             (Ok(id), w) if w != "err" => assert_eq!(id, w, "{shown}"),
             (Err(e), "err") => {
                 assert_eq!(e.code(), "SCOPE_VIOLATION", "{shown}");
-                let msg = e.to_string().replace(&root_s, "ROOT").replace(&outside_s, "OUTSIDE").replace('\0', "\\0");
+                let msg = e
+                    .to_string()
+                    .replace(&root_s, "ROOT")
+                    .replace(&outside_s, "OUTSIDE")
+                    .replace('\0', "\\0");
                 report.push_str(&format!("{shown:<28} {msg}\n"));
             }
             (got, want) => panic!("{shown}: expected {want}, got {got:?}"),
@@ -74,15 +81,27 @@ fn every_path_param_is_scope_checked_and_a_refused_call_changes_nothing() {
     let mut fx = open(&[("a.txt", "a"), ("b.txt", "b")]);
     let before = fx.sandbox.graph().fingerprint_state();
     for (method, params) in [
-        ("move_node", json!({"source": "a.txt", "target": "../elsewhere"})),
-        ("move_node", json!({"source": ["b.txt", "/etc/hosts"], "target": "x"})),
+        (
+            "move_node",
+            json!({"source": "a.txt", "target": "../elsewhere"}),
+        ),
+        (
+            "move_node",
+            json!({"source": ["b.txt", "/etc/hosts"], "target": "x"}),
+        ),
         ("copy_node", json!({"source": "/etc/hosts", "target": "."})),
         ("delete_node", json!({"path": ["a.txt", "../../etc"]})),
         ("rename_node", json!({"path": "../a.txt", "new_name": "z"})),
-        ("create_node", json!({"path": "/tmp", "name": "x", "type": "file"})),
+        (
+            "create_node",
+            json!({"path": "/tmp", "name": "x", "type": "file"}),
+        ),
         ("get_children", json!({"path": ".."})),
         ("find", json!({"path": "/"})),
-        ("remove_duplicates", json!({"groups": [{"paths": ["a.txt", "/etc/passwd"]}]})),
+        (
+            "remove_duplicates",
+            json!({"groups": [{"paths": ["a.txt", "/etc/passwd"]}]}),
+        ),
     ] {
         let e = fx.fail(method, params);
         assert_eq!(e.code(), "SCOPE_VIOLATION", "{method}: {e}");
@@ -95,7 +114,12 @@ fn every_path_param_is_scope_checked_and_a_refused_call_changes_nothing() {
 fn root_name_and_home_forms_resolve_inside() {
     let fx = open(&[("Downloads/a.txt", "a"), ("b.txt", "b")]);
     let sb = &fx.sandbox;
-    let root_name = sb.root().file_name().unwrap().to_string_lossy().into_owned();
+    let root_name = sb
+        .root()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     // "<root name>/b.txt" means b.txt inside the root when the root has no child of that name.
     assert_eq!(sb.resolve(&format!("{root_name}/b.txt")).unwrap(), "b.txt");
     // A real child folder wins.

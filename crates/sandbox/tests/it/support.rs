@@ -44,7 +44,11 @@ pub fn open_dir(dir: tempfile::TempDir) -> Fixture {
         state_dir: state.path().to_owned(),
     };
     let sandbox = Sandbox::open(dir.path(), config, &ScanOptions::default()).unwrap();
-    Fixture { dir, state, sandbox }
+    Fixture {
+        dir,
+        state,
+        sandbox,
+    }
 }
 
 pub fn params(v: Value) -> Map<String, Value> {
@@ -54,7 +58,10 @@ pub fn params(v: Value) -> Map<String, Value> {
 impl Fixture {
     /// Calls a method and stages its changes (as an approval would).
     pub fn run(&mut self, method: &str, p: Value) -> Value {
-        let r = self.sandbox.call(method, &params(p)).unwrap_or_else(|e| panic!("{method} failed: {e}"));
+        let r = self
+            .sandbox
+            .call(method, &params(p))
+            .unwrap_or_else(|e| panic!("{method} failed: {e}"));
         self.sandbox.stage(&r.snapshot_id).unwrap();
         r.data
     }
@@ -75,19 +82,28 @@ impl Fixture {
 pub fn disk_tree(root: &Path) -> String {
     let mut out = Vec::new();
     fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap()).collect();
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .collect();
         entries.sort_by_key(|e| e.file_name());
         for e in entries {
             let p = e.path();
             let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
             let meta = std::fs::symlink_metadata(&p).unwrap();
             if meta.file_type().is_symlink() {
-                out.push(format!("{rel} -> {}", std::fs::read_link(&p).unwrap().display()));
+                out.push(format!(
+                    "{rel} -> {}",
+                    std::fs::read_link(&p).unwrap().display()
+                ));
             } else if meta.is_dir() {
                 out.push(format!("{rel}/"));
                 walk(root, &p, out);
             } else {
-                out.push(format!("{rel} ({})", std::fs::read_to_string(&p).unwrap_or_default()));
+                out.push(format!(
+                    "{rel} ({})",
+                    std::fs::read_to_string(&p).unwrap_or_default()
+                ));
             }
         }
     }

@@ -1,0 +1,291 @@
+//! Archives: zip and tar.gz listing (read-only), and the commit-time writers for creating and
+//! extracting them. Entry names that would land outside the extraction folder (zip-slip, absolute
+//! paths) are refused; links inside tar archives are refused too.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveFormat {
+    Zip,
+    #[serde(rename = "tar.gz")]
+    TarGz,
+    Tar,
+}
+
+impl ArchiveFormat {
+    pub fn from_name(name: &str) -> Option<Self> {
+        let n = name.to_ascii_lowercase();
+        if n.ends_with(".zip") {
+            Some(ArchiveFormat::Zip)
+        } else if n.ends_with(".tar.gz") || n.ends_with(".tgz") {
+            Some(ArchiveFormat::TarGz)
+        } else if n.ends_with(".tar") {
+            Some(ArchiveFormat::Tar)
+        } else {
+            None
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s
+            .trim()
+            .trim_start_matches('.')
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "zip" => Some(ArchiveFormat::Zip),
+            "tar.gz" | "tgz" | "gz" | "targz" => Some(ArchiveFormat::TarGz),
+            "tar" => Some(ArchiveFormat::Tar),
+            _ => None,
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            ArchiveFormat::Zip => "zip",
+            ArchiveFormat::TarGz => "tar.gz",
+            ArchiveFormat::Tar => "tar",
+        }
+    }
+
+    /// The archive's name without its archive extension (`photos.tar.gz` → `photos`).
+    pub fn stem(name: &str) -> &str {
+        let lower = name.to_ascii_lowercase();
+        for ext in [".tar.gz", ".tgz", ".zip", ".tar"] {
+            if lower.ends_with(ext) && name.len() > ext.len() {
+                return &name[..name.len() - ext.len()];
+            }
+        }
+        name
+    }
+}
+
+/// One entry of an archive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Path inside the archive, `/`-separated, without a trailing slash.
+    pub name: String,
+    pub size: u64,
+    pub is_dir: bool,
+    /// False when extracting it would write outside the target folder, or it is a link.
+    pub safe: bool,
+}
+
+fn safe_relative(p: &Path) -> bool {
+    !p.as_os_str().is_empty()
+        && p.components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+fn clean_name(raw: &str) -> String {
+    raw.trim_end_matches('/')
+        .trim_start_matches("./")
+        .to_owned()
+}
+
+/// Lists an archive's entries.
+pub fn list(path: &Path, format: ArchiveFormat) -> std::io::Result<Vec<Entry>> {
+    let file = File::open(path)?;
+    match format {
+        ArchiveFormat::Zip => {
+            let mut zip = zip::ZipArchive::new(file).map_err(std::io::Error::other)?;
+            let mut out = Vec::with_capacity(zip.len());
+            for i in 0..zip.len() {
+                let f = zip.by_index(i).map_err(std::io::Error::other)?;
+                let raw = f.name().map_err(std::io::Error::other)?.into_owned();
+                let safe = f.enclosed_name().is_some() && safe_relative(Path::new(&raw));
+                out.push(Entry {
+                    name: clean_name(&raw),
+                    size: f.size(),
+                    is_dir: f.is_dir(),
+                    safe,
+                });
+            }
+            Ok(out)
+        }
+        ArchiveFormat::TarGz => tar_list(tar::Archive::new(flate2::read::GzDecoder::new(file))),
+        ArchiveFormat::Tar => tar_list(tar::Archive::new(file)),
+    }
+}
+
+fn tar_list<R: Read>(mut archive: tar::Archive<R>) -> std::io::Result<Vec<Entry>> {
+    let mut out = Vec::new();
+    for entry in archive.entries()? {
+        let entry = entry?;
+        let path = entry.path()?.into_owned();
+        let kind = entry.header().entry_type();
+        let safe = safe_relative(&path) && (kind.is_file() || kind.is_dir());
+        out.push(Entry {
+            name: clean_name(&path.to_string_lossy()),
+            size: entry.header().size().unwrap_or(0),
+            is_dir: kind.is_dir(),
+            safe,
+        });
+    }
+    Ok(out)
+}
+
+/// Every file and folder below each source, as (disk path, name inside the archive).
+fn collect(root: &Path, sources: &[String]) -> std::io::Result<Vec<(PathBuf, String, bool)>> {
+    let mut out = Vec::new();
+    fn walk(
+        disk: &Path,
+        name: &str,
+        out: &mut Vec<(PathBuf, String, bool)>,
+    ) -> std::io::Result<()> {
+        let meta = std::fs::symlink_metadata(disk)?;
+        if meta.is_dir() {
+            out.push((disk.to_owned(), name.to_owned(), true));
+            let mut kids: Vec<_> = std::fs::read_dir(disk)?.collect::<Result<_, _>>()?;
+            kids.sort_by_key(|e| e.file_name());
+            for k in kids {
+                walk(
+                    &k.path(),
+                    &format!("{name}/{}", k.file_name().to_string_lossy()),
+                    out,
+                )?;
+            }
+        } else if meta.is_file() {
+            out.push((disk.to_owned(), name.to_owned(), false));
+        }
+        // Symlinks are not archived (they could point anywhere).
+        Ok(())
+    }
+    for s in sources {
+        let name = s.rsplit('/').next().unwrap_or(s);
+        walk(&root.join(s), name, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Writes the archive (never overwriting) and verifies it by reading it back.
+pub fn create(
+    root: &Path,
+    sources: &[String],
+    target: &Path,
+    format: ArchiveFormat,
+) -> std::io::Result<()> {
+    let items = collect(root, sources)?;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(target)?;
+    match format {
+        ArchiveFormat::Zip => {
+            let mut zip = zip::ZipWriter::new(file);
+            let options = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated)
+                .large_file(true);
+            for (disk, name, is_dir) in &items {
+                if *is_dir {
+                    zip.add_directory(name.as_str(), options)
+                        .map_err(std::io::Error::other)?;
+                } else {
+                    zip.start_file(name.as_str(), options)
+                        .map_err(std::io::Error::other)?;
+                    std::io::copy(&mut File::open(disk)?, &mut zip)?;
+                }
+            }
+            zip.finish().map_err(std::io::Error::other)?.sync_all()?;
+        }
+        ArchiveFormat::TarGz | ArchiveFormat::Tar => {
+            let writer: Box<dyn Write> = if format == ArchiveFormat::TarGz {
+                Box::new(flate2::write::GzEncoder::new(
+                    file,
+                    flate2::Compression::default(),
+                ))
+            } else {
+                Box::new(file)
+            };
+            let mut tar = tar::Builder::new(writer);
+            tar.follow_symlinks(false);
+            for (disk, name, is_dir) in &items {
+                if *is_dir {
+                    tar.append_dir(name, disk)?;
+                } else {
+                    tar.append_path_with_name(disk, name)?;
+                }
+            }
+            tar.into_inner()?.flush()?;
+            File::open(target)?.sync_all()?;
+        }
+    }
+    // Verify: every file is in the archive with its size, before anything (like deleting the
+    // originals) relies on it.
+    let listed = list(target, format)?;
+    for (disk, name, is_dir) in items.iter().filter(|(_, _, d)| !d) {
+        let size = std::fs::metadata(disk)?.len();
+        if !listed
+            .iter()
+            .any(|e| e.name == *name && e.size == size && e.is_dir == *is_dir)
+        {
+            return Err(std::io::Error::other(format!(
+                "verification failed: `{name}` is missing or truncated in the archive"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Extracts into `target` (which must not exist yet). Refuses unsafe entries before writing anything.
+pub fn extract(archive: &Path, target: &Path, format: ArchiveFormat) -> std::io::Result<()> {
+    let entries = list(archive, format)?;
+    if let Some(bad) = entries.iter().find(|e| !e.safe) {
+        return Err(std::io::Error::other(format!(
+            "unsafe entry `{}` (outside the target folder, or a link)",
+            bad.name
+        )));
+    }
+    std::fs::create_dir(target)?;
+    let write_file = |rel: &str, reader: &mut dyn Read| -> std::io::Result<()> {
+        let dest = target.join(rel);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&dest)?;
+        std::io::copy(reader, &mut out)?;
+        out.sync_all()
+    };
+    match format {
+        ArchiveFormat::Zip => {
+            let mut zip =
+                zip::ZipArchive::new(File::open(archive)?).map_err(std::io::Error::other)?;
+            for i in 0..zip.len() {
+                let mut f = zip.by_index(i).map_err(std::io::Error::other)?;
+                let name = clean_name(&f.name().map_err(std::io::Error::other)?);
+                if f.is_dir() {
+                    std::fs::create_dir_all(target.join(&name))?;
+                } else {
+                    write_file(&name, &mut f)?;
+                }
+            }
+        }
+        ArchiveFormat::TarGz | ArchiveFormat::Tar => {
+            let file = File::open(archive)?;
+            let reader: Box<dyn Read> = if format == ArchiveFormat::TarGz {
+                Box::new(flate2::read::GzDecoder::new(file))
+            } else {
+                Box::new(file)
+            };
+            let mut tar = tar::Archive::new(reader);
+            for entry in tar.entries()? {
+                let mut entry = entry?;
+                let name = clean_name(&entry.path()?.to_string_lossy());
+                if entry.header().entry_type().is_dir() {
+                    std::fs::create_dir_all(target.join(&name))?;
+                } else {
+                    write_file(&name, &mut entry)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

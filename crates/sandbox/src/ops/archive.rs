@@ -1,0 +1,198 @@
+//! Archive graph methods: create (recorded, written at commit), list (reads the archive), extract
+//! (adds the entries to the graph; written at commit).
+
+use serde_json::{Value, json};
+
+use super::{OpContext, Placement, delete_one, mkdir_p, outermost, place};
+use crate::archive::{self, ArchiveFormat};
+use crate::error::{Result, SandboxError};
+use crate::graph::{ChangeOp, FileSystemGraph, GraphError};
+use crate::node::{Node, NodeKind, ROOT_ID, join, name_of, parent_of};
+use crate::params::Params;
+
+fn format_param(p: &Params, name_hint: &str) -> Result<ArchiveFormat> {
+    match p.opt_str("format")? {
+        Some(f) => ArchiveFormat::parse(&f).ok_or_else(|| SandboxError::InvalidParam {
+            method: p.method.to_owned(),
+            name: "format".into(),
+            message: format!("must be zip, tar.gz or tar, got `{f}`"),
+        }),
+        None => Ok(ArchiveFormat::from_name(name_hint).unwrap_or(ArchiveFormat::Zip)),
+    }
+}
+
+pub fn create_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
+    let sources = outermost(p.paths("source", cx.scope, g)?);
+    let mut target = p.path("target", cx.scope, g)?;
+    let format = format_param(p, &target)?;
+    if ArchiveFormat::from_name(&target) != Some(format) {
+        target = format!("{target}.{}", format.extension());
+    }
+    let delete_originals = p.bool("delete_originals", false)?;
+    let policy = p.conflict(cx.on_conflict)?;
+    let mut bytes = 0;
+    let mut files = 0;
+    for s in &sources {
+        for n in g.subtree(s) {
+            if n.kind == NodeKind::File {
+                bytes += n.size;
+                files += 1;
+            }
+        }
+        if crate::node::is_within(&target, s) {
+            return Err(GraphError::IntoItself(s.clone()).into());
+        }
+    }
+    if g.require(&sources[0]).is_err() {
+        return Err(GraphError::NotFound(sources[0].clone()).into());
+    }
+    mkdir_p(g, cx, parent_of(&target).unwrap_or(ROOT_ID))?;
+    let target = match place(g, target, policy)? {
+        Placement::At(t) => t,
+        Placement::Skip(reason) => {
+            return Ok(json!({"created": [], "skipped": [{"path": sources, "reason": reason}]}));
+        }
+    };
+    let mut node = Node::new(target.clone(), NodeKind::File);
+    node.size = bytes; // Upper bound until commit writes the compressed file.
+    node.modified_at = Some(cx.now);
+    node.dirty = true;
+    g.add(node)?;
+    g.record(
+        cx.snapshot,
+        ChangeOp::CreateArchive {
+            sources: sources.clone(),
+            target: target.clone(),
+            format,
+        },
+    );
+    let mut deleted = Vec::new();
+    if delete_originals {
+        for s in &sources {
+            delete_one(g, cx, s)?;
+            deleted.push(s.clone());
+        }
+    }
+    Ok(json!({
+        "created": [target],
+        "path": target,
+        "format": format,
+        "files": files,
+        "source_bytes": bytes,
+        "deleted_originals": deleted,
+    }))
+}
+
+fn read_entries(
+    g: &FileSystemGraph,
+    cx: &OpContext,
+    path: &str,
+) -> Result<(ArchiveFormat, Vec<archive::Entry>)> {
+    let node = g.require(path)?;
+    let content = |message: &str| SandboxError::Content {
+        path: path.to_owned(),
+        message: message.to_owned(),
+    };
+    if node.kind != NodeKind::File {
+        return Err(content("not a file"));
+    }
+    let format = ArchiveFormat::from_name(&node.name)
+        .ok_or_else(|| content("not a .zip, .tar.gz, .tgz or .tar archive"))?;
+    let from = node
+        .content_from
+        .as_deref()
+        .ok_or_else(|| content("the archive exists only in the plan so far; commit first"))?;
+    let entries = archive::list(&cx.scope.disk_path(from), format)
+        .map_err(|e| content(&format!("unreadable archive: {e}")))?;
+    Ok((format, entries))
+}
+
+pub fn list_archive(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
+    let path = p.path("path", cx.scope, g)?;
+    let (format, entries) = read_entries(g, cx, &path)?;
+    let unsafe_entries: Vec<&str> = entries
+        .iter()
+        .filter(|e| !e.safe)
+        .map(|e| e.name.as_str())
+        .collect();
+    Ok(json!({
+        "path": path,
+        "format": format,
+        "count": entries.len(),
+        "total_size": entries.iter().map(|e| e.size).sum::<u64>(),
+        "unsafe_entries": unsafe_entries,
+        "entries": entries.iter().map(|e| json!({"name": e.name, "size": e.size, "is_dir": e.is_dir})).collect::<Vec<_>>(),
+    }))
+}
+
+pub fn extract_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
+    let path = p.path("path", cx.scope, g)?;
+    let (_format, entries) = read_entries(g, cx, &path)?;
+    if let Some(bad) = entries.iter().find(|e| !e.safe) {
+        return Err(SandboxError::Content {
+            path,
+            message: format!(
+                "refusing to extract: entry `{}` would land outside the target folder (or is a link)",
+                bad.name
+            ),
+        });
+    }
+    let policy = p.conflict(cx.on_conflict)?;
+    let desired = if p.get("target").is_some() {
+        p.path("target", cx.scope, g)?
+    } else {
+        join(
+            parent_of(&path).unwrap_or(ROOT_ID),
+            ArchiveFormat::stem(name_of(&path)),
+        )
+    };
+    mkdir_p(g, cx, parent_of(&desired).unwrap_or(ROOT_ID))?;
+    let target = match place(g, desired, policy)? {
+        Placement::At(t) => t,
+        Placement::Skip(reason) => {
+            return Ok(json!({"created": [], "skipped": [{"path": path, "reason": reason}]}));
+        }
+    };
+    let mut root = Node::new(target.clone(), NodeKind::Dir);
+    root.modified_at = Some(cx.now);
+    root.dirty = true;
+    g.add(root)?;
+    let mut created = vec![target.clone()];
+    for e in &entries {
+        // Parents first: intermediate folders an archive does not list explicitly.
+        let mut id = target.clone();
+        let parts: Vec<&str> = e
+            .name
+            .split('/')
+            .filter(|s| !s.is_empty() && *s != ".")
+            .collect();
+        for (i, part) in parts.iter().enumerate() {
+            id = join(&id, part);
+            let last = i + 1 == parts.len();
+            if g.contains(&id) {
+                continue;
+            }
+            let kind = if last && !e.is_dir {
+                NodeKind::File
+            } else {
+                NodeKind::Dir
+            };
+            let mut n = Node::new(id.clone(), kind);
+            n.size = if kind == NodeKind::File { e.size } else { 0 };
+            n.modified_at = Some(cx.now);
+            n.dirty = true;
+            g.add(n)?;
+            created.push(id.clone());
+        }
+    }
+    g.record(
+        cx.snapshot,
+        ChangeOp::ExtractArchive {
+            archive: path.clone(),
+            target: target.clone(),
+        },
+    );
+    Ok(
+        json!({"created": [target], "path": target, "count": entries.len(), "nodes": created.len() - 1}),
+    )
+}

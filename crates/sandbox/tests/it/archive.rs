@@ -1,0 +1,119 @@
+//! Archives through the sandbox: create (verified) → commit → list → extract, and zip-slip refusal.
+
+use std::io::Write;
+
+use contracts::ErrorCode;
+use serde_json::json;
+
+use crate::support::{open, open_dir};
+
+#[test]
+fn zip_and_tar_gz_round_trip_through_commit() {
+    for (target, format) in [("backup.zip", "zip"), ("backup.tar.gz", "tar.gz")] {
+        let mut fx = open(&[
+            ("docs/a.txt", "alpha"),
+            ("docs/sub/b.txt", "beta"),
+            ("c.txt", "gamma"),
+        ]);
+        let out = fx.run(
+            "create_archive",
+            json!({"source": ["docs", "c.txt"], "target": target, "delete_originals": true}),
+        );
+        assert_eq!(out["files"], 3);
+        assert_eq!(out["format"], format);
+        assert_eq!(
+            fx.sandbox.render_diff(),
+            format!(
+                "+ archive docs, c.txt -> {target}\n- delete docs/ (9 B)\n- delete c.txt (5 B)\n"
+            )
+        );
+        fx.sandbox.commit(None).unwrap();
+        assert_eq!(
+            fx.disk().lines().count(),
+            1,
+            "only the archive is left: {}",
+            fx.disk()
+        );
+
+        let mut fx = open_dir(fx.dir);
+        let listing = fx.run("list_archive", json!({"path": target}));
+        let names: Vec<&str> = listing["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["docs", "docs/a.txt", "docs/sub", "docs/sub/b.txt", "c.txt"]
+        );
+        fx.run("extract_archive", json!({"path": target}));
+        assert!(fx.sandbox.graph().contains("backup/docs/sub/b.txt"));
+        fx.sandbox.commit(None).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(fx.dir.path().join("backup/docs/sub/b.txt")).unwrap(),
+            "beta"
+        );
+        assert_eq!(
+            std::fs::read_to_string(fx.dir.path().join("backup/c.txt")).unwrap(),
+            "gamma"
+        );
+    }
+}
+
+#[test]
+fn zip_slip_entries_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::File::create(dir.path().join("evil.zip")).unwrap();
+    let mut zip = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default();
+    zip.start_file("fine.txt", opts).unwrap();
+    zip.write_all(b"ok").unwrap();
+    zip.start_file("../../escaped.txt", opts).unwrap();
+    zip.write_all(b"pwned").unwrap();
+    zip.finish().unwrap();
+    let mut fx = open_dir(dir);
+    let listing = fx.run("list_archive", json!({"path": "evil.zip"}));
+    assert_eq!(listing["unsafe_entries"], json!(["../../escaped.txt"]));
+    let e = fx.fail("extract_archive", json!({"path": "evil.zip"}));
+    assert_eq!(e.code(), "CONTENT_UNREADABLE");
+    assert!(
+        e.to_string()
+            .contains("entry `../../escaped.txt` would land outside"),
+        "{e}"
+    );
+    assert!(fx.sandbox.changes().is_empty());
+}
+
+#[test]
+fn archive_problems_are_clear() {
+    let mut fx = open(&[("a.txt", "a"), ("not-an-archive.txt", "x")]);
+    assert_eq!(
+        fx.fail("list_archive", json!({"path": "not-an-archive.txt"}))
+            .code(),
+        "CONTENT_UNREADABLE"
+    );
+    assert_eq!(
+        fx.fail(
+            "create_archive",
+            json!({"source": "a.txt", "target": "x.rar", "format": "rar"})
+        )
+        .code(),
+        "INVALID_PARAM"
+    );
+    assert_eq!(
+        fx.fail(
+            "create_archive",
+            json!({"source": "missing.txt", "target": "x.zip"})
+        )
+        .code(),
+        "NOT_FOUND"
+    );
+    // An archive made in this plan cannot be listed until it is committed.
+    fx.run("create_archive", json!({"source": "a.txt", "target": "a"}));
+    assert!(fx.sandbox.graph().contains("a.zip"));
+    assert_eq!(
+        fx.fail("list_archive", json!({"path": "a.zip"})).code(),
+        "CONTENT_UNREADABLE"
+    );
+}

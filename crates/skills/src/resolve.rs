@@ -1,0 +1,260 @@
+//! Checking a parsed SKILL.md against the primitive table and turning it into a `SkillDefinition`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use contracts::{
+    GraphPrimitive, LlmPrimitive, Primitive, PrimitiveKind, PrimitiveTable, RetrievalPrimitive,
+    SkillDefinition, SkillPrimitive, ToolDefinition,
+};
+
+use crate::diagnostic::Diagnostic;
+use crate::parser::{SkillDraft, ToolDraft};
+
+fn closest<'a>(word: &str, options: &[&'a str]) -> Option<&'a str> {
+    options
+        .iter()
+        .map(|o| (edit_distance(word, o), *o))
+        .filter(|(d, o)| *d <= 3.max(o.len() / 3))
+        .min()
+        .map(|(_, o)| o)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn tool(
+    t: &ToolDraft,
+    table: &PrimitiveTable,
+    file: &Path,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ToolDefinition> {
+    let name = &t.name;
+    let Some(spec) = table.get(t.kind, &t.operation) else {
+        let known = table.names(t.kind);
+        let hint = closest(&t.operation, &known)
+            .map(|c| format!("did you mean `{c}`? "))
+            .unwrap_or_default();
+        diags.push(Diagnostic::error(
+            file,
+            t.line,
+            "UNKNOWN_METHOD",
+            format!(
+                "tool `{name}`: {} `{}` does not exist; {hint}known: {}",
+                match t.kind {
+                    PrimitiveKind::Graph => "graph method",
+                    PrimitiveKind::Retrieval => "retrieval query type",
+                    PrimitiveKind::Skill => "skill operation",
+                    PrimitiveKind::Llm => "llm task",
+                },
+                t.operation,
+                if known.is_empty() {
+                    "none yet".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        ));
+        return None;
+    };
+    let before = diags.len();
+    if let Some(m) = t.mutates
+        && m != spec.mutates
+    {
+        let why = if spec.mutates {
+            format!(
+                "`{}` changes files, so approval in `key` mode depends on it",
+                spec.name
+            )
+        } else {
+            format!("`{}` never changes anything", spec.name)
+        };
+        diags.push(Diagnostic::error(
+            file,
+            t.line,
+            "MUTATES_MISMATCH",
+            format!("tool `{name}`: declares `mutates: {m}` but {why}"),
+        ));
+    }
+    if t.kind == PrimitiveKind::Graph && t.scope_enforced == Some(false) {
+        diags.push(Diagnostic::warning(
+            file,
+            t.line,
+            "SCOPE_ALWAYS_ENFORCED",
+            format!("tool `{name}`: graph primitives are always confined to the working root; `scope_enforced: false` has no effect"),
+        ));
+    }
+    let accepted: Vec<&str> = spec
+        .required
+        .iter()
+        .chain(&spec.optional)
+        .map(|p| p.name.as_str())
+        .collect();
+    for p in t.required.iter().chain(&t.optional) {
+        if spec.param(p).is_none() {
+            let hint = closest(p, &accepted)
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default();
+            diags.push(Diagnostic::error(
+                file,
+                t.line,
+                "UNKNOWN_PARAM",
+                format!(
+                    "tool `{name}`: `{}` does not take `{p}`{hint}; it accepts: {}",
+                    spec.name,
+                    accepted.join(", ")
+                ),
+            ));
+        }
+    }
+    for p in &spec.required {
+        if !t.required.contains(&p.name) {
+            diags.push(Diagnostic::error(
+                file,
+                t.line,
+                "MISSING_REQUIRED_PARAM",
+                format!(
+                    "tool `{name}`: `{}` requires `{}`; list it under required",
+                    spec.name, p.name
+                ),
+            ));
+        }
+    }
+    for p in &t.required {
+        if t.optional.contains(p) {
+            diags.push(Diagnostic::warning(
+                file,
+                t.line,
+                "PARAM_TWICE",
+                format!("tool `{name}`: `{p}` is both required and optional"),
+            ));
+        }
+    }
+    if diags[before..].iter().any(Diagnostic::is_error) {
+        return None;
+    }
+    let return_type = t
+        .return_type
+        .clone()
+        .unwrap_or_else(|| spec.return_type.clone());
+    let optional: Vec<String> = t
+        .optional
+        .iter()
+        .filter(|p| !t.required.contains(p))
+        .cloned()
+        .collect();
+    let signature =
+        t.signature.clone().unwrap_or_else(|| {
+            let params: Vec<String> =
+                t.required
+                    .iter()
+                    .map(|p| format!("{p}: {}", spec.param(p).map_or("any", |s| s.ty.as_str())))
+                    .chain(optional.iter().map(|p| {
+                        format!("{p}?: {}", spec.param(p).map_or("any", |s| s.ty.as_str()))
+                    }))
+                    .collect();
+            format!(
+                "{}.{}({}) -> {return_type}",
+                t.kind,
+                spec.name,
+                params.join(", ")
+            )
+        });
+    let primitive = match t.kind {
+        PrimitiveKind::Graph => Primitive::Graph(GraphPrimitive {
+            method: spec.name.clone(),
+            mutates: spec.mutates,
+            scope_enforced: true,
+            return_type: return_type.clone(),
+        }),
+        PrimitiveKind::Retrieval => Primitive::Retrieval(RetrievalPrimitive {
+            query_type: spec.name.clone(),
+            scope_enforced: t.scope_enforced.unwrap_or(true),
+            return_type: return_type.clone(),
+        }),
+        PrimitiveKind::Skill => Primitive::Skill(SkillPrimitive {
+            operation: spec.name.clone(),
+            mutates: spec.mutates,
+            return_type: return_type.clone(),
+        }),
+        PrimitiveKind::Llm => Primitive::Llm(LlmPrimitive {
+            task: spec.name.clone(),
+            return_type: return_type.clone(),
+        }),
+    };
+    Some(ToolDefinition {
+        name: name.clone(),
+        description: t.summary.clone(),
+        primitive,
+        signature,
+        required_params: t.required.clone(),
+        optional_params: optional,
+        return_type,
+    })
+}
+
+/// Checks a draft against the table. `None` when any error was found (all are reported).
+pub fn resolve(
+    draft: &SkillDraft,
+    table: &PrimitiveTable,
+    file: &Path,
+) -> (Option<SkillDefinition>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut tools = BTreeMap::new();
+    for t in &draft.tools {
+        if let Some(def) = tool(t, table, file, &mut diags) {
+            tools.insert(def.name.clone(), def);
+        }
+    }
+    let uses_retrieval = draft
+        .tools
+        .iter()
+        .any(|t| t.kind == PrimitiveKind::Retrieval);
+    if let Some(declared) = draft.uses_retrieval
+        && declared != uses_retrieval
+    {
+        diags.push(Diagnostic::warning(
+            file,
+            draft.line_of("uses_retrieval"),
+            "USES_RETRIEVAL_MISMATCH",
+            format!(
+                "`uses_retrieval: {declared}` but {} tool uses a retrieval primitive; using {uses_retrieval}",
+                if uses_retrieval { "a" } else { "no" }
+            ),
+        ));
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        return (None, diags);
+    }
+    let version = draft.version.clone().unwrap_or_else(|| "1.0".to_owned());
+    let major = version.split('.').next().unwrap_or("1").to_owned();
+    let def = SkillDefinition {
+        id: draft
+            .id
+            .clone()
+            .unwrap_or_else(|| format!("skill-{}-v{major}", draft.name)),
+        name: draft.name.clone(),
+        version,
+        description: draft.description.clone(),
+        tags: draft.tags.clone(),
+        uses_retrieval,
+        tools,
+        kb_chunk_strategy: draft.kb_chunk_strategy.clone(),
+        kb_chunk_size: draft.kb_chunk_size,
+        triggers: draft.triggers.clone(),
+        instructions: draft.instructions.clone(),
+    };
+    (Some(def), diags)
+}

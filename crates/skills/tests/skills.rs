@@ -1,0 +1,319 @@
+//! SKILL.md parsing and the SkillStore: the shipped skills, diagnostics on broken files, reload, scaffold.
+
+use std::path::Path;
+
+use expect_test::{Expect, expect};
+use skills::{ReloadOutcome, SkillStore, engine_primitive_table, parse_skill_md, resolve};
+
+fn table() -> contracts::PrimitiveTable {
+    engine_primitive_table(sandbox::graph_primitive_table())
+}
+
+fn shipped_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills")
+}
+
+#[test]
+fn every_shipped_skill_loads_cleanly() {
+    let store = SkillStore::load(&shipped_dir(), table()).unwrap();
+    let diags: Vec<String> = store
+        .diagnostics()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        diags.is_empty(),
+        "shipped skills have diagnostics:\n{}",
+        diags.join("\n")
+    );
+    let listing: String = store
+        .skills()
+        .map(|s| {
+            let d = &s.definition;
+            let tools: Vec<String> = d
+                .tools
+                .values()
+                .map(|t| {
+                    format!(
+                        "{}={}{}",
+                        t.name,
+                        t.primitive.operation(),
+                        if t.mutates() { "*" } else { "" }
+                    )
+                })
+                .collect();
+            format!(
+                "{} [{}] vis={} notes={}: {}\n",
+                d.name,
+                d.id,
+                s.vis.is_some(),
+                s.error_notes.len(),
+                tools.join(" ")
+            )
+        })
+        .collect();
+    expect![[r#"
+        analyze-directory [skill-analyze-directory-v1] vis=true notes=2: analyze=analyze_directory largest=find summary=get_metadata
+        archive-files [skill-archive-files-v1] vis=true notes=3: create=create_archive* extract=extract_archive* list=list_archive
+        batch-rename [skill-batch-rename-v1] vis=true notes=2: rename=batch_rename* rename_one=rename_node*
+        manage-files [skill-manage-files-v1] vis=true notes=3: copy=copy_node* create=create_node* delete=delete_node* find=find get_metadata=get_metadata list=get_children move=move_node* rename=rename_node*
+        organize-by-type [skill-organize-by-type-v1] vis=true notes=3: organize=organize_by_type* preview_categories=analyze_directory
+        parse-content [skill-parse-content-v1] vis=true notes=2: extract_text=extract_text metadata=get_metadata
+        remove-duplicates [skill-remove-duplicates-v1] vis=true notes=3: remove=remove_duplicates* scan=find_duplicates
+        search-files [skill-search-files-v1] vis=true notes=3: find=find find_empty=find find_large=find find_recent=find search=content_search
+        skill-create [skill-skill-create-v1] vis=true notes=2: create=scaffold_skill*
+        skill-search [skill-skill-search-v1] vis=true notes=2: search=skill_match
+        skill-template [skill-skill-template-v1] vis=true notes=2: example_details=get_metadata example_find=find example_list=get_children
+    "#]]
+    .assert_eq(&listing);
+    for s in store.skills() {
+        assert!(
+            s.definition.description.len() > 80,
+            "{} has a thin description",
+            s.definition.name
+        );
+        assert!(
+            !s.definition.triggers.is_empty(),
+            "{} has no triggers",
+            s.definition.name
+        );
+    }
+}
+
+fn check(text: &str, expect: Expect) {
+    let file = Path::new("skills/broken/SKILL.md");
+    let (_, diags) = skills::check_skill_md(text, file, &table());
+    let rendered: String = diags.iter().map(|d| format!("{d}\n")).collect();
+    expect.assert_eq(&rendered);
+}
+
+#[test]
+fn diagnostics_on_broken_files() {
+    check(
+        "# no frontmatter\n",
+        expect![[r#"
+        skills/broken/SKILL.md:1: error[MISSING_FRONTMATTER]: SKILL.md must start with YAML frontmatter between `---` lines (name, description, ...)
+    "#]],
+    );
+    check(
+        "---\nname: x\ndescription: y\n",
+        expect![[r#"
+        skills/broken/SKILL.md:1: error[UNCLOSED_FRONTMATTER]: the frontmatter opened on line 1 is never closed with `---`
+    "#]],
+    );
+    check(
+        "---\nname: [unclosed\ndescription: y\n---\n",
+        expect![[r#"
+        skills/broken/SKILL.md:3: error[YAML_SYNTAX]: frontmatter is not valid YAML: did not find expected ',' or ']'
+    "#]],
+    );
+    check(
+        "---\nname: Bad_Name\ntags: files\nkb_chunk_strategy: words\nkb_chunk_size: -5\ncolour: blue\n---\n",
+        expect![[r#"
+            skills/broken/SKILL.md:1: error[MISSING_FIELD]: frontmatter needs `description` (the text retrieval matches requests against)
+            skills/broken/SKILL.md:2: warning[NAME_FORMAT]: name `Bad_Name` should be lowercase letters, digits and hyphens (at most 64)
+            skills/broken/SKILL.md:3: error[BAD_FIELD]: `tags` must be a list, found text
+            skills/broken/SKILL.md:4: error[BAD_FIELD]: `kb_chunk_strategy` must be one of fixed, sentence, paragraph, semantic, found `words`
+            skills/broken/SKILL.md:5: error[BAD_FIELD]: `kb_chunk_size` must be a positive whole number, found -5
+            skills/broken/SKILL.md:6: warning[UNKNOWN_FIELD]: unknown frontmatter field `colour` (ignored); known: name, id, version, description, tags, uses_retrieval, kb_chunk_strategy, kb_chunk_size, triggers
+        "#]],
+    );
+    check(
+        r#"---
+name: broken
+description: Several broken tools in one file, all reported together.
+uses_retrieval: true
+---
+
+### movee -- typo in the method
+primitive: graph | method: move_nod | mutates: true | required: [source, target]
+
+### sneaky -- claims not to mutate
+primitive: graph | method: delete_node | mutates: false | required: [path]
+
+### params -- wrong params
+primitive: graph | method: move_node | mutates: true | required: [src] | optional: [overwrite]
+
+### strange -- unknown primitive family
+primitive: shell | command: rm
+
+### half -- compact segment without a colon
+primitive: graph | method get_children | required: [path]
+
+### long -- long form with bad YAML
+primitive: graph
+method: find
+required_params: [path
+"#,
+        expect![[r#"
+            skills/broken/SKILL.md:4: warning[USES_RETRIEVAL_MISMATCH]: `uses_retrieval: true` but no tool uses a retrieval primitive; using false
+            skills/broken/SKILL.md:7: error[UNKNOWN_METHOD]: tool `movee`: graph method `move_nod` does not exist; did you mean `move_node`? known: get_children, get_metadata, create_node, move_node, rename_node, delete_node, copy_node, find, analyze_directory, find_duplicates, remove_duplicates, organize_by_type, batch_rename, create_archive, list_archive, extract_archive, extract_text
+            skills/broken/SKILL.md:10: error[MUTATES_MISMATCH]: tool `sneaky`: declares `mutates: false` but `delete_node` changes files, so approval in `key` mode depends on it
+            skills/broken/SKILL.md:13: error[UNKNOWN_PARAM]: tool `params`: `move_node` does not take `src` (did you mean `source`?); it accepts: source, target, on_conflict
+            skills/broken/SKILL.md:13: error[UNKNOWN_PARAM]: tool `params`: `move_node` does not take `overwrite`; it accepts: source, target, on_conflict
+            skills/broken/SKILL.md:13: error[MISSING_REQUIRED_PARAM]: tool `params`: `move_node` requires `source`; list it under required
+            skills/broken/SKILL.md:13: error[MISSING_REQUIRED_PARAM]: tool `params`: `move_node` requires `target`; list it under required
+            skills/broken/SKILL.md:17: warning[UNKNOWN_KEY]: tool `strange`: unknown key `command` (ignored)
+            skills/broken/SKILL.md:17: error[UNKNOWN_PRIMITIVE]: tool `strange`: primitive `shell` is not one of graph, retrieval, skill, llm
+            skills/broken/SKILL.md:20: error[BAD_DECLARATION]: tool `half`: `method get_children` is not `key: value`
+            skills/broken/SKILL.md:20: error[MISSING_KEY]: tool `half`: a graph primitive needs `method`
+            skills/broken/SKILL.md:26: error[YAML_SYNTAX]: tool `long`: did not find expected ',' or ']'
+        "#]],
+    );
+}
+
+#[test]
+fn code_fences_and_prose_headings_are_not_tools() {
+    let text = "---\nname: fenced\ndescription: A skill whose docs show declarations inside code fences.\n---\n\n### About\nJust prose.\n\n```\n### fake\nprimitive: graph | method: nope\n```\n\n### real -- the one tool\nprimitive: graph | method: get_children | mutates: false | required: [path]\n\nProse after the declaration.\n";
+    let file = Path::new("SKILL.md");
+    let (draft, diags) = parse_skill_md(text, file);
+    assert!(diags.is_empty(), "{diags:?}");
+    let (def, diags) = resolve(&draft.unwrap(), &table(), file);
+    assert!(diags.is_empty(), "{diags:?}");
+    let def = def.unwrap();
+    assert_eq!(def.tools.keys().collect::<Vec<_>>(), ["real"]);
+    assert_eq!(
+        def.tools["real"].signature,
+        "graph.get_children(path: path) -> NodeList"
+    );
+    assert!(def.instructions.contains("Prose after the declaration."));
+    assert!(def.instructions.contains("### fake"));
+}
+
+#[test]
+fn long_and_compact_forms_are_equivalent() {
+    let compact = "---\nname: a\ndescription: d\n---\n### move -- Move\nprimitive: graph | method: move_node | mutates: true | required: [source, target] | optional: [on_conflict]\n";
+    let long = "---\nname: a\ndescription: d\n---\n### move -- Move\nprimitive: graph\nmethod: move_node\nmutates: true\nscope_enforced: true\nrequired_params:\n  - name: source\n    type: paths\n  - name: target\n    type: path\noptional_params:\n  - name: on_conflict\n    type: str\n";
+    let f = Path::new("SKILL.md");
+    let a = resolve(&parse_skill_md(compact, f).0.unwrap(), &table(), f)
+        .0
+        .unwrap();
+    let b = resolve(&parse_skill_md(long, f).0.unwrap(), &table(), f)
+        .0
+        .unwrap();
+    assert_eq!(a, b);
+    assert!(a.tools["move"].mutates());
+}
+
+#[test]
+fn plain_agent_skills_file_loads_as_instruction_only() {
+    let text = "---\nname: pdf-tips\ndescription: How to work with PDF files; read when the user mentions PDFs.\nlicense: MIT\n---\n\n# PDF tips\n\nUse a real PDF library.\n";
+    let f = Path::new("SKILL.md");
+    let (draft, diags) = parse_skill_md(text, f);
+    assert!(diags.is_empty(), "{diags:?}");
+    let (def, diags) = resolve(&draft.unwrap(), &table(), f);
+    assert!(diags.is_empty());
+    let def = def.unwrap();
+    assert!(def.is_instruction_only());
+    assert_eq!(
+        (def.id.as_str(), def.version.as_str()),
+        ("skill-pdf-tips-v1", "1.0")
+    );
+    assert!(def.instructions.starts_with("# PDF tips"));
+}
+
+fn write(dir: &Path, folder: &str, text: &str) {
+    std::fs::create_dir_all(dir.join(folder)).unwrap();
+    std::fs::write(dir.join(folder).join("SKILL.md"), text).unwrap();
+}
+
+const GOOD: &str = "---\nname: good\ndescription: Lists folders.\n---\n### list\nprimitive: graph | method: get_children | mutates: false | required: [path]\n";
+
+#[test]
+fn one_bad_skill_never_stops_the_others_and_reload_keeps_the_last_good_version() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "good", GOOD);
+    write(dir.path(), "bad", "---\nname: bad\n---\n");
+    std::fs::create_dir(dir.path().join("not-a-skill")).unwrap();
+    let mut store = SkillStore::load(dir.path(), table()).unwrap();
+    assert_eq!(
+        store
+            .skills()
+            .map(|s| s.definition.name.as_str())
+            .collect::<Vec<_>>(),
+        ["good"]
+    );
+    let codes: Vec<&str> = store
+        .diagnostics()
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(codes, ["MISSING_FIELD", "NO_SKILL_FILE"]);
+
+    // A description edit reloads and asks for re-embedding.
+    write(
+        dir.path(),
+        "good",
+        &GOOD.replace("Lists folders.", "Lists folder contents."),
+    );
+    assert_eq!(
+        store.reload(&dir.path().join("good")),
+        ReloadOutcome::Loaded {
+            name: "good".into(),
+            description_changed: true
+        }
+    );
+    // A broken edit keeps the previous version and reports why.
+    write(
+        dir.path(),
+        "good",
+        &GOOD.replace("get_children", "get_kids"),
+    );
+    match store.reload(&dir.path().join("good")) {
+        ReloadOutcome::KeptPrevious { name, diagnostics } => {
+            assert_eq!(name, "good");
+            assert_eq!(diagnostics[0].code, "UNKNOWN_METHOD");
+            assert_eq!(diagnostics[0].line, 5);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        store.get("good").unwrap().definition.description,
+        "Lists folder contents."
+    );
+    // Fixing the bad one loads it.
+    write(dir.path(), "bad", &GOOD.replace("name: good", "name: bad"));
+    assert!(matches!(
+        store.reload(&dir.path().join("bad")),
+        ReloadOutcome::Loaded { .. }
+    ));
+    assert_eq!(store.len(), 2);
+}
+
+#[test]
+fn scaffold_creates_a_loadable_skill_from_the_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = shipped_dir().join("skill_template");
+    let copy = dir.path().join("skill_template");
+    std::fs::create_dir(&copy).unwrap();
+    for e in std::fs::read_dir(&template).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), copy.join(e.file_name())).unwrap();
+        }
+    }
+    let mut store = SkillStore::load(dir.path(), table()).unwrap();
+    let name = store
+        .scaffold(
+            "tidy-photos",
+            "Tidy holiday photos: \"quotes\" and colons: fine.",
+            &["photos".into()],
+        )
+        .unwrap();
+    assert_eq!(name, "tidy-photos");
+    let s = store.get("tidy-photos").unwrap();
+    assert_eq!(
+        s.definition.description,
+        "Tidy holiday photos: \"quotes\" and colons: fine."
+    );
+    assert_eq!(s.definition.tags, ["photos"]);
+    assert!(!s.definition.tools.is_empty());
+    assert_eq!(
+        contracts::ErrorCode::code(&store.scaffold("tidy-photos", "x", &[]).unwrap_err()),
+        "SKILL_EXISTS"
+    );
+    assert_eq!(
+        contracts::ErrorCode::code(&store.scaffold("Bad Name", "x", &[]).unwrap_err()),
+        "BAD_SKILL_NAME"
+    );
+}
