@@ -1,0 +1,97 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "scope-weaver",
+    version,
+    about = "On-device file agent: plan, simulate, approve, commit."
+)]
+pub struct Cli {
+    /// YAML config file (overrides config/default.yaml; SCOPE_WEAVER_* variables override it).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Skills directory (overrides `skills_dir`).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub skills: Option<PathBuf>,
+    /// Machine-readable JSON output.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Scan a folder into the sandbox graph and summarise it.
+    Scan {
+        root: PathBuf,
+        /// Also print the tree (to this depth).
+        #[arg(long, value_name = "DEPTH", num_args = 0..=1, default_missing_value = "2")]
+        tree: Option<usize>,
+    },
+    /// List, show and validate skills.
+    Skills {
+        #[command(subcommand)]
+        command: SkillsCommand,
+    },
+    /// Run one tool on a sandbox of ROOT: prints the result and the diff; writes only with --commit.
+    Tool {
+        skill: String,
+        tool: String,
+        #[arg(long)]
+        root: PathBuf,
+        /// Parameters as key=value (values may be JSON: n=3, names='["a","b"]'; repeat a key for a list).
+        params: Vec<String>,
+        /// Apply the change to disk (deletes go to the trash unless delete_mode is permanent).
+        #[arg(long)]
+        commit: bool,
+    },
+    /// Export the sandbox graph.
+    Graph {
+        #[command(subcommand)]
+        command: GraphCommand,
+    },
+    /// Inspect (or with --complete, finish) a commit that was interrupted.
+    Recover {
+        root: PathBuf,
+        #[arg(long)]
+        complete: bool,
+    },
+    /// Show the effective configuration.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Every loaded skill with its tools.
+    List,
+    /// One skill: description, triggers, tools with signatures.
+    Show { name: String },
+    /// Check every SKILL.md; exits non-zero on errors.
+    Validate,
+    /// The primitive table skills are checked against.
+    Primitives,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GraphCommand {
+    /// networkx-style node-link JSON of ROOT.
+    Export {
+        root: PathBuf,
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// The merged configuration as YAML.
+    Show,
+}

@@ -1,0 +1,656 @@
+//! The subcommands: each loads what it needs from config and calls the engine.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use config::PipelineConfig;
+use contracts::{Primitive, PrimitiveKind};
+use sandbox::{Sandbox, SandboxConfig, ScanOptions, human_bytes};
+use serde_json::{Map, Value, json};
+use skills::SkillStore;
+
+use crate::args::{Cli, Command, ConfigCommand, GraphCommand, SkillsCommand};
+use crate::output::{count, print_json, usage};
+
+/// Test and demo hook: pause this long after each change a commit writes (to interrupt it on purpose).
+const ENV_COMMIT_DELAY: &str = "SCOPE_WEAVER_DEBUG_COMMIT_DELAY_MS";
+
+struct Env {
+    config: PipelineConfig,
+    skills_dir: PathBuf,
+    json: bool,
+}
+
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    let config = PipelineConfig::load(cli.config.as_deref())?;
+    let skills_dir = cli
+        .skills
+        .clone()
+        .unwrap_or_else(|| default_skills_dir(&config));
+    let env = Env {
+        config,
+        skills_dir,
+        json: cli.json,
+    };
+    match cli.command {
+        Command::Scan { root, tree } => scan(&env, &root, tree),
+        Command::Skills { command } => skills_cmd(&env, command),
+        Command::Tool {
+            skill,
+            tool,
+            root,
+            params,
+            commit,
+        } => tool_cmd(&env, &skill, &tool, &root, &params, commit),
+        Command::Graph {
+            command: GraphCommand::Export { root, out },
+        } => graph_export(&env, &root, out.as_deref()),
+        Command::Recover { root, complete } => recover(&env, &root, complete),
+        Command::Config {
+            command: ConfigCommand::Show,
+        } => {
+            print!("{}", env.config.to_yaml());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `skills_dir` from config; if that relative path does not exist here, the skills shipped beside
+/// the binary's source tree (development builds) or beside the executable.
+fn default_skills_dir(config: &PipelineConfig) -> PathBuf {
+    let configured = config.skills_dir.clone();
+    if configured.is_absolute() || configured.exists() {
+        return configured;
+    }
+    let candidates = [
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills")),
+        std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|p| p.join("skills"))),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_dir())
+        .unwrap_or(configured)
+}
+
+fn load_skills(env: &Env) -> Result<SkillStore> {
+    let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
+    Ok(SkillStore::load(&env.skills_dir, table)?)
+}
+
+fn open_sandbox(env: &Env, root: &Path) -> Result<Sandbox> {
+    let progress = Arc::new(AtomicUsize::new(0));
+    let bar = (!env.json).then(|| {
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} scanning {msg}")
+                .expect("valid template"),
+        );
+        bar
+    });
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let ticker = bar.clone().map(|bar| {
+        let progress = progress.clone();
+        let done = done.clone();
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                bar.set_message(format!(
+                    "{} entries",
+                    count(progress.load(Ordering::Relaxed))
+                ));
+                bar.tick();
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            bar.finish_and_clear();
+        })
+    });
+    let options = ScanOptions {
+        progress: Some(progress),
+        threads: 0,
+    };
+    let result = Sandbox::open(root, SandboxConfig::from_pipeline(&env.config), &options);
+    done.store(true, Ordering::Relaxed);
+    if let Some(t) = ticker {
+        let _ = t.join();
+    }
+    let sandbox = result?;
+    if let Some(journal) = sandbox.pending_journal() {
+        eprintln!(
+            "warning: an interrupted commit is pending for this folder ({}); run `scope-weaver recover {}` to see or finish it",
+            journal.display(),
+            root.display()
+        );
+    }
+    Ok(sandbox)
+}
+
+fn scan(env: &Env, root: &Path, tree: Option<usize>) -> Result<ExitCode> {
+    let start = Instant::now();
+    let sb = open_sandbox(env, root)?;
+    let elapsed = start.elapsed();
+    let cx = json!({"path": "."});
+    let mut sb = sb;
+    let analysis = sb
+        .call("analyze_directory", cx.as_object().expect("object"))?
+        .data;
+    if env.json {
+        print_json(&json!({
+            "ok": true,
+            "root": sb.root(),
+            "nodes": sb.graph().len(),
+            "seconds": elapsed.as_secs_f64(),
+            "analysis": analysis,
+            "issues": sb.issues(),
+        }));
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "Scanned {}: {} files, {} folders, {} symlinks, {} in {:.2}s",
+        sb.root().display(),
+        count(analysis["file_count"].as_u64().unwrap_or(0) as usize),
+        count(analysis["dir_count"].as_u64().unwrap_or(0) as usize),
+        count(analysis["symlink_count"].as_u64().unwrap_or(0) as usize),
+        human_bytes(analysis["total_size"].as_u64().unwrap_or(0)),
+        elapsed.as_secs_f64()
+    );
+    let cats: Vec<String> = analysis["by_category"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            format!(
+                "{} {} ({})",
+                c["category"].as_str().unwrap_or("?"),
+                c["count"],
+                human_bytes(c["size"].as_u64().unwrap_or(0))
+            )
+        })
+        .collect();
+    if !cats.is_empty() {
+        println!("By type: {}", cats.join(" · "));
+    }
+    let largest: Vec<String> = analysis["largest"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .take(5)
+        .map(|n| {
+            format!(
+                "{} ({})",
+                n["path"].as_str().unwrap_or("?"),
+                human_bytes(n["size"].as_u64().unwrap_or(0))
+            )
+        })
+        .collect();
+    if !largest.is_empty() {
+        println!("Largest: {}", largest.join(", "));
+    }
+    let empty = analysis["empty_dirs"].as_array().map_or(0, Vec::len);
+    if empty > 0 {
+        println!("Empty folders: {empty}");
+    }
+    if !sb.issues().is_empty() {
+        println!("{} entries could not be read:", sb.issues().len());
+        for i in sb.issues().iter().take(20) {
+            println!("  {}: {}", i.path, i.message);
+        }
+    }
+    if let Some(depth) = tree {
+        for line in sb.graph().render_tree(false).lines() {
+            let indent = line.len() - line.trim_start().len();
+            if indent / 2 <= depth {
+                println!("{line}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
+    let store = load_skills(env)?;
+    match command {
+        SkillsCommand::List => {
+            if env.json {
+                let list: Vec<Value> = store
+                    .skills()
+                    .map(|s| serde_json::to_value(&s.definition).expect("serialises"))
+                    .collect();
+                print_json(
+                    &json!({"ok": true, "skills": list, "diagnostics": store.diagnostics()}),
+                );
+            } else {
+                for s in store.skills() {
+                    let d = &s.definition;
+                    let tools: Vec<&str> = d.tools.keys().map(String::as_str).collect();
+                    println!(
+                        "{:<18} {:<8} {}",
+                        d.name,
+                        d.version,
+                        if tools.is_empty() {
+                            "(instructions only)".to_owned()
+                        } else {
+                            tools.join(", ")
+                        }
+                    );
+                }
+                report_diagnostics(&store);
+            }
+        }
+        SkillsCommand::Show { name } => {
+            let s = store.get(&name).ok_or_else(|| {
+                let names: Vec<&str> = store.skills().map(|s| s.definition.name.as_str()).collect();
+                usage(
+                    "UNKNOWN_SKILL",
+                    format!("no skill named `{name}`; loaded: {}", names.join(", ")),
+                )
+            })?;
+            if env.json {
+                print_json(&json!({"ok": true, "skill": s.definition, "dir": s.dir, "vis": s.vis}));
+            } else {
+                let d = &s.definition;
+                println!("{} {} ({})\n{}\n", d.name, d.version, d.id, d.description);
+                if !d.tags.is_empty() {
+                    println!("tags: {}", d.tags.join(", "));
+                }
+                if !d.triggers.is_empty() {
+                    println!("triggers: {}", d.triggers.join(" | "));
+                }
+                for t in d.tools.values() {
+                    println!(
+                        "\n  {}{} — {}",
+                        t.name,
+                        if t.mutates() { " (changes files)" } else { "" },
+                        t.description
+                    );
+                    println!("    {}", t.signature);
+                }
+                println!("\nfolder: {}", s.dir.display());
+            }
+        }
+        SkillsCommand::Validate => {
+            let errors = store.diagnostics().iter().filter(|d| d.is_error()).count();
+            if env.json {
+                print_json(
+                    &json!({"ok": errors == 0, "skills": store.len(), "diagnostics": store.diagnostics()}),
+                );
+            } else {
+                report_diagnostics(&store);
+                println!(
+                    "{} skills loaded from {}; {errors} error(s)",
+                    store.len(),
+                    store.dir().display()
+                );
+            }
+            return Ok(if errors == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
+        }
+        SkillsCommand::Primitives => {
+            if env.json {
+                print_json(
+                    &json!({"ok": true, "primitives": store.table().iter().collect::<Vec<_>>()}),
+                );
+            } else {
+                for spec in store.table().iter() {
+                    let req: Vec<String> = spec
+                        .required
+                        .iter()
+                        .map(|p| format!("{}: {}", p.name, p.ty.as_str()))
+                        .collect();
+                    let opt: Vec<String> = spec
+                        .optional
+                        .iter()
+                        .map(|p| format!("{}?", p.name))
+                        .collect();
+                    println!(
+                        "{:<9} {:<18} {} ({}{}{}) -> {}\n          {}",
+                        spec.kind,
+                        spec.name,
+                        if spec.mutates { "mutates" } else { "reads  " },
+                        req.join(", "),
+                        if opt.is_empty() { "" } else { "; " },
+                        opt.join(", "),
+                        spec.return_type,
+                        spec.summary
+                    );
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report_diagnostics(store: &SkillStore) {
+    for d in store.diagnostics() {
+        eprintln!("{d}");
+    }
+}
+
+/// `key=value` pairs; values that parse as JSON are JSON; a repeated key becomes a list.
+pub fn parse_params(pairs: &[String]) -> Result<Map<String, Value>> {
+    let mut out = Map::new();
+    for pair in pairs {
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| usage("BAD_PARAM_SYNTAX", format!("`{pair}` is not key=value")))?;
+        let value =
+            serde_json::from_str::<Value>(v).unwrap_or_else(|_| Value::String(v.to_owned()));
+        match out.get_mut(k) {
+            None => {
+                out.insert(k.to_owned(), value);
+            }
+            Some(Value::Array(items)) => items.push(value),
+            Some(existing) => *existing = Value::Array(vec![existing.take(), value]),
+        }
+    }
+    Ok(out)
+}
+
+fn tool_cmd(
+    env: &Env,
+    skill: &str,
+    tool: &str,
+    root: &Path,
+    raw: &[String],
+    commit: bool,
+) -> Result<ExitCode> {
+    let mut store = load_skills(env)?;
+    let (def, tool_def) = store
+        .tool(skill, tool)
+        .ok_or_else(|| match store.get(skill) {
+            None => usage(
+                "UNKNOWN_SKILL",
+                format!("no skill named `{skill}` (see `scope-weaver skills list`)"),
+            ),
+            Some(s) => usage(
+                "UNKNOWN_TOOL",
+                format!(
+                    "skill `{skill}` has no tool `{tool}`; it has: {}",
+                    s.definition
+                        .tools
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+        })?;
+    let (def, tool_def) = (def.clone(), tool_def.clone());
+    let params = parse_params(raw)?;
+    let check = tool_def.validate_params(&params);
+    if !check.valid {
+        let mut msg = format!(
+            "{}.{} needs: {}",
+            def.name, tool_def.name, tool_def.signature
+        );
+        if !check.missing.is_empty() {
+            msg.push_str(&format!("\n  missing: {}", check.missing.join(", ")));
+        }
+        if !check.extra.is_empty() {
+            msg.push_str(&format!("\n  not accepted: {}", check.extra.join(", ")));
+        }
+        return Err(usage("INVALID_PARAMS", msg));
+    }
+    match &tool_def.primitive {
+        Primitive::Graph(g) => {
+            let mut sb = open_sandbox(env, root)?;
+            let result = sb.call(&g.method, &params)?;
+            let diff: Vec<String> = sb.changes().iter().map(|c| c.op.render()).collect();
+            let mut committed = None;
+            if commit && !diff.is_empty() {
+                sb.stage(&result.snapshot_id)?;
+                let delay = std::env::var(ENV_COMMIT_DELAY)
+                    .ok()
+                    .and_then(|v| v.parse::<u64>().ok());
+                let bar = (!env.json).then(|| {
+                    let bar = indicatif::ProgressBar::with_draw_target(
+                        Some(diff.len() as u64),
+                        indicatif::ProgressDrawTarget::stderr(),
+                    );
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template("committing {bar:30} {pos}/{len}")
+                            .expect("valid template"),
+                    );
+                    bar
+                });
+                let mut on_change = |done: usize, _total: usize, _op: &sandbox::ChangeOp| {
+                    if let Some(b) = &bar {
+                        b.set_position(done as u64);
+                    }
+                    if let Some(ms) = delay {
+                        std::thread::sleep(Duration::from_millis(ms));
+                    }
+                };
+                let report = sb.commit(Some(&mut on_change));
+                if let Some(b) = &bar {
+                    b.finish_and_clear();
+                }
+                committed = Some(report?);
+            }
+            if env.json {
+                print_json(
+                    &json!({"ok": true, "skill": def.name, "tool": tool_def.name, "result": result, "diff": diff, "committed": committed}),
+                );
+            } else {
+                print_result(&result.data);
+                if diff.is_empty() {
+                    println!("\nNo changes.");
+                } else {
+                    println!(
+                        "\nChanges{}:",
+                        if committed.is_some() {
+                            " (committed)"
+                        } else {
+                            " (simulated; add --commit to apply)"
+                        }
+                    );
+                    for line in &diff {
+                        println!("  {line}");
+                    }
+                }
+                if let Some(r) = committed {
+                    println!(
+                        "\nCommitted {} change(s): {} created, {} moved, {} copied, {} deleted{}.",
+                        r.applied,
+                        r.created,
+                        r.moved,
+                        r.copied,
+                        r.deleted,
+                        if r.deleted > 0 {
+                            format!(
+                                " ({}, {})",
+                                if r.trashed > 0 {
+                                    "to the trash"
+                                } else {
+                                    "permanently"
+                                },
+                                human_bytes(r.freed_bytes)
+                            )
+                        } else {
+                            String::new()
+                        }
+                    );
+                }
+            }
+        }
+        Primitive::Skill(s) if s.operation == "scaffold_skill" => {
+            let name = params
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let description = params
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let tags: Vec<String> = params
+                .get("tags")
+                .and_then(Value::as_str)
+                .map(|t| {
+                    t.split(',')
+                        .map(|x| x.trim().to_owned())
+                        .filter(|x| !x.is_empty())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !commit {
+                let target = store.dir().join(&name);
+                println!(
+                    "Would create skill `{name}` in {} from the template (add --commit to create it).",
+                    target.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            let created = store.scaffold(&name, &description, &tags)?;
+            let dir = store
+                .get(&created)
+                .map(|s| s.dir.clone())
+                .unwrap_or_default();
+            if env.json {
+                print_json(&json!({"ok": true, "created": created, "dir": dir}));
+            } else {
+                println!(
+                    "Created skill `{created}` in {}; edit its SKILL.md to declare its tools.",
+                    dir.display()
+                );
+            }
+        }
+        other => {
+            return Err(usage(
+                "PRIMITIVE_UNAVAILABLE",
+                format!(
+                    "{}.{} uses the {} primitive `{}`, which this command cannot run yet: the {} pipeline is not part of this build",
+                    def.name,
+                    tool_def.name,
+                    other.kind(),
+                    other.operation(),
+                    if other.kind() == PrimitiveKind::Retrieval {
+                        "retrieval"
+                    } else {
+                        "model"
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A readable rendering of a method result: counts first, then lists of nodes or moves.
+fn print_result(data: &Value) {
+    let Some(obj) = data.as_object() else {
+        println!("{data}");
+        return;
+    };
+    for (k, v) in obj {
+        match v {
+            Value::Array(items) if items.is_empty() => {}
+            Value::Array(items) => {
+                println!("{k}: {} item(s)", items.len());
+                for item in items.iter().take(50) {
+                    let line = match item {
+                        Value::Object(o) if o.contains_key("from") => format!(
+                            "{} -> {}",
+                            o["from"].as_str().unwrap_or("?"),
+                            o["to"].as_str().unwrap_or("?")
+                        ),
+                        Value::Object(o) if o.contains_key("path") && o.contains_key("size") => {
+                            format!(
+                                "{} ({})",
+                                o["path"].as_str().unwrap_or("?"),
+                                human_bytes(o["size"].as_u64().unwrap_or(0))
+                            )
+                        }
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    println!("  {line}");
+                }
+                if items.len() > 50 {
+                    println!("  … {} more", items.len() - 50);
+                }
+            }
+            Value::Object(_) => println!("{k}: {v}"),
+            Value::String(s) if s.contains('\n') => println!("{k}:\n{s}"),
+            Value::Null => {}
+            other => println!(
+                "{k}: {}",
+                other
+                    .as_str()
+                    .map_or_else(|| other.to_string(), str::to_owned)
+            ),
+        }
+    }
+}
+
+fn graph_export(env: &Env, root: &Path, out: Option<&Path>) -> Result<ExitCode> {
+    let sb = open_sandbox(env, root)?;
+    let text = serde_json::to_string_pretty(&sb.node_link_json()).expect("json serialises");
+    match out {
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+            if !env.json {
+                println!("Wrote {} nodes to {}", sb.graph().len(), path.display());
+            }
+        }
+        None => println!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn recover(env: &Env, root: &Path, complete: bool) -> Result<ExitCode> {
+    let report = sandbox::recover(root, &env.config.state_dir(), complete)?;
+    let Some(r) = report else {
+        if env.json {
+            print_json(&json!({"ok": true, "pending": false}));
+        } else {
+            println!("No interrupted commit for {}.", root.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    if env.json {
+        print_json(&json!({"ok": r.finished || !complete, "pending": !r.finished, "report": r}));
+    } else {
+        println!(
+            "Interrupted commit of {} ({} changes, {} applied before it stopped).",
+            r.root.display(),
+            r.total,
+            r.done_before
+        );
+        if let Some((op, verdict)) = &r.in_doubt {
+            println!("In progress when it stopped: {op} -> {verdict:?}");
+        }
+        for c in &r.conflicts {
+            println!("  conflict: {c}");
+        }
+        if r.finished {
+            println!(
+                "Finished: applied the remaining {} change(s).",
+                r.completed.as_ref().map_or(0, |c| c.applied)
+            );
+        } else {
+            println!("Not applied yet ({}):", r.pending.len());
+            for p in &r.pending {
+                println!("  {p}");
+            }
+            if !complete {
+                println!("Run with --complete to finish it.");
+            }
+        }
+    }
+    Ok(if complete && !r.finished {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

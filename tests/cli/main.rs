@@ -1,0 +1,326 @@
+//! End-to-end tests of the `scope-weaver` binary on real temp folders: commit, trash, crash recovery.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+struct Env {
+    home: tempfile::TempDir,
+    root: tempfile::TempDir,
+}
+
+impl Env {
+    fn new(files: &[(&str, &str)]) -> Env {
+        let root = tempfile::tempdir().unwrap();
+        for (p, c) in files {
+            let path = root.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, c).unwrap();
+        }
+        Env {
+            home: tempfile::tempdir().unwrap(),
+            root,
+        }
+    }
+
+    fn data_home(&self) -> PathBuf {
+        self.home.path().join("data")
+    }
+
+    fn state(&self) -> PathBuf {
+        self.home.path().join("state")
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_scope-weaver"));
+        c.args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("XDG_DATA_HOME", self.data_home())
+            .env("XDG_CONFIG_HOME", self.home.path().join("config"))
+            .env("SCOPE_WEAVER_STATE_DIR", self.state())
+            .env(
+                "SCOPE_WEAVER_SKILLS_DIR",
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"),
+            );
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out = self.run(&all);
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{e}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    }
+
+    fn root(&self) -> &str {
+        self.root.path().to_str().unwrap()
+    }
+}
+
+fn files_below(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push(p.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn delete_goes_to_the_trash_by_default_and_permanent_when_configured() {
+    let env = Env::new(&[("old.log", "log"), ("keep.txt", "k"), ("gone.tmp", "tmp")]);
+    let out = env.json(&[
+        "tool",
+        "manage-files",
+        "delete",
+        "--root",
+        env.root(),
+        "path=old.log",
+        "--commit",
+    ]);
+    assert_eq!(out["committed"]["trashed"], 1, "{out}");
+    assert!(!env.root.path().join("old.log").exists());
+    let trashed = env.data_home().join("Trash/files/old.log");
+    assert_eq!(
+        std::fs::read_to_string(&trashed).unwrap(),
+        "log",
+        "old.log is in the trash"
+    );
+    assert!(
+        env.data_home()
+            .join("Trash/info/old.log.trashinfo")
+            .exists()
+    );
+
+    let out = env
+        .cmd(&[
+            "--json",
+            "tool",
+            "manage-files",
+            "delete",
+            "--root",
+            env.root(),
+            "path=gone.tmp",
+            "--commit",
+        ])
+        .env("SCOPE_WEAVER_DELETE_MODE", "permanent")
+        .output()
+        .unwrap();
+    let out: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out["committed"]["deleted"], 1);
+    assert_eq!(out["committed"]["trashed"], 0);
+    assert!(!env.root.path().join("gone.tmp").exists());
+    assert!(!env.data_home().join("Trash/files/gone.tmp").exists());
+    assert_eq!(files_below(env.root.path()), ["keep.txt"]);
+}
+
+#[test]
+fn a_commit_killed_half_way_is_reported_and_completed_on_the_next_start() {
+    let files: Vec<(String, String)> = (0..120)
+        .map(|i| {
+            let ext = ["jpg", "pdf", "mp3", "csv"][i % 4];
+            (format!("file{i:03}.{ext}"), format!("content {i}"))
+        })
+        .collect();
+    let spec: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let env = Env::new(&spec);
+    let mut child = env
+        .cmd(&[
+            "tool",
+            "organize-by-type",
+            "organize",
+            "--root",
+            env.root(),
+            "path=.",
+            "--commit",
+        ])
+        .env("SCOPE_WEAVER_DEBUG_COMMIT_DELAY_MS", "25")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the journal shows some, but not all, changes applied; then kill -9.
+    let journals = env.state().join("journals");
+    let start = Instant::now();
+    let done_lines = loop {
+        let n = std::fs::read_dir(&journals)
+            .ok()
+            .and_then(|mut rd| rd.next())
+            .and_then(|e| std::fs::read_to_string(e.unwrap().path()).ok())
+            .map_or(0, |t| {
+                t.lines().filter(|l| l.starts_with("{\"done\"")).count()
+            });
+        if n >= 10 {
+            break n;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "commit never started"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "commit finished before it could be interrupted"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(done_lines < 124);
+
+    // Nothing is lost: every file is either still at the top or already sorted.
+    let after_crash = files_below(env.root.path());
+    assert_eq!(after_crash.len(), 120);
+    assert!(
+        after_crash.iter().any(|f| !f.contains('/')),
+        "some files not moved yet"
+    );
+
+    // The next start warns about it; a new commit is refused until it is resolved.
+    let scan = env.run(&["scan", env.root()]);
+    assert!(String::from_utf8_lossy(&scan.stderr).contains("interrupted commit is pending"));
+    let refused = env.json(&[
+        "tool",
+        "manage-files",
+        "create",
+        "--root",
+        env.root(),
+        "path=.",
+        "name=x",
+        "type=dir",
+        "--commit",
+    ]);
+    assert_eq!(refused["error"]["code"], "PENDING_JOURNAL", "{refused}");
+
+    // Report, then complete.
+    let report = env.json(&["recover", env.root()]);
+    assert_eq!(report["pending"], true);
+    assert!(report["report"]["pending"].as_array().unwrap().len() > 0);
+    let done = env.json(&["recover", env.root(), "--complete"]);
+    assert_eq!(done["report"]["finished"], true, "{done}");
+    let sorted = files_below(env.root.path());
+    assert_eq!(sorted.len(), 120);
+    assert!(
+        sorted.iter().all(|f| f.contains('/')),
+        "every file sorted: {sorted:?}"
+    );
+    assert!(sorted.contains(&"Images/file000.jpg".to_owned()));
+    assert_eq!(env.json(&["recover", env.root()])["pending"], false);
+}
+
+#[test]
+fn json_output_and_errors_carry_codes() {
+    let env = Env::new(&[("a.txt", "a"), ("b/c.pdf", "c")]);
+    let scan = env.json(&["scan", env.root()]);
+    assert_eq!(scan["analysis"]["file_count"], 2);
+    assert_eq!(scan["nodes"], 4);
+
+    let escape = env.json(&[
+        "tool",
+        "manage-files",
+        "move",
+        "--root",
+        env.root(),
+        "source=a.txt",
+        "target=../../etc",
+    ]);
+    assert_eq!(escape["ok"], false);
+    assert_eq!(escape["error"]["code"], "SCOPE_VIOLATION");
+
+    let missing = env.json(&[
+        "tool",
+        "manage-files",
+        "move",
+        "--root",
+        env.root(),
+        "source=a.txt",
+    ]);
+    assert_eq!(missing["error"]["code"], "INVALID_PARAMS");
+    let unknown = env.json(&["tool", "manage-files", "teleport", "--root", env.root()]);
+    assert_eq!(unknown["error"]["code"], "UNKNOWN_TOOL");
+
+    // Simulated by default: the disk is untouched without --commit.
+    let sim = env.json(&[
+        "tool",
+        "manage-files",
+        "move",
+        "--root",
+        env.root(),
+        "source=a.txt",
+        "target=b",
+    ]);
+    assert_eq!(
+        sim["diff"],
+        serde_json::json!(["~ move   a.txt -> b/a.txt"])
+    );
+    assert!(env.root.path().join("a.txt").exists());
+
+    let bad_config = env
+        .cmd(&["scan", env.root()])
+        .env("SCOPE_WEAVER_HITL_MODE", "sometimes")
+        .output()
+        .unwrap();
+    assert!(!bad_config.status.success());
+    let text = String::from_utf8_lossy(&bad_config.stderr);
+    assert!(
+        text.contains("error[CONFIG_INVALID]")
+            && text.contains("`hitl_mode`")
+            && text.contains("`all`, `key`, `bypass`"),
+        "{text}"
+    );
+
+    let graph = env.json(&["graph", "export", env.root()]);
+    assert_eq!(graph["nodes"].as_array().unwrap().len(), 4);
+    assert_eq!(graph["links"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn skills_validate_reports_file_and_line_and_fails() {
+    let env = Env::new(&[]);
+    let skills = env.home.path().join("skills");
+    std::fs::create_dir_all(skills.join("ok")).unwrap();
+    std::fs::write(
+        skills.join("ok/SKILL.md"),
+        "---\nname: ok\ndescription: fine\n---\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(skills.join("bad")).unwrap();
+    std::fs::write(skills.join("bad/SKILL.md"), "---\nname: bad\ndescription: d\n---\n### t\nprimitive: graph | method: nope | mutates: false\n").unwrap();
+    let out = env.run(&["--skills", skills.to_str().unwrap(), "skills", "validate"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad/SKILL.md:5: error[UNKNOWN_METHOD]"),
+        "{err}"
+    );
+    let ok = env.run(&["skills", "validate"]);
+    assert!(
+        ok.status.success(),
+        "shipped skills validate: {}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
