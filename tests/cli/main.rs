@@ -219,7 +219,7 @@ fn a_commit_killed_half_way_is_reported_and_completed_on_the_next_start() {
     // Report, then complete.
     let report = env.json(&["recover", env.root()]);
     assert_eq!(report["pending"], true);
-    assert!(report["report"]["pending"].as_array().unwrap().len() > 0);
+    assert!(!report["report"]["pending"].as_array().unwrap().is_empty());
     let done = env.json(&["recover", env.root(), "--complete"]);
     assert_eq!(done["report"]["finished"], true, "{done}");
     let sorted = files_below(env.root.path());

@@ -115,26 +115,14 @@ impl Sandbox {
     /// Runs one graph method on the graph. A snapshot is taken first; if the method fails, the graph
     /// is rolled back to it, so a failed call leaves no trace.
     pub fn call(&mut self, method: &str, params: &Map<String, Value>) -> Result<ExecutionResult> {
-        let spec = self
-            .table
-            .get(PrimitiveKind::Graph, method)
-            .ok_or_else(|| SandboxError::UnknownMethod(method.to_owned()))?;
-        primitives::check_params(spec, params)?;
-        let snapshot = self.graph.snapshot();
-        let cx = ops::OpContext {
-            scope: &self.scope,
-            on_conflict: self.config.on_conflict,
-            now: now_secs(),
-            snapshot,
-        };
-        let p = params::Params::new(method, params);
-        match primitives::dispatch(&mut self.graph, &cx, method, &p) {
-            Ok(data) => Ok(ExecutionResult::success(snapshot.to_string(), data)),
-            Err(e) => {
-                self.graph.rollback(snapshot).expect("snapshot just taken");
-                Err(e)
-            }
-        }
+        call_graph_method(
+            &mut self.graph,
+            &self.scope,
+            &self.table,
+            self.config.on_conflict,
+            method,
+            params,
+        )
     }
 
     pub fn snapshot(&mut self) -> SnapshotId {
@@ -297,6 +285,37 @@ impl Sandbox {
     pub fn node_link_json(&self) -> Value {
         self.graph
             .node_link_json(&self.root().display().to_string())
+    }
+}
+
+/// Runs one graph method on a graph (pure, no disk writes): what `Sandbox::call` does, usable on a
+/// graph built in memory. Snapshot first; on failure the graph is rolled back to it.
+pub fn call_graph_method(
+    graph: &mut FileSystemGraph,
+    scope: &Scope,
+    table: &PrimitiveTable,
+    on_conflict: ConflictPolicy,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<ExecutionResult> {
+    let spec = table
+        .get(PrimitiveKind::Graph, method)
+        .ok_or_else(|| SandboxError::UnknownMethod(method.to_owned()))?;
+    primitives::check_params(spec, params)?;
+    let snapshot = graph.snapshot();
+    let cx = ops::OpContext {
+        scope,
+        on_conflict,
+        now: now_secs(),
+        snapshot,
+    };
+    let p = params::Params::new(method, params);
+    match primitives::dispatch(graph, &cx, method, &p) {
+        Ok(data) => Ok(ExecutionResult::success(snapshot.to_string(), data)),
+        Err(e) => {
+            graph.rollback(snapshot).expect("snapshot just taken");
+            Err(e)
+        }
     }
 }
 
