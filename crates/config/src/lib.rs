@@ -356,12 +356,8 @@ impl PipelineConfig {
 }
 
 fn unknown_key(key: &str, source: Source, known: &[String]) -> ConfigProblem {
-    let suggestion = known
-        .iter()
-        .map(|k| (edit_distance(k, key), k))
-        .filter(|(d, _)| *d <= 3)
-        .min()
-        .map(|(_, k)| format!(" (did you mean `{k}`?)"))
+    let suggestion = contracts::closest(key, known.iter().map(String::as_str))
+        .map(|k| format!(" (did you mean `{k}`?)"))
         .unwrap_or_default();
     ConfigProblem {
         key: key.to_owned(),
@@ -377,21 +373,6 @@ fn tidy(e: &serde_yaml::Error, key: &str) -> String {
     let text = text.split(" at line ").next().unwrap_or(&text);
     let text = text.strip_prefix(&format!("{key}: ")).unwrap_or(text);
     text.replace("unknown variant", "invalid value")
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

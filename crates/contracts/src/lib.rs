@@ -8,6 +8,7 @@ mod plan;
 mod primitive;
 mod reference;
 mod skill;
+mod suggest;
 
 pub use error::{ErrorCode, ErrorPayload};
 pub use execution::{ExecutionResult, PipelineContext, StepStatus, ValidationResult};
@@ -18,3 +19,4 @@ pub use primitive::{
 };
 pub use reference::{PathSegment, Reference, ReferenceError, find_references};
 pub use skill::{SkillDefinition, ToolDefinition};
+pub use suggest::{closest, edit_distance};

@@ -31,3 +31,34 @@ impl Plan {
         serde_json::to_value(schemars::schema_for!(Plan)).expect("schema serialises")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_schema_describes_steps_and_round_trips() {
+        let schema = Plan::json_schema();
+        let text = schema.to_string();
+        for field in ["steps", "step", "description", "skill", "tool", "params"] {
+            assert!(
+                text.contains(&format!("\"{field}\"")),
+                "schema lacks {field}: {text}"
+            );
+        }
+        let plan: Plan = serde_json::from_value(serde_json::json!({"steps": [
+            {"step": 1, "skill": "manage-files", "tool": "list", "params": {"path": "~/Downloads"}},
+            {"step": 2, "description": "move them", "skill": "manage-files", "tool": "move",
+             "params": {"source": "$step(1).nodes", "target": "Sorted"}}
+        ]}))
+        .unwrap();
+        assert_eq!(plan.steps[0].description, "");
+        let back: Plan = serde_json::from_value(serde_json::to_value(&plan).unwrap()).unwrap();
+        assert_eq!(back, plan);
+        // A step without a skill is not a plan step.
+        assert!(
+            serde_json::from_value::<PlanStep>(serde_json::json!({"step": 1, "tool": "x"}))
+                .is_err()
+        );
+    }
+}

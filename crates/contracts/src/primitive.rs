@@ -228,6 +228,26 @@ pub struct PrimitiveSpec {
 }
 
 impl PrimitiveSpec {
+    pub fn new(
+        kind: PrimitiveKind,
+        name: &str,
+        mutates: bool,
+        required: Vec<ParamSpec>,
+        optional: Vec<ParamSpec>,
+        return_type: &str,
+        summary: &str,
+    ) -> Self {
+        PrimitiveSpec {
+            kind,
+            name: name.to_owned(),
+            mutates,
+            required,
+            optional,
+            return_type: return_type.to_owned(),
+            summary: summary.to_owned(),
+        }
+    }
+
     pub fn param(&self, name: &str) -> Option<&ParamSpec> {
         self.required
             .iter()

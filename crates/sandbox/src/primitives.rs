@@ -30,15 +30,15 @@ fn graph(
     ret: &str,
     summary: &str,
 ) -> PrimitiveSpec {
-    PrimitiveSpec {
-        kind: PrimitiveKind::Graph,
-        name: name.to_owned(),
+    PrimitiveSpec::new(
+        PrimitiveKind::Graph,
+        name,
         mutates,
         required,
         optional,
-        return_type: ret.to_owned(),
-        summary: summary.to_owned(),
-    }
+        ret,
+        summary,
+    )
 }
 
 /// Every graph method of the FileSystemGraph, with its parameters.

@@ -36,26 +36,6 @@ pub use store::{
     LoadedSkill, ReloadOutcome, SKILL_FILE, SkillError, SkillStore, TEMPLATE_DIR, load_folder,
 };
 
-fn spec(
-    kind: PrimitiveKind,
-    name: &str,
-    mutates: bool,
-    required: Vec<ParamSpec>,
-    optional: Vec<ParamSpec>,
-    ret: &str,
-    summary: &str,
-) -> PrimitiveSpec {
-    PrimitiveSpec {
-        kind,
-        name: name.to_owned(),
-        mutates,
-        required,
-        optional,
-        return_type: ret.to_owned(),
-        summary: summary.to_owned(),
-    }
-}
-
 /// Retrieval query types (dispatched by the retrieval pipeline). They never mutate.
 pub fn retrieval_primitive_table() -> PrimitiveTable {
     let top_k = || {
@@ -66,7 +46,7 @@ pub fn retrieval_primitive_table() -> PrimitiveTable {
         )
     };
     PrimitiveTable::new(vec![
-        spec(
+        PrimitiveSpec::new(
             PrimitiveKind::Retrieval,
             "content_search",
             false,
@@ -82,7 +62,7 @@ pub fn retrieval_primitive_table() -> PrimitiveTable {
             "Hits",
             "Semantic + keyword search over file contents (ContentIndex).",
         ),
-        spec(
+        PrimitiveSpec::new(
             PrimitiveKind::Retrieval,
             "skill_match",
             false,
@@ -100,7 +80,7 @@ pub fn retrieval_primitive_table() -> PrimitiveTable {
 
 /// Operations on the skill store itself.
 pub fn skill_primitive_table() -> PrimitiveTable {
-    PrimitiveTable::new(vec![spec(
+    PrimitiveTable::new(vec![PrimitiveSpec::new(
         PrimitiveKind::Skill,
         "scaffold_skill",
         true,

@@ -11,30 +11,6 @@ use contracts::{
 use crate::diagnostic::Diagnostic;
 use crate::parser::{SkillDraft, ToolDraft};
 
-fn closest<'a>(word: &str, options: &[&'a str]) -> Option<&'a str> {
-    options
-        .iter()
-        .map(|o| (edit_distance(word, o), *o))
-        .filter(|(d, o)| *d <= 3.max(o.len() / 3))
-        .min()
-        .map(|(_, o)| o)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 fn tool(
     t: &ToolDraft,
     table: &PrimitiveTable,
@@ -44,7 +20,7 @@ fn tool(
     let name = &t.name;
     let Some(spec) = table.get(t.kind, &t.operation) else {
         let known = table.names(t.kind);
-        let hint = closest(&t.operation, &known)
+        let hint = contracts::closest(&t.operation, known.iter().copied())
             .map(|c| format!("did you mean `{c}`? "))
             .unwrap_or_default();
         diags.push(Diagnostic::error(
@@ -104,7 +80,7 @@ fn tool(
         .collect();
     for p in t.required.iter().chain(&t.optional) {
         if spec.param(p).is_none() {
-            let hint = closest(p, &accepted)
+            let hint = contracts::closest(p, accepted.iter().copied())
                 .map(|c| format!(" (did you mean `{c}`?)"))
                 .unwrap_or_default();
             diags.push(Diagnostic::error(

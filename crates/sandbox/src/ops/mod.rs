@@ -337,7 +337,15 @@ pub fn create_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
     Ok(json!({"created": created, "skipped": skipped, "count": created.len()}))
 }
 
-pub fn move_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Transfer {
+    Move,
+    Copy,
+}
+
+/// `move_node` and `copy_node`: sources go into `target` if it is (or, for several sources, becomes)
+/// a folder; a single source to a path that does not exist takes that path.
+fn transfer(g: &mut FileSystemGraph, cx: &OpContext, p: &Params, how: Transfer) -> Result<Value> {
     let sources = outermost(p.paths("source", cx.scope, g)?);
     let target = p.path("target", cx.scope, g)?;
     let policy = p.conflict(cx.on_conflict)?;
@@ -353,26 +361,43 @@ pub fn move_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<
     } else {
         Vec::new()
     };
-    let (mut moved, mut skipped) = (Vec::new(), Vec::new());
+    let (mut done, mut skipped) = (Vec::new(), Vec::new());
     for s in sources {
         let desired = if into_dir {
             join(&target, name_of(&s))
         } else {
             target.clone()
         };
+        let mut policy = policy;
         if desired == s {
-            skipped.push(json!({"path": s, "reason": "already there"}));
-            continue;
+            if how == Transfer::Move {
+                skipped.push(json!({"path": s, "reason": "already there"}));
+                continue;
+            }
+            // Copying onto itself always means "a second copy beside it".
+            policy = ConflictPolicy::Rename;
         }
         if !into_dir {
             created.extend(mkdir_p(g, cx, parent_of(&desired).unwrap_or(ROOT_ID))?);
         }
         match place(g, desired, policy)? {
-            Placement::At(to) => moved.push(move_one(g, cx, &s, &to)?),
+            Placement::At(to) => done.push(match how {
+                Transfer::Move => move_one(g, cx, &s, &to)?,
+                Transfer::Copy => copy_one(g, cx, &s, &to)?,
+            }),
             Placement::Skip(reason) => skipped.push(json!({"path": s, "reason": reason})),
         }
     }
-    Ok(json!({"count": moved.len(), "moved": moved, "skipped": skipped, "created_dirs": created}))
+    let key = if how == Transfer::Move {
+        "moved"
+    } else {
+        "copied"
+    };
+    Ok(json!({"count": done.len(), key: done, "skipped": skipped, "created_dirs": created}))
+}
+
+pub fn move_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
+    transfer(g, cx, p, Transfer::Move)
 }
 
 pub fn rename_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
@@ -401,45 +426,7 @@ pub fn rename_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
 }
 
 pub fn copy_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
-    let sources = outermost(p.paths("source", cx.scope, g)?);
-    let target = p.path("target", cx.scope, g)?;
-    let policy = p.conflict(cx.on_conflict)?;
-    for s in &sources {
-        g.require(s)?;
-    }
-    let into_dir = match g.node(&target) {
-        Some(n) => n.is_dir(),
-        None => sources.len() > 1,
-    };
-    let mut created = if into_dir {
-        mkdir_p(g, cx, &target)?
-    } else {
-        Vec::new()
-    };
-    let (mut copied, mut skipped) = (Vec::new(), Vec::new());
-    for s in sources {
-        let desired = if into_dir {
-            join(&target, name_of(&s))
-        } else {
-            target.clone()
-        };
-        if !into_dir {
-            created.extend(mkdir_p(g, cx, parent_of(&desired).unwrap_or(ROOT_ID))?);
-        }
-        // Copying onto itself always means "a second copy beside it".
-        let policy = if desired == s {
-            ConflictPolicy::Rename
-        } else {
-            policy
-        };
-        match place(g, desired, policy)? {
-            Placement::At(to) => copied.push(copy_one(g, cx, &s, &to)?),
-            Placement::Skip(reason) => skipped.push(json!({"path": s, "reason": reason})),
-        }
-    }
-    Ok(
-        json!({"count": copied.len(), "copied": copied, "skipped": skipped, "created_dirs": created}),
-    )
+    transfer(g, cx, p, Transfer::Copy)
 }
 
 pub fn delete_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {

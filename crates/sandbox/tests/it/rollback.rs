@@ -99,3 +99,21 @@ fn a_failed_call_is_rolled_back_whole() {
     assert_eq!(fx.sandbox.graph().fingerprint_state(), before);
     assert!(fx.sandbox.changes().is_empty());
 }
+
+#[test]
+fn stale_nodes_follow_indexing_and_changes() {
+    let mut fx = open(&[("a.txt", "a"), ("b.txt", "b"), ("d/", "")]);
+    let stale = |fx: &crate::support::Fixture| -> Vec<String> {
+        fx.sandbox
+            .stale_nodes()
+            .iter()
+            .map(|n| n.id.clone())
+            .collect()
+    };
+    assert_eq!(stale(&fx), ["a.txt", "b.txt"], "never indexed");
+    fx.sandbox
+        .mark_indexed(&["a.txt".into(), "b.txt".into()], sandbox::now_secs() + 10);
+    assert!(stale(&fx).is_empty());
+    fx.run("move_node", json!({"source": "a.txt", "target": "d"}));
+    assert_eq!(stale(&fx), ["d/a.txt"], "moved since indexing");
+}
