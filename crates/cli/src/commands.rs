@@ -559,6 +559,20 @@ fn print_result(data: &Value) {
                 println!("{k}: {} item(s)", items.len());
                 for item in items.iter().take(50) {
                     let line = match item {
+                        Value::Object(o) if o.contains_key("paths") && o.contains_key("hash") => {
+                            let paths: Vec<&str> = o["paths"]
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .filter_map(Value::as_str)
+                                .collect();
+                            format!(
+                                "{} identical files of {}: {}",
+                                paths.len(),
+                                human_bytes(o["size"].as_u64().unwrap_or(0)),
+                                paths.join(", ")
+                            )
+                        }
                         Value::Object(o) if o.contains_key("from") => format!(
                             "{} -> {}",
                             o["from"].as_str().unwrap_or("?"),

@@ -130,3 +130,22 @@ fn root_name_and_home_forms_resolve_inside() {
         assert_eq!(sb.resolve("~/x").unwrap_err().code(), "SCOPE_VIOLATION");
     }
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_name_that_is_not_utf8_is_reported_and_the_scan_goes_on() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tree(&[("fine.txt", "ok")]);
+    let bad = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::write(dir.path().join(bad), "latin-1 name").unwrap();
+    let fx = crate::support::open_dir(dir);
+    assert!(fx.sandbox.graph().contains("fine.txt"));
+    assert_eq!(
+        fx.sandbox.graph().len(),
+        2,
+        "root + fine.txt; the unnamed file is left alone"
+    );
+    let issues = fx.sandbox.issues();
+    assert_eq!(issues.len(), 1);
+    assert!(issues[0].message.contains("not valid UTF-8"), "{issues:?}");
+}
