@@ -324,3 +324,98 @@ fn skills_validate_reports_file_and_line_and_fails() {
         String::from_utf8_lossy(&ok.stderr)
     );
 }
+
+#[test]
+fn skills_search_ranks_with_scores_and_says_confident_or_near_miss() {
+    let env = Env::new(&[]);
+    let v = env.json(&[
+        "skills",
+        "search",
+        "remove duplicates in Downloads",
+        "--top",
+        "3",
+    ]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["hits"][0]["skill"], "remove-duplicates", "{v}");
+    assert_eq!(v["hits"].as_array().unwrap().len(), 3);
+    assert_ne!(v["runner_ups"][0]["skill"], "remove-duplicates");
+    let out = env.run(&["skills", "search", "bake a chocolate cake"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("near-miss"), "{text}");
+    assert!(text.contains("runner-ups"), "{text}");
+    // The index persists: a second run embeds nothing new.
+    let out = env.run(&["skills", "search", "zip the reports"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("indexed"));
+    // Batch mode: one JSON ranking per line.
+    let file = env.home.path().join("requests.jsonl");
+    std::fs::write(
+        &file,
+        "{\"request\": \"sort downloads by type\"}\nzip the reports\n",
+    )
+    .unwrap();
+    let out = env.run(&["skills", "search", "--file", file.to_str().unwrap()]);
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["hits"][0]["skill"], "organize-by-type");
+    assert_eq!(lines[1]["hits"][0]["skill"], "archive-files");
+}
+
+#[test]
+fn search_finds_files_by_content_and_the_search_tool_runs() {
+    let env = Env::new(&[
+        (
+            "Documents/lease.txt",
+            "The tenant pays a security deposit of two months rent.",
+        ),
+        (
+            "Documents/recipe.md",
+            "Whisk the eggs, fold in the flour, bake for twenty minutes.",
+        ),
+        ("Code/main.rs", "fn main() { println!(\"hello\"); }"),
+    ]);
+    let v = env.json(&["search", env.root(), "rental deposit", "--top", "2"]);
+    assert_eq!(v["result"]["hits"][0]["path"], "Documents/lease.txt", "{v}");
+    let out = env.run(&["search", env.root(), "baking eggs", "--path", "Documents"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("Documents/recipe.md"),
+        "{text}"
+    );
+    assert!(text.contains("Whisk the eggs"), "{text}");
+    // The second run reuses the saved content index.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("0 file(s) embedded"), "{err}");
+
+    let v = env.json(&[
+        "tool",
+        "search-files",
+        "search",
+        "--root",
+        env.root(),
+        "query=security deposit",
+        "top_k=1",
+    ]);
+    assert_eq!(
+        v["result"]["paths"],
+        serde_json::json!(["Documents/lease.txt"]),
+        "{v}"
+    );
+    let v = env.json(&[
+        "tool",
+        "skill-search",
+        "search",
+        "--root",
+        env.root(),
+        "query=compress a folder",
+    ]);
+    assert_eq!(v["result"]["hits"][0]["skill"], "archive-files", "{v}");
+    let v = env.json(&["search", env.root(), "x", "--path", "/etc"]);
+    assert_eq!(v["error"]["code"], "SCOPE_VIOLATION", "{v}");
+}

@@ -50,6 +50,17 @@ pub enum Command {
         #[arg(long)]
         commit: bool,
     },
+    /// Search the files of ROOT by what they say (content index: embeddings + BM25).
+    Search {
+        root: PathBuf,
+        query: String,
+        /// Only below this folder of ROOT.
+        #[arg(long, value_name = "SUBFOLDER")]
+        path: Option<String>,
+        /// How many files (default: config top_k).
+        #[arg(long, value_name = "N")]
+        top: Option<usize>,
+    },
     /// Export the sandbox graph.
     Graph {
         #[command(subcommand)]
@@ -78,6 +89,17 @@ pub enum SkillsCommand {
     Validate,
     /// The primitive table skills are checked against.
     Primitives,
+    /// Rank skills and tools for a request: scores, runner-ups, confident or near-miss.
+    Search {
+        query: Option<String>,
+        /// Rank every line of this file instead (text, or JSON with a `request` field; `-` for
+        /// stdin); prints one JSON ranking per line.
+        #[arg(long, value_name = "FILE", conflicts_with = "query")]
+        file: Option<PathBuf>,
+        /// How many (skill, tool) pairs to show.
+        #[arg(long, value_name = "N", default_value_t = 5)]
+        top: usize,
+    },
 }
 
 #[derive(Debug, Subcommand)]

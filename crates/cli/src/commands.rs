@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use config::PipelineConfig;
-use contracts::{Primitive, PrimitiveKind};
+use contracts::Primitive;
 use sandbox::{Sandbox, SandboxConfig, ScanOptions, human_bytes};
 use serde_json::{Map, Value, json};
 use skills::SkillStore;
@@ -19,10 +19,10 @@ use crate::output::{count, print_json, usage};
 /// Test and demo hook: pause this long after each change a commit writes (to interrupt it on purpose).
 const ENV_COMMIT_DELAY: &str = "SCOPE_WEAVER_DEBUG_COMMIT_DELAY_MS";
 
-struct Env {
-    config: PipelineConfig,
-    skills_dir: PathBuf,
-    json: bool,
+pub struct Env {
+    pub config: PipelineConfig,
+    pub skills_dir: PathBuf,
+    pub json: bool,
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
@@ -46,6 +46,18 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             params,
             commit,
         } => tool_cmd(&env, &skill, &tool, &root, &params, commit),
+        Command::Search {
+            root,
+            query,
+            path,
+            top,
+        } => crate::search::content_search(
+            &env,
+            &root,
+            &query,
+            path.as_deref(),
+            top.unwrap_or(env.config.top_k),
+        ),
         Command::Graph {
             command: GraphCommand::Export { root, out },
         } => graph_export(&env, &root, out.as_deref()),
@@ -84,7 +96,7 @@ fn load_skills(env: &Env) -> Result<SkillStore> {
     Ok(SkillStore::load(&env.skills_dir, table)?)
 }
 
-fn open_sandbox(env: &Env, root: &Path) -> Result<Sandbox> {
+pub fn open_sandbox(env: &Env, root: &Path) -> Result<Sandbox> {
     let progress = Arc::new(AtomicUsize::new(0));
     let bar = (!env.json).then(|| {
         let bar =
@@ -293,6 +305,15 @@ fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
             } else {
                 ExitCode::from(1)
             });
+        }
+        SkillsCommand::Search { query, file, top } => {
+            return crate::search::skills_search(
+                env,
+                &store,
+                query.as_deref(),
+                file.as_deref(),
+                top,
+            );
         }
         SkillsCommand::Primitives => {
             if env.json {
@@ -525,20 +546,19 @@ fn tool_cmd(
                 );
             }
         }
+        Primitive::Retrieval(r) => {
+            let data = crate::search::retrieval_tool(env, &store, &r.query_type, root, &params)?;
+            crate::search::print_retrieval(env, &def.name, &tool_def.name, &data);
+        }
         other => {
             return Err(usage(
                 "PRIMITIVE_UNAVAILABLE",
                 format!(
-                    "{}.{} uses the {} primitive `{}`, which this command cannot run yet: the {} pipeline is not part of this build",
+                    "{}.{} uses the {} primitive `{}`, which `scope-weaver tool` cannot run on its own",
                     def.name,
                     tool_def.name,
                     other.kind(),
                     other.operation(),
-                    if other.kind() == PrimitiveKind::Retrieval {
-                        "retrieval"
-                    } else {
-                        "model"
-                    }
                 ),
             ));
         }
@@ -547,7 +567,7 @@ fn tool_cmd(
 }
 
 /// A readable rendering of a method result: counts first, then lists of nodes or moves.
-fn print_result(data: &Value) {
+pub fn print_result(data: &Value) {
     let Some(obj) = data.as_object() else {
         println!("{data}");
         return;

@@ -14,6 +14,9 @@ pub fn payload(err: &anyhow::Error) -> contracts::ErrorPayload {
     if let Some(e) = err.downcast_ref::<skills::SkillError>() {
         return e.to_payload();
     }
+    if let Some(e) = err.downcast_ref::<retrieval::RetrievalError>() {
+        return e.to_payload();
+    }
     if let Some(e) = err.downcast_ref::<UsageError>() {
         return contracts::ErrorPayload::new(e.code, e.message.clone());
     }

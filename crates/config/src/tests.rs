@@ -52,7 +52,7 @@ fn precedence_is_defaults_then_file_then_env() {
     assert_eq!(c.chunk_size, 1000);
     assert_eq!(c.skill_match_threshold, 0.8);
     assert!(c.block_on_stale);
-    assert_eq!(c.chunk_overlap, 64, "untouched keys keep defaults");
+    assert_eq!(c.chunk_overlap, 32, "untouched keys keep defaults");
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn out_of_range_values_are_reported_together() {
     expect![[r#"
         invalid configuration:
           - `skill_match_threshold` (from environment variable SCOPE_WEAVER_SKILL_MATCH_THRESHOLD): must be between 0.0 and 1.0, got 1.5
-          - `chunk_overlap` (from environment variable SCOPE_WEAVER_CHUNK_OVERLAP): must be smaller than chunk_size (512), got 600
+          - `chunk_overlap` (from environment variable SCOPE_WEAVER_CHUNK_OVERLAP): must be smaller than chunk_size (256), got 600
           - `thinker_model_path` (from config/default.yaml): must be set when thinker_backend is mistralrs
           - `embedding_model_path` (from environment variable SCOPE_WEAVER_EMBEDDING_MODEL_PATH): must be an absolute path, got models/minilm"#]]
     .assert_eq(&err.to_string());

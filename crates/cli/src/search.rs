@@ -1,0 +1,231 @@
+//! Retrieval from the command line: `skills search` (which skill fits a request), `search ROOT`
+//! (which files are about something), and running retrieval tools with `tool`.
+
+use std::io::BufRead;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use retrieval::{RetrievalPipeline, SkillRanking, call_retrieval};
+use sandbox::Sandbox;
+use serde_json::{Map, Value, json};
+use skills::SkillStore;
+
+use crate::commands::{Env, open_sandbox, print_result};
+use crate::output::{print_json, usage};
+
+/// Opens the retrieval pipeline and brings the skill index up to date with `store`.
+pub fn skill_pipeline(env: &Env, store: &SkillStore) -> Result<RetrievalPipeline> {
+    let mut p = RetrievalPipeline::open(&env.config)?;
+    let report = p.build_index(store)?;
+    if !env.json && !report.embedded.is_empty() {
+        eprintln!(
+            "indexed {} skill(s) with {}{}",
+            report.embedded.len(),
+            p.embedder().fingerprint(),
+            if report.rebuilt {
+                " (the embedding model changed: index rebuilt)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(p)
+}
+
+fn ranking_json(r: &SkillRanking, top: usize) -> Value {
+    json!({
+        "query": r.query,
+        "confident": r.confident,
+        "threshold": r.threshold,
+        "gap": r.gap,
+        "margin": r.margin(),
+        "hits": r.hits.iter().take(top).collect::<Vec<_>>(),
+        "runner_ups": r.runner_ups().iter().take(3).map(|h| json!({"skill": h.skill, "tool": h.tool, "score": h.score})).collect::<Vec<_>>(),
+    })
+}
+
+fn print_ranking(r: &SkillRanking, top: usize) {
+    let Some(best) = r.top() else {
+        println!("{:?}: no skills are loaded", r.query);
+        return;
+    };
+    let verdict = if r.confident {
+        format!(
+            "confident: {}/{} (score {:.2} ≥ {:.2}, ahead by {:.2} ≥ {:.2})",
+            best.skill,
+            best.tool,
+            best.score,
+            r.threshold,
+            r.margin(),
+            r.gap
+        )
+    } else if best.score < r.threshold {
+        format!(
+            "near-miss: best score {:.2} is below the threshold {:.2}; the person should pick",
+            best.score, r.threshold
+        )
+    } else {
+        format!(
+            "near-miss: {}/{} leads by only {:.2} (< {:.2}); the person should pick",
+            best.skill,
+            best.tool,
+            r.margin(),
+            r.gap
+        )
+    };
+    println!("{:?}\n{verdict}", r.query);
+    for (i, h) in r.hits.iter().take(top).enumerate() {
+        println!(
+            "  {}. {:.3}  {:<34} skill {:.2} · tool {:.2} · cosine {:.2} · bm25 {:.1}",
+            i + 1,
+            h.score,
+            format!("{}/{}", h.skill, h.tool),
+            h.skill_score,
+            h.tool_score,
+            h.vector,
+            h.bm25
+        );
+    }
+    let runner: Vec<String> = r
+        .runner_ups()
+        .iter()
+        .take(3)
+        .map(|h| format!("{}/{} {:.2}", h.skill, h.tool, h.score))
+        .collect();
+    if !runner.is_empty() {
+        println!("  runner-ups (other skills): {}", runner.join(", "));
+    }
+}
+
+/// `skills search QUERY` or `skills search --file REQUESTS` (one request per line: text, or JSON
+/// with a `request` field; prints one JSON ranking per line).
+pub fn skills_search(
+    env: &Env,
+    store: &SkillStore,
+    query: Option<&str>,
+    file: Option<&Path>,
+    top: usize,
+) -> Result<ExitCode> {
+    let p = skill_pipeline(env, store)?;
+    if let Some(file) = file {
+        let reader: Box<dyn BufRead> = if file == Path::new("-") {
+            Box::new(std::io::stdin().lock())
+        } else {
+            Box::new(std::io::BufReader::new(
+                std::fs::File::open(file).with_context(|| format!("{}", file.display()))?,
+            ))
+        };
+        for line in reader.lines() {
+            let line = line?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let q = serde_json::from_str::<Value>(&line)
+                .ok()
+                .and_then(|v| v.get("request").and_then(Value::as_str).map(str::to_owned))
+                .unwrap_or(line);
+            let r = p.match_skill(&q)?;
+            println!("{}", ranking_json(&r, top));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let query = query.filter(|q| !q.trim().is_empty()).ok_or_else(|| {
+        usage(
+            "INVALID_PARAMS",
+            "give a query, or --file with one request per line",
+        )
+    })?;
+    let r = p.match_skill(query)?;
+    if env.json {
+        let mut v = ranking_json(&r, top);
+        v["ok"] = json!(true);
+        print_json(&v);
+    } else {
+        print_ranking(&r, top);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Opens the sandbox of `root` and its content index (reusing the saved one where current).
+fn indexed_sandbox(env: &Env, root: &Path) -> Result<(Sandbox, RetrievalPipeline)> {
+    let mut sb = open_sandbox(env, root)?;
+    let mut p = RetrievalPipeline::open(&env.config)?;
+    let report = p.index_sandbox(&mut sb)?;
+    if !env.json {
+        eprintln!(
+            "content index: {} file(s) embedded ({} chunks), {} unchanged, {} dropped{}",
+            report.embedded_files,
+            report.embedded_chunks,
+            report.kept_files,
+            report.removed_files,
+            if report.unreadable.is_empty() {
+                String::new()
+            } else {
+                format!(", {} unreadable (indexed by name)", report.unreadable.len())
+            }
+        );
+    }
+    Ok((sb, p))
+}
+
+/// `search ROOT QUERY [--path SUB] [--top N]`.
+pub fn content_search(
+    env: &Env,
+    root: &Path,
+    query: &str,
+    path: Option<&str>,
+    top: usize,
+) -> Result<ExitCode> {
+    let (sb, p) = indexed_sandbox(env, root)?;
+    let scope = match path {
+        Some(s) => sb.resolve(s)?,
+        None => ".".to_owned(),
+    };
+    let r = p.query_content(&sb, query, &scope, top)?;
+    if env.json {
+        print_json(&json!({"ok": true, "root": sb.root(), "result": r}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(w) = &r.warning {
+        eprintln!("warning: {w}");
+    }
+    if r.hits.is_empty() {
+        println!("No files match {query:?}.");
+    }
+    for h in &r.hits {
+        println!("{:.3}  {}", h.score, h.path);
+        if !h.snippet.is_empty() {
+            println!("       {}", h.snippet);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tool SKILL TOOL` for a tool whose primitive is a retrieval query.
+pub fn retrieval_tool(
+    env: &Env,
+    store: &SkillStore,
+    query_type: &str,
+    root: &Path,
+    params: &Map<String, Value>,
+) -> Result<Value> {
+    if query_type == "content_search" {
+        let (sb, p) = indexed_sandbox(env, root)?;
+        return Ok(call_retrieval(&p, Some(&sb), query_type, params)?);
+    }
+    let p = skill_pipeline(env, store)?;
+    Ok(call_retrieval(&p, None, query_type, params)?)
+}
+
+/// Prints a retrieval tool's result.
+pub fn print_retrieval(env: &Env, skill: &str, tool: &str, data: &Value) {
+    if env.json {
+        print_json(&json!({"ok": true, "skill": skill, "tool": tool, "result": data}));
+    } else {
+        if let Some(w) = data.get("warning").and_then(Value::as_str) {
+            eprintln!("warning: {w}");
+        }
+        print_result(data);
+    }
+}

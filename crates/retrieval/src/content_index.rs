@@ -1,0 +1,374 @@
+//! ContentIndex: what the files of a sandbox say. Text-bearing files (text, markdown, code, csv,
+//! json, html, ...) are chunked and embedded; other files are indexed by name and metadata only.
+//! Kept in step with the sandbox: nodes changed since indexing are "stale" until re-indexed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+
+use sandbox::{Node, NodeKind, Sandbox, category_of};
+use serde::{Deserialize, Serialize};
+
+use crate::chunk::{ChunkSpec, chunk_text};
+use crate::embed::Embedder;
+use crate::index::{HybridIndex, Mix};
+use crate::{Result, RetrievalError};
+
+/// Most bytes read from one file for indexing.
+pub const MAX_TEXT_BYTES: u64 = 1 << 20;
+
+/// Extensions whose content is read as text.
+const TEXT_EXTENSIONS: &[&str] = &[
+    "bash", "bat", "c", "cc", "cfg", "conf", "cpp", "cs", "css", "csv", "env", "go", "h", "hpp",
+    "htm", "html", "ini", "java", "js", "json", "jsonl", "jsx", "kt", "log", "lua", "markdown",
+    "md", "mdx", "php", "pl", "ps1", "py", "r", "rb", "rs", "rst", "scala", "scss", "sh", "sql",
+    "srt", "svg", "swift", "tex", "toml", "ts", "tsv", "tsx", "txt", "vtt", "xml", "yaml", "yml",
+    "zsh",
+];
+
+/// Extensions that are never text even when they look like it.
+fn is_known_binary(ext: &str) -> bool {
+    !matches!(
+        category_of(Some(ext)),
+        "Other" | "Documents" | "Code" | "Data"
+    ) || matches!(
+        ext,
+        "pdf" | "doc" | "docx" | "xls" | "xlsx" | "ppt" | "pptx" | "odt" | "ods" | "sqlite"
+    )
+}
+
+/// One document of the ContentIndex: a chunk of a file, or a file's name and metadata.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContentDoc {
+    pub path: String,
+    pub chunk: usize,
+    /// Byte range of the chunk in the file's text (0..0 for metadata-only documents).
+    pub start: usize,
+    pub end: usize,
+    /// Whether the document carries the file's content (false: name and metadata only).
+    pub text_bearing: bool,
+    pub size: u64,
+    pub modified_at: Option<i64>,
+}
+
+/// A file that matched a content query (its best chunk).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContentHit {
+    pub path: String,
+    pub score: f32,
+    pub vector: f32,
+    pub bm25: f32,
+    pub chunk: usize,
+    pub snippet: String,
+}
+
+/// What `sync` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SyncReport {
+    /// Files (re-)read and embedded.
+    pub embedded_files: usize,
+    pub embedded_chunks: usize,
+    /// Files whose documents were still current.
+    pub kept_files: usize,
+    /// Files whose documents were dropped (gone from the graph, or changed).
+    pub removed_files: usize,
+    /// Files changed in the plan but not committed: left stale until commit.
+    pub pending_files: usize,
+    /// Files that could not be read (indexed by name only).
+    pub unreadable: Vec<String>,
+}
+
+/// Is `id` at or below the folder `scope` (both root-relative ids, root = ".")?
+pub fn within(id: &str, scope: &str) -> bool {
+    scope == "." || id == scope || id.strip_prefix(scope).is_some_and(|r| r.starts_with('/'))
+}
+
+/// The searchable text of a file, or `None` for binaries. HTML loses its tags.
+pub fn readable_text(node: &Node, bytes: &[u8]) -> Option<String> {
+    let ext = node.extension.as_deref();
+    let listed = ext.is_some_and(|e| TEXT_EXTENSIONS.contains(&e));
+    if !listed && ext.is_some_and(is_known_binary) {
+        return None;
+    }
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    if !listed {
+        // Unknown extension: text only if it decodes cleanly.
+        let bad = text
+            .chars()
+            .filter(|c| *c == char::REPLACEMENT_CHARACTER)
+            .count();
+        if bad * 100 > text.chars().count().max(1) {
+            return None;
+        }
+    }
+    Some(match ext {
+        Some("html" | "htm" | "xml" | "svg") => strip_markup(&text),
+        _ => text.into_owned(),
+    })
+}
+
+fn strip_markup(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() / 2);
+    let mut in_tag = false;
+    let lower = html.to_ascii_lowercase();
+    let mut skip_until: Option<&str> = None;
+    let mut i = 0;
+    let bytes = html.as_bytes();
+    while i < bytes.len() {
+        if let Some(end) = skip_until {
+            match lower[i..].find(end) {
+                Some(p) => {
+                    i += p + end.len();
+                    skip_until = None;
+                    in_tag = false;
+                    continue;
+                }
+                None => break,
+            }
+        }
+        let c = html[i..].chars().next().expect("in bounds");
+        if c == '<' {
+            if lower[i..].starts_with("<script") {
+                skip_until = Some("</script>");
+            } else if lower[i..].starts_with("<style") {
+                skip_until = Some("</style>");
+            }
+            in_tag = true;
+            out.push(' ');
+        } else if c == '>' && in_tag {
+            in_tag = false;
+        } else if !in_tag {
+            out.push(c);
+        }
+        i += c.len_utf8();
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Name words, extension and category: what a file without readable text is found by.
+fn metadata_text(node: &Node) -> String {
+    let ext = node.extension.as_deref();
+    let stem = node
+        .name
+        .rsplit_once('.')
+        .map_or(node.name.as_str(), |(s, _)| s);
+    format!(
+        "{} {} {} file",
+        stem.replace(['_', '-', '.'], " "),
+        ext.unwrap_or(""),
+        category_of(ext).to_lowercase()
+    )
+}
+
+/// The content of one sandbox, searchable.
+#[derive(Debug)]
+pub struct ContentIndex {
+    pub(crate) index: HybridIndex<ContentDoc>,
+}
+
+impl ContentIndex {
+    pub fn new(index: HybridIndex<ContentDoc>) -> Self {
+        ContentIndex { index }
+    }
+
+    pub fn inner(&self) -> &HybridIndex<ContentDoc> {
+        &self.index
+    }
+
+    /// Indexed files and their (size, modified_at) at indexing time.
+    fn indexed_files(&self) -> BTreeMap<String, (u64, Option<i64>)> {
+        self.index
+            .docs()
+            .map(|(_, d)| (d.meta.path.clone(), (d.meta.size, d.meta.modified_at)))
+            .collect()
+    }
+
+    /// Brings the index in line with the sandbox: drops documents of files that are gone or
+    /// changed, embeds new and changed files, and marks them indexed in the graph. Files changed
+    /// only in the plan (not yet committed) are left stale.
+    pub fn sync(
+        &mut self,
+        sandbox: &mut Sandbox,
+        embedder: &dyn Embedder,
+        spec: &ChunkSpec,
+    ) -> Result<SyncReport> {
+        let mut report = SyncReport::default();
+        let committed = sandbox.changes().is_empty();
+        let indexed = self.indexed_files();
+        let mut live: BTreeSet<String> = BTreeSet::new();
+        let mut todo: Vec<Node> = Vec::new();
+        let mut current: Vec<String> = Vec::new();
+        for n in sandbox.graph().nodes().filter(|n| n.kind == NodeKind::File) {
+            live.insert(n.id.clone());
+            if n.dirty && !committed {
+                report.pending_files += 1;
+                continue;
+            }
+            let up_to_date = !n.dirty
+                && n.indexed_at.is_some()
+                && indexed.get(&n.id) == Some(&(n.size, n.modified_at));
+            let persisted = !n.dirty && indexed.get(&n.id) == Some(&(n.size, n.modified_at));
+            if up_to_date || persisted {
+                report.kept_files += 1;
+                current.push(n.id.clone());
+            } else {
+                todo.push(n.clone());
+            }
+        }
+        // Forget files that left the graph or will be re-read.
+        let redo: BTreeSet<&str> = todo.iter().map(|n| n.id.as_str()).collect();
+        let gone: BTreeSet<String> = indexed
+            .keys()
+            .filter(|p| redo.contains(p.as_str()) || (!live.contains(*p) && committed))
+            .cloned()
+            .collect();
+        report.removed_files = gone.len();
+        self.index.remove_where(|d| gone.contains(&d.path))?;
+        let scope = sandbox.scope().clone();
+        for node in &todo {
+            let (docs, unreadable) = read_docs(node, &scope, spec, embedder)?;
+            if unreadable {
+                report.unreadable.push(node.id.clone());
+            }
+            let texts: Vec<&str> = docs.iter().map(|(_, t)| t.as_str()).collect();
+            let vectors = embedder.embed_documents(&texts)?;
+            report.embedded_chunks += texts.len();
+            for ((meta, text), v) in docs.into_iter().zip(vectors) {
+                self.index.insert(meta, text, &v)?;
+            }
+            report.embedded_files += 1;
+            current.push(node.id.clone());
+        }
+        sandbox.mark_indexed(&current, sandbox::now_secs());
+        Ok(report)
+    }
+
+    /// The best-matching files below `scope`, one hit per file (its best chunk).
+    pub fn search(
+        &self,
+        query: &str,
+        vector: &[f32],
+        scope: &str,
+        top_k: usize,
+        mix: Mix,
+    ) -> Result<Vec<ContentHit>> {
+        let scored = self
+            .index
+            .search(vector, query, top_k * 4, mix, |d| within(&d.path, scope))?;
+        let mut seen = BTreeSet::new();
+        let mut hits = Vec::new();
+        for s in scored {
+            let Some(doc) = self.index.doc(s.key) else {
+                continue;
+            };
+            if !seen.insert(doc.meta.path.clone()) {
+                continue;
+            }
+            hits.push(ContentHit {
+                path: doc.meta.path.clone(),
+                score: s.score,
+                vector: s.vector,
+                bm25: s.bm25,
+                chunk: doc.meta.chunk,
+                snippet: snippet(&doc.text),
+            });
+            if hits.len() == top_k {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+}
+
+fn snippet(text: &str) -> String {
+    let body = text.split_once(": ").map_or(text, |(_, b)| b);
+    let flat: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 160 {
+        flat.chars().take(157).collect::<String>() + "..."
+    } else {
+        flat
+    }
+}
+
+/// The documents of one file: its chunks (prefixed with the file name) or one metadata document.
+fn read_docs(
+    node: &Node,
+    scope: &sandbox::Scope,
+    spec: &ChunkSpec,
+    embedder: &dyn Embedder,
+) -> Result<(Vec<(ContentDoc, String)>, bool)> {
+    let meta = |chunk, start, end, text_bearing| ContentDoc {
+        path: node.id.clone(),
+        chunk,
+        start,
+        end,
+        text_bearing,
+        size: node.size,
+        modified_at: node.modified_at,
+    };
+    let disk = scope.disk_path(node.content_from.as_deref().unwrap_or(&node.id));
+    let mut bytes = Vec::new();
+    let read =
+        std::fs::File::open(&disk).and_then(|f| f.take(MAX_TEXT_BYTES).read_to_end(&mut bytes));
+    let text = match read {
+        Ok(_) => readable_text(node, &bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(RetrievalError::Io {
+                path: disk,
+                source: e,
+            });
+        }
+        Err(_) => {
+            return Ok((vec![(meta(0, 0, 0, false), metadata_text(node))], true));
+        }
+    };
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return Ok((vec![(meta(0, 0, 0, false), metadata_text(node))], false));
+    };
+    let chunks = chunk_text(&text, spec, embedder)?;
+    Ok((
+        chunks
+            .into_iter()
+            .map(|c| {
+                let t = format!("{}: {}", node.name, c.text);
+                (meta(c.index, c.start, c.end, true), t)
+            })
+            .collect(),
+        false,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_containment() {
+        assert!(within("a/b.txt", "."));
+        assert!(within("a/b.txt", "a"));
+        assert!(!within("ab/c.txt", "a"));
+        assert!(within("a", "a"));
+    }
+
+    #[test]
+    fn html_loses_tags_scripts_and_styles() {
+        assert_eq!(
+            strip_markup(
+                "<html><style>p{}</style><p>Hello <b>world</b></p><script>x()</script>!</html>"
+            ),
+            "Hello world !"
+        );
+    }
+
+    #[test]
+    fn binaries_are_metadata_only() {
+        let mut n = Node::new("photos/IMG_0001.jpg".into(), NodeKind::File);
+        assert_eq!(readable_text(&n, b"\xff\xd8\xff\xe0 jfif"), None);
+        assert_eq!(metadata_text(&n), "IMG 0001 jpg images file");
+        n = Node::new("notes/todo".into(), NodeKind::File);
+        assert_eq!(readable_text(&n, b"buy milk").as_deref(), Some("buy milk"));
+        assert_eq!(readable_text(&n, b"bu\0y"), None);
+    }
+}
