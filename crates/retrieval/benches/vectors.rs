@@ -9,26 +9,49 @@ use std::time::Instant;
 use config::VectorQuantization;
 use retrieval::VectorStore;
 
-/// Deterministic vectors with cluster structure (like embeddings of related texts): 1000 random
-/// centres, each point a centre plus noise, normalised.
-fn dataset(n: usize, dims: usize, seed: u64) -> Vec<Vec<f32>> {
+/// A deterministic uniform generator in [-1, 1).
+fn rng(seed: u64) -> impl FnMut() -> f32 {
     let mut s = seed;
-    let mut next = move || {
+    move || {
         s ^= s << 13;
         s ^= s >> 7;
         s ^= s << 17;
         ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    };
-    let centres: Vec<Vec<f32>> = (0..1000)
+    }
+}
+
+fn unit(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= norm);
+    v
+}
+
+/// Vectors with topic structure (like embeddings of related texts): 2000 random topic centres,
+/// each vector a centre plus as much noise again, normalised.
+fn dataset(n: usize, dims: usize) -> Vec<Vec<f32>> {
+    let mut next = rng(7);
+    let centres: Vec<Vec<f32>> = (0..2000)
         .map(|_| (0..dims).map(|_| next()).collect())
         .collect();
     (0..n)
         .map(|i| {
-            let c = &centres[i % centres.len()];
-            let mut v: Vec<f32> = c.iter().map(|x| x + 0.6 * next()).collect();
-            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            v.iter_mut().for_each(|x| *x /= norm);
-            v
+            unit(
+                centres[i % centres.len()]
+                    .iter()
+                    .map(|x| x + next())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Queries: stored vectors with fresh noise (a paraphrase of something indexed).
+fn queries(data: &[Vec<f32>], count: usize) -> Vec<Vec<f32>> {
+    let mut next = rng(99);
+    (0..count)
+        .map(|i| {
+            let base = &data[(i * 7919) % data.len()];
+            unit(base.iter().map(|x| x + 0.05 * next()).collect())
         })
         .collect()
 }
@@ -54,18 +77,18 @@ fn main() {
         .collect();
     let n = args.first().copied().unwrap_or(100_000);
     let dims = args.get(1).copied().unwrap_or(384);
-    let queries = args.get(2).copied().unwrap_or(500);
+    let queries_n = args.get(2).copied().unwrap_or(500);
     let k = 10;
-    let data = dataset(n, dims, 7);
+    let data = dataset(n, dims);
     let flat: Vec<f32> = data.iter().flatten().copied().collect();
-    let qs = dataset(queries, dims, 99);
+    let qs = queries(&data, queries_n);
 
     let t = Instant::now();
     let truth: Vec<Vec<u64>> = qs.iter().map(|q| brute_force(&flat, dims, q, k)).collect();
-    let brute_ms = t.elapsed().as_secs_f64() * 1e3 / queries as f64;
+    let brute_ms = t.elapsed().as_secs_f64() * 1e3 / queries_n as f64;
 
     println!(
-        "usearch vs brute-force cosine: {n} vectors × {dims} dims, {queries} queries, k = {k}\n"
+        "usearch vs brute-force cosine: {n} vectors × {dims} dims, {queries_n} queries, k = {k}\n"
     );
     println!(
         "| precision | build | index size | query (usearch) | query (brute force) | speed-up | recall@10 |"
@@ -99,13 +122,13 @@ fn main() {
                     .collect()
             })
             .collect();
-        let ann_ms = t.elapsed().as_secs_f64() * 1e3 / queries as f64;
+        let ann_ms = t.elapsed().as_secs_f64() * 1e3 / queries_n as f64;
         let hits: usize = found
             .iter()
             .zip(&truth)
             .map(|(f, t)| f.iter().filter(|x| t.contains(x)).count())
             .sum();
-        let recall = hits as f64 / (queries * k) as f64;
+        let recall = hits as f64 / (queries_n * k) as f64;
         println!(
             "| {q} | {build:.1} s | {size:.0} MiB | {ann_ms:.3} ms | {brute_ms:.2} ms | {:.0}× | {recall:.3} |",
             brute_ms / ann_ms
