@@ -419,3 +419,55 @@ fn search_finds_files_by_content_and_the_search_tool_runs() {
     let v = env.json(&["search", env.root(), "x", "--path", "/etc"]);
     assert_eq!(v["error"]["code"], "SCOPE_VIOLATION", "{v}");
 }
+
+#[test]
+fn skills_watch_reloads_an_edited_skill() {
+    let env = Env::new(&[]);
+    let skills = env.home.path().join("skills");
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    for name in ["archive-files", "manage-files"] {
+        std::fs::create_dir_all(skills.join(name)).unwrap();
+        std::fs::copy(
+            from.join(name).join("SKILL.md"),
+            skills.join(name).join("SKILL.md"),
+        )
+        .unwrap();
+    }
+    let mut child = env
+        .cmd(&[
+            "--skills",
+            skills.to_str().unwrap(),
+            "skills",
+            "watch",
+            "--count",
+            "1",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the watcher is up (it says so on stderr), then edit one description.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("watching") {
+        line.clear();
+        assert!(
+            std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0,
+            "watcher died"
+        );
+    }
+    let file = skills.join("archive-files/SKILL.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        text.replacen("description: >", "description: >\n  Pack a wombat.", 1),
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.starts_with("reloaded archive-files: 4 document(s) re-embedded"),
+        "{stdout}"
+    );
+}

@@ -100,6 +100,12 @@ pub enum SkillsCommand {
         #[arg(long, value_name = "N", default_value_t = 5)]
         top: usize,
     },
+    /// Watch the skills folder: reload and re-embed a skill whenever its files change.
+    Watch {
+        /// Stop after this many reloads (default: run until interrupted).
+        #[arg(long, value_name = "N")]
+        count: Option<usize>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

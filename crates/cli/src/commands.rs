@@ -306,6 +306,9 @@ fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
                 ExitCode::from(1)
             });
         }
+        SkillsCommand::Watch { count } => {
+            return crate::search::skills_watch(env, store, count);
+        }
         SkillsCommand::Search { query, file, top } => {
             return crate::search::skills_search(
                 env,

@@ -6,7 +6,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use retrieval::{RetrievalPipeline, SkillRanking, call_retrieval};
+use retrieval::{
+    HotReload, RetrievalPipeline, SkillRanking, SkillWatcher, apply_skill_change, call_retrieval,
+};
 use sandbox::Sandbox;
 use serde_json::{Map, Value, json};
 use skills::SkillStore;
@@ -228,4 +230,57 @@ pub fn print_retrieval(env: &Env, skill: &str, tool: &str, data: &Value) {
         }
         print_result(data);
     }
+}
+
+/// `skills watch`: hot reload until interrupted (or `count` reloads). Prints one line per change
+/// with the time from the file event to the updated index.
+pub fn skills_watch(env: &Env, mut store: SkillStore, count: Option<usize>) -> Result<ExitCode> {
+    let mut p = skill_pipeline(env, &store)?;
+    let watcher = SkillWatcher::start(store.dir())?;
+    if !env.json {
+        eprintln!(
+            "watching {} ({} skills); edit a SKILL.md to reload it",
+            watcher.dir().display(),
+            store.len()
+        );
+    }
+    let mut done = 0;
+    while count.is_none_or(|c| done < c) {
+        let Some(burst) = watcher.next_burst(std::time::Duration::from_secs(3600)) else {
+            continue;
+        };
+        for folder in burst.folders {
+            let outcome = apply_skill_change(&mut store, &mut p, &folder)?;
+            let ms = burst.started.elapsed().as_millis();
+            done += 1;
+            if env.json {
+                println!("{}", json!({"ok": true, "reload": outcome, "millis": ms}));
+                continue;
+            }
+            match outcome {
+                HotReload::Reloaded { skill, documents } => println!(
+                    "reloaded {skill}: {documents} document(s) re-embedded, index updated {ms} ms after the edit"
+                ),
+                HotReload::KeptPrevious { skill, diagnostics } => {
+                    println!("{skill}: the edit does not load; keeping the previous version");
+                    for d in diagnostics {
+                        println!("  {d}");
+                    }
+                }
+                HotReload::Rejected {
+                    folder,
+                    diagnostics,
+                } => {
+                    println!("{}: not loaded", folder.display());
+                    for d in diagnostics {
+                        println!("  {d}");
+                    }
+                }
+                HotReload::Removed { skill } => println!("removed {skill}"),
+            }
+        }
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -32,4 +32,4 @@ pub use skill_index::{
     SKILL_WEIGHT, SkillDoc, SkillHit, SkillIndex, SkillRanking, is_confident, skill_docs,
 };
 pub use vector::VectorStore;
-pub use watch::{DEBOUNCE, HotReload, SkillWatcher, apply_skill_change};
+pub use watch::{Burst, DEBOUNCE, HotReload, SkillWatcher, apply_skill_change};

@@ -4,7 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use serde::Serialize;
@@ -77,17 +77,30 @@ impl SkillWatcher {
     /// Waits up to `timeout` for a change, then gathers the burst; returns the changed skill
     /// folders (empty on timeout).
     pub fn next_changes(&self, timeout: Duration) -> Vec<PathBuf> {
-        let Ok(first) = self.rx.recv_timeout(timeout) else {
-            return Vec::new();
-        };
-        let mut out = vec![first];
+        self.next_burst(timeout)
+            .map(|b| b.folders)
+            .unwrap_or_default()
+    }
+
+    /// Like [`next_changes`](Self::next_changes), with the moment the burst's first event arrived.
+    pub fn next_burst(&self, timeout: Duration) -> Option<Burst> {
+        let first = self.rx.recv_timeout(timeout).ok()?;
+        let started = Instant::now();
+        let mut folders = vec![first];
         while let Ok(p) = self.rx.recv_timeout(DEBOUNCE) {
-            if !out.contains(&p) {
-                out.push(p);
+            if !folders.contains(&p) {
+                folders.push(p);
             }
         }
-        out
+        Some(Burst { started, folders })
     }
+}
+
+/// A burst of file events: the skill folders it touched and when it began.
+#[derive(Debug, Clone)]
+pub struct Burst {
+    pub started: Instant,
+    pub folders: Vec<PathBuf>,
 }
 
 /// What a hot reload of one skill folder did.

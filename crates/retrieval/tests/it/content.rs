@@ -179,3 +179,20 @@ fn a_reopened_folder_reuses_the_saved_index() {
     let r = p.query_content(&sb, "Q4 travel doubled", ".", 1).unwrap();
     assert_eq!(paths(&r), ["Documents/budget.md"]);
 }
+
+#[test]
+fn rebuild_all_indexes_reembeds_skills_and_content() {
+    let (dir, state) = (folder(), tempfile::tempdir().unwrap());
+    let mut sb = open(dir.path(), state.path());
+    let store = crate::support::load_store(&crate::support::repo_skills());
+    let counting = crate::support::Counting::new();
+    let mut p = RetrievalPipeline::with_embedder(&config(state.path()), counting.clone()).unwrap();
+    p.build_index(&store).unwrap();
+    p.index_sandbox(&mut sb).unwrap();
+    let first = counting.take();
+    let report = p.rebuild_all_indexes(&store, Some(&mut sb)).unwrap();
+    assert!(report.rebuilt && report.embedded.len() == 10, "{report:?}");
+    assert_eq!(counting.take(), first, "everything embedded again, once");
+    let r = p.query_content(&sb, "security deposit", ".", 1).unwrap();
+    assert_eq!(paths(&r), ["Documents/lease.txt"]);
+}
