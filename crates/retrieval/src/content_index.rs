@@ -206,11 +206,9 @@ impl ContentIndex {
                 report.pending_files += 1;
                 continue;
             }
-            let up_to_date = !n.dirty
-                && n.indexed_at.is_some()
-                && indexed.get(&n.id) == Some(&(n.size, n.modified_at));
-            let persisted = !n.dirty && indexed.get(&n.id) == Some(&(n.size, n.modified_at));
-            if up_to_date || persisted {
+            // Current: indexed with the same size and mtime, and not changed by the agent since.
+            let current_doc = !n.dirty && indexed.get(&n.id) == Some(&(n.size, n.modified_at));
+            if current_doc {
                 report.kept_files += 1;
                 current.push(n.id.clone());
             } else {
