@@ -61,6 +61,19 @@ pub enum Command {
         #[arg(long, value_name = "N")]
         top: Option<usize>,
     },
+    /// Show the plan the planner makes for a request (nothing is simulated or changed).
+    Plan {
+        request: Option<String>,
+        /// The folder the request is about (its name and sub-folders help read the request).
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Score the planner on a labelled JSONL file (eval/plans.jsonl) instead.
+        #[arg(long, value_name = "FILE", conflicts_with = "request")]
+        file: Option<PathBuf>,
+        /// With --file: print every request the planner got wrong.
+        #[arg(long)]
+        failures: bool,
+    },
     /// Export the sandbox graph.
     Graph {
         #[command(subcommand)]

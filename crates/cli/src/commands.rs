@@ -58,6 +58,22 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             path.as_deref(),
             top.unwrap_or(env.config.top_k),
         ),
+        Command::Plan {
+            request,
+            root,
+            file,
+            failures,
+        } => {
+            let store = load_skills(&env)?;
+            crate::plan::plan_cmd(
+                &env,
+                &store,
+                request.as_deref(),
+                file.as_deref(),
+                root.as_deref(),
+                failures,
+            )
+        }
         Command::Graph {
             command: GraphCommand::Export { root, out },
         } => graph_export(&env, &root, out.as_deref()),

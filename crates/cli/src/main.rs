@@ -3,6 +3,7 @@
 mod args;
 mod commands;
 mod output;
+mod plan;
 mod search;
 
 use std::process::ExitCode;

@@ -15,7 +15,7 @@ mod index;
 mod pipeline;
 mod primitives;
 mod skill_index;
-mod text;
+pub mod text;
 mod vector;
 mod watch;
 
@@ -30,6 +30,7 @@ pub use pipeline::{BuildReport, ContentResults, RetrievalPipeline, stale_warning
 pub use primitives::call_retrieval;
 pub use skill_index::{
     SKILL_WEIGHT, SkillDoc, SkillHit, SkillIndex, SkillRanking, is_confident, skill_docs,
+    triggers_for_tool,
 };
 pub use vector::VectorStore;
 pub use watch::{Burst, DEBOUNCE, HotReload, SkillWatcher, apply_skill_change};

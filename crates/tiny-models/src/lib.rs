@@ -1,6 +1,7 @@
 //! Tiny random-weight models in real formats for tests: a sentence-transformers BERT folder (for
-//! candle) and a Qwen3-Embedding-style folder (for mistral.rs). Weights are deterministic
-//! pseudo-random numbers; tokenizers and configs are what the real loaders expect.
+//! candle), a Qwen3-Embedding-style folder and a Llama chat text model (both for mistral.rs).
+//! Weights are deterministic pseudo-random numbers; tokenizers and configs are what the real
+//! loaders expect.
 //! See `shared/notes/tiny-models.md` for the recipes and their pitfalls.
 
 use std::collections::BTreeMap;
@@ -354,4 +355,177 @@ pub fn write_qwen3_embedding(dir: &Path, hidden: usize) -> std::io::Result<()> {
     }
     w.constant("norm.weight", &[hidden], 1.0);
     w.write(&dir.join("model.safetensors"))
+}
+
+/// The id of `<|endoftext|>` in [`byte_level_tokenizer`]: the first token after the 256 bytes.
+const ENDOFTEXT_ID: usize = 256;
+
+/// ChatML (the Qwen chat format): `<|im_start|>{role}\n{content}<|im_end|>\n` per message, then
+/// `<|im_start|>assistant\n` when a generation prompt is asked for.
+const CHATML_TEMPLATE: &str = concat!(
+    "{% for message in messages %}",
+    "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}",
+    "{% endfor %}",
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}",
+);
+
+/// Context length of [`write_llama`]: the planner prompt is ~1–2k byte-level tokens.
+pub const LLAMA_MAX_POSITIONS: usize = 4096;
+
+/// Writes a tiny random-weight Llama chat model (`LlamaForCausalLM`: 64 hidden, 2 layers, 4 heads,
+/// 2 KV heads, F32) that mistral.rs loads as a plain text model: config.json, model.safetensors,
+/// tokenizer.json (byte-level BPE, no post-processor, `vocab_size` exactly its size so a grammar
+/// can mask every id), tokenizer_config.json with a ChatML template and `<|endoftext|>` as EOS,
+/// generation_config.json. For tests of the LLM planner: its output is noise, so use it with
+/// constrained (JSON Schema) decoding, where every completion still parses.
+pub fn write_llama(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let (tokenizer, vocab) = byte_level_tokenizer(false);
+    write_json(&dir.join("tokenizer.json"), &tokenizer)?;
+    write_json(
+        &dir.join("tokenizer_config.json"),
+        &json!({"chat_template": CHATML_TEMPLATE, "eos_token": "<|endoftext|>",
+                "pad_token": "<|endoftext|>", "add_bos_token": false, "add_eos_token": false,
+                "model_max_length": LLAMA_MAX_POSITIONS, "clean_up_tokenization_spaces": false}),
+    )?;
+    let (hidden, layers, heads, kv_heads, inter) = (64, 2, 4, 2, 128);
+    let head_dim = hidden / heads;
+    write_json(
+        &dir.join("config.json"),
+        &json!({
+            "architectures": ["LlamaForCausalLM"], "model_type": "llama",
+            "vocab_size": vocab, "hidden_size": hidden, "intermediate_size": inter,
+            "num_hidden_layers": layers, "num_attention_heads": heads,
+            "num_key_value_heads": kv_heads, "hidden_act": "silu",
+            "max_position_embeddings": LLAMA_MAX_POSITIONS, "rms_norm_eps": 1e-5,
+            "rope_theta": 10000.0, "rope_scaling": null, "tie_word_embeddings": false,
+            "attention_bias": false, "mlp_bias": false, "torch_dtype": "float32",
+            "bos_token_id": ENDOFTEXT_ID, "eos_token_id": ENDOFTEXT_ID,
+        }),
+    )?;
+    write_json(
+        &dir.join("generation_config.json"),
+        &json!({"bos_token_id": ENDOFTEXT_ID, "eos_token_id": ENDOFTEXT_ID,
+                "pad_token_id": ENDOFTEXT_ID}),
+    )?;
+    let mut rng = Rng(0x5eed_ba5e_0000_0003);
+    let mut w = Weights::default();
+    w.random(&mut rng, "model.embed_tokens.weight", &[vocab, hidden], 0.5);
+    for l in 0..layers {
+        let p = format!("model.layers.{l}");
+        for (name, out, inp) in [
+            ("self_attn.q_proj", heads * head_dim, hidden),
+            ("self_attn.k_proj", kv_heads * head_dim, hidden),
+            ("self_attn.v_proj", kv_heads * head_dim, hidden),
+            ("self_attn.o_proj", hidden, heads * head_dim),
+            ("mlp.gate_proj", inter, hidden),
+            ("mlp.up_proj", inter, hidden),
+            ("mlp.down_proj", hidden, inter),
+        ] {
+            w.random(&mut rng, &format!("{p}.{name}.weight"), &[out, inp], 0.2);
+        }
+        w.constant(&format!("{p}.input_layernorm.weight"), &[hidden], 1.0);
+        w.constant(
+            &format!("{p}.post_attention_layernorm.weight"),
+            &[hidden],
+            1.0,
+        );
+    }
+    w.constant("model.norm.weight", &[hidden], 1.0);
+    w.random(&mut rng, "lm_head.weight", &[vocab, hidden], 0.2);
+    w.write(&dir.join("model.safetensors"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_json(path: &Path) -> Value {
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn llama_folder_is_consistent() {
+        let dir = tempfile::tempdir().unwrap();
+        write_llama(dir.path()).unwrap();
+
+        let tok = tokenizers::Tokenizer::from_file(dir.path().join("tokenizer.json")).unwrap();
+        let v = tok.get_vocab_size(true);
+        assert_eq!(v, 259);
+        let eot = tok.token_to_id("<|endoftext|>").unwrap() as u64;
+        let (im_start, im_end) = (
+            tok.token_to_id("<|im_start|>").unwrap(),
+            tok.token_to_id("<|im_end|>").unwrap(),
+        );
+        // No post-processor: nothing is appended; specials are single tokens; bytes round-trip.
+        let text = "<|im_start|>user\nTri les fichiers {\"a\": [1, 2]} ✓<|im_end|>\n";
+        let enc = tok.encode(text, true).unwrap();
+        assert_eq!(enc.get_ids()[0], im_start);
+        assert!(enc.get_ids().contains(&im_end));
+        assert_ne!(*enc.get_ids().last().unwrap() as u64, eot);
+        assert_eq!(tok.decode(enc.get_ids(), false).unwrap(), text);
+
+        let config = read_json(&dir.path().join("config.json"));
+        assert_eq!(config["architectures"], json!(["LlamaForCausalLM"]));
+        assert_eq!(config["vocab_size"].as_u64(), Some(v as u64));
+        assert_eq!(config["bos_token_id"].as_u64(), Some(eot));
+        assert_eq!(config["eos_token_id"].as_u64(), Some(eot));
+        assert_eq!(config["tie_word_embeddings"], json!(false));
+        assert!(config["max_position_embeddings"].as_u64().unwrap() >= 4096);
+        let generation = read_json(&dir.path().join("generation_config.json"));
+        assert_eq!(generation["eos_token_id"].as_u64(), Some(eot));
+        let tok_config = read_json(&dir.path().join("tokenizer_config.json"));
+        assert_eq!(tok_config["eos_token"], json!("<|endoftext|>"));
+        assert!(tok_config.get("bos_token").is_none());
+        let template = tok_config["chat_template"].as_str().unwrap();
+        assert!(
+            template.contains("'<|im_start|>assistant\\n'"),
+            "{template}"
+        );
+
+        let bytes = std::fs::read(dir.path().join("model.safetensors")).unwrap();
+        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+        let mut expected: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        expected.insert("model.embed_tokens.weight".into(), vec![v, 64]);
+        expected.insert("model.norm.weight".into(), vec![64]);
+        expected.insert("lm_head.weight".into(), vec![v, 64]);
+        for l in 0..2 {
+            for (name, shape) in [
+                ("self_attn.q_proj.weight", vec![64, 64]),
+                ("self_attn.k_proj.weight", vec![32, 64]),
+                ("self_attn.v_proj.weight", vec![32, 64]),
+                ("self_attn.o_proj.weight", vec![64, 64]),
+                ("mlp.gate_proj.weight", vec![128, 64]),
+                ("mlp.up_proj.weight", vec![128, 64]),
+                ("mlp.down_proj.weight", vec![64, 128]),
+                ("input_layernorm.weight", vec![64]),
+                ("post_attention_layernorm.weight", vec![64]),
+            ] {
+                expected.insert(format!("model.layers.{l}.{name}"), shape);
+            }
+        }
+        let actual: BTreeMap<String, Vec<usize>> = st
+            .tensors()
+            .into_iter()
+            .map(|(name, view)| {
+                assert_eq!(view.dtype(), Dtype::F32, "{name}");
+                (name, view.shape().to_vec())
+            })
+            .collect();
+        assert_eq!(actual, expected);
+        let norm = st.tensor("model.norm.weight").unwrap();
+        assert!(
+            norm.data()
+                .chunks_exact(4)
+                .all(|b| f32::from_le_bytes(b.try_into().unwrap()) == 1.0)
+        );
+
+        // Deterministic: the same bytes on every run.
+        let again = tempfile::tempdir().unwrap();
+        write_llama(again.path()).unwrap();
+        assert_eq!(
+            std::fs::read(again.path().join("model.safetensors")).unwrap(),
+            bytes
+        );
+    }
 }

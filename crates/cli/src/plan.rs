@@ -1,0 +1,219 @@
+//! `scope-weaver plan`: what the planner makes of a request (no sandbox changes), and `--file` to
+//! score the planner on a labelled set (eval/plans.jsonl).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use contracts::Plan;
+use serde_json::{Value, json};
+use skills::SkillStore;
+use thinker::{PlanControl, PlanRequest, Planned, PlanningContext, build_planner};
+
+use crate::commands::Env;
+use crate::output::print_json;
+
+/// What the planner may know of ROOT: its name and the folders under it (two levels).
+pub fn grounding(root: Option<&Path>) -> (Option<String>, Vec<String>) {
+    let Some(root) = root else {
+        return (None, Vec::new());
+    };
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
+    let name = root.file_name().map(|n| n.to_string_lossy().into_owned());
+    let mut entries = Vec::new();
+    let mut stack = vec![(root.clone(), String::new(), 0)];
+    while let Some((dir, prefix, depth)) = stack.pop() {
+        let Ok(read) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in read.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with('.') {
+                continue;
+            }
+            let rel = if prefix.is_empty() {
+                n.clone()
+            } else {
+                format!("{prefix}/{n}")
+            };
+            if t.is_dir() {
+                if depth < 1 {
+                    stack.push((e.path(), rel.clone(), depth + 1));
+                }
+                entries.push(rel);
+            }
+        }
+    }
+    entries.sort();
+    (name, entries)
+}
+
+/// The plan's skills in order, consecutive repeats collapsed.
+pub fn skill_sequence(plan: &Plan) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in &plan.steps {
+        if out.last() != Some(&s.skill) {
+            out.push(s.skill.clone());
+        }
+    }
+    out
+}
+
+/// Steps whose tool lacks a required parameter (the orchestrator would ask for it).
+pub fn missing_params(plan: &Plan, store: &SkillStore) -> Vec<(u32, String)> {
+    plan.steps
+        .iter()
+        .flat_map(|s| {
+            store
+                .tool(&s.skill, &s.tool)
+                .map(|(_, t)| t.validate_params(&s.params).missing)
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |m| (s.step, m))
+        })
+        .collect()
+}
+
+fn print_plan(planned: &Planned, store: &SkillStore) {
+    for s in &planned.plan.steps {
+        println!(
+            "{}. {}/{}  {}",
+            s.step,
+            s.skill,
+            s.tool,
+            Value::Object(s.params.clone())
+        );
+        println!("     \"{}\"", s.description);
+    }
+    for (step, p) in missing_params(&planned.plan, store) {
+        println!("   step {step} needs `{p}`: the run will ask for it");
+    }
+    if let Some(q) = &planned.clarification {
+        println!("question: {q}");
+    }
+    for n in &planned.notes {
+        println!("note: {n}");
+    }
+}
+
+pub fn plan_cmd(
+    env: &Env,
+    store: &SkillStore,
+    request: Option<&str>,
+    file: Option<&Path>,
+    root: Option<&Path>,
+    show_failures: bool,
+) -> Result<ExitCode> {
+    let retrieval = crate::search::skill_pipeline(env, store)?;
+    let mut planner = build_planner(&env.config)?;
+    let cx = PlanningContext {
+        skills: store,
+        retrieval: &retrieval,
+        config: &env.config,
+    };
+    let (root_name, entries) = grounding(root);
+    let make = |text: &str| PlanRequest {
+        text: text.to_owned(),
+        root_name: root_name.clone(),
+        entries: entries.clone(),
+    };
+    if let Some(text) = request {
+        let planned = planner.plan(&make(text), &cx, &PlanControl::default())?;
+        if env.json {
+            print_json(&json!({
+                "plan": planned.plan,
+                "clarification": planned.clarification,
+                "missing": missing_params(&planned.plan, store),
+                "notes": planned.notes,
+                "usage": planned.usage,
+            }));
+        } else {
+            print_plan(&planned, store);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let file = file.context("give a request or --file")?;
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let (mut right, mut total) = (0, 0);
+    let mut latency = 0.0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let item: Value = serde_json::from_str(line).context("a line of the eval file")?;
+        let request = item["request"].as_str().context("`request` field")?;
+        let expected: Vec<String> = item["skills"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let clarify = item["clarify"].as_bool().unwrap_or(false);
+        let kind = item["kind"].as_str().unwrap_or("other").to_owned();
+        let planned = planner.plan(&make(request), &cx, &PlanControl::default())?;
+        latency += planned.usage.latency_ms;
+        let got = skill_sequence(&planned.plan);
+        let asks =
+            planned.clarification.is_some() || !missing_params(&planned.plan, store).is_empty();
+        let matches = got.len() == expected.len()
+            && got
+                .iter()
+                .zip(&expected)
+                .all(|(g, e)| e.split('|').any(|alt| alt == g));
+        let ok = if clarify {
+            asks && (expected.is_empty() || planned.plan.steps.is_empty() || matches)
+        } else {
+            !asks && matches
+        };
+        total += 1;
+        let entry = by_kind.entry(kind.clone()).or_default();
+        entry.1 += 1;
+        if ok {
+            right += 1;
+            entry.0 += 1;
+        } else if show_failures {
+            println!(
+                "✗ [{kind}] {request}\n    expected {expected:?}{} got {got:?}{}",
+                if clarify { " + question" } else { "" },
+                if asks { " + question" } else { "" }
+            );
+            for s in &planned.plan.steps {
+                println!(
+                    "      {}/{} {}",
+                    s.skill,
+                    s.tool,
+                    Value::Object(s.params.clone())
+                );
+            }
+        }
+    }
+    let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+    if env.json {
+        let kinds: BTreeMap<&String, Value> = by_kind
+            .iter()
+            .map(|(k, (a, b))| (k, json!({"right": a, "total": b, "accuracy": pct(*a, *b)})))
+            .collect();
+        print_json(&json!({
+            "right": right, "total": total, "accuracy": pct(right, total),
+            "by_kind": kinds, "mean_latency_ms": latency / total.max(1) as f64,
+        }));
+    } else {
+        println!("| kind | right | total | accuracy |\n|---|---|---|---|");
+        for (k, (a, b)) in &by_kind {
+            println!("| {k} | {a} | {b} | {:.1}% |", pct(*a, *b));
+        }
+        println!(
+            "| **all** | {right} | {total} | **{:.1}%** |",
+            pct(right, total)
+        );
+        println!(
+            "\nplanner: {} · mean planning time {:.1} ms",
+            planner.name(),
+            latency / total.max(1) as f64
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,156 @@
+//! The thinker (pipeline stage 2): turns a request in plain words into a `Plan`.
+//!
+//! Two planners behind one trait: `RulePlanner`, the embedded default (clauses, retrieval, trigger
+//! phrases, parameter extraction), and `LlmPlanner` on mistral.rs (a local model, output
+//! constrained to the plan's JSON Schema, bounded repair loop). Plan validation and the schema live
+//! here too. Architecture invariant: no planner touches the disk or the sandbox; they read the
+//! skill store and the skill index only.
+
+mod error;
+#[cfg(feature = "mistralrs")]
+mod llm;
+mod prompt;
+pub mod rules;
+mod schema;
+mod validate;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use config::{PipelineConfig, ThinkerBackend};
+use contracts::Plan;
+use retrieval::RetrievalPipeline;
+use serde::Serialize;
+use skills::SkillStore;
+
+pub use error::{Result, ThinkerError, render_problems};
+#[cfg(feature = "mistralrs")]
+pub use llm::LlmPlanner;
+pub use prompt::{PromptParts, build_prompt};
+pub use rules::RulePlanner;
+pub use schema::{MAX_STRING, allowed_pairs, is_template, plan_schema};
+pub use validate::{PlanProblem, validate_plan};
+
+/// A request and what the planner may know about the working folder.
+#[derive(Debug, Clone, Default)]
+pub struct PlanRequest {
+    pub text: String,
+    /// The working root's folder name ("Downloads"): "my Downloads folder" then means the root.
+    pub root_name: Option<String>,
+    /// Relative paths of folders (and files) under the root, to recognise names in the request.
+    pub entries: Vec<String>,
+}
+
+impl PlanRequest {
+    pub fn new(text: impl Into<String>) -> Self {
+        PlanRequest {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// What planning reads: the skills, the skill index, the levers.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanningContext<'a> {
+    pub skills: &'a SkillStore,
+    pub retrieval: &'a RetrievalPipeline,
+    pub config: &'a PipelineConfig,
+}
+
+/// Cancels a running plan (or a whole run) from another thread.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Called with each piece of text the model generates (for streaming to the UI).
+pub type TokenSink<'a> = &'a (dyn Fn(&str) + Sync);
+
+/// Cancellation and streaming for one planning call.
+#[derive(Clone, Copy, Default)]
+pub struct PlanControl<'a> {
+    pub cancel: Option<&'a CancelToken>,
+    pub on_token: Option<TokenSink<'a>>,
+}
+
+impl std::fmt::Debug for PlanControl<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanControl")
+            .field("cancelled", &self.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PlanControl<'_> {
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_some_and(CancelToken::is_cancelled)
+    }
+}
+
+/// Token usage and latency of one planning call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PlanUsage {
+    /// `rule` or the model's name.
+    pub planner: String,
+    pub prompt_tokens: usize,
+    pub completion_tokens: usize,
+    /// Model calls made (1 + repairs).
+    pub attempts: u32,
+    pub latency_ms: f64,
+}
+
+/// A plan and what the planner wants the person to know or answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Planned {
+    pub plan: Plan,
+    /// Set when part of the request was not understood: the orchestrator asks this question.
+    pub clarification: Option<String>,
+    pub notes: Vec<String>,
+    pub usage: PlanUsage,
+}
+
+/// Stage 2 of the pipeline.
+pub trait Planner: Send {
+    fn name(&self) -> String;
+
+    fn plan(
+        &mut self,
+        request: &PlanRequest,
+        cx: &PlanningContext,
+        control: &PlanControl,
+    ) -> Result<Planned>;
+}
+
+/// The planner the config asks for: the rule planner by default, the LLM planner when
+/// `thinker_backend: mistralrs` (its model loads here, so errors surface before any request).
+pub fn build_planner(config: &PipelineConfig) -> Result<Box<dyn Planner>> {
+    match config.thinker_backend {
+        ThinkerBackend::Rule => Ok(Box::new(RulePlanner)),
+        #[cfg(feature = "mistralrs")]
+        ThinkerBackend::Mistralrs => {
+            let path = config
+                .thinker_model_path
+                .as_deref()
+                .ok_or(ThinkerError::ModelNotConfigured)?;
+            Ok(Box::new(LlmPlanner::load(
+                path,
+                llm::LlmLimits::from_config(config),
+            )?))
+        }
+        #[cfg(not(feature = "mistralrs"))]
+        ThinkerBackend::Mistralrs => Err(ThinkerError::Unavailable),
+    }
+}

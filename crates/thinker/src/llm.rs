@@ -1,0 +1,368 @@
+//! LlmPlanner: a local model run by mistral.rs (a GGUF file or a safetensors folder, never the hub),
+//! prompted with the top-k retrieved skills, its output constrained to the plan's JSON Schema; an
+//! invalid plan is sent back with its problems (bounded repair loop, seed 004's "reparse"), with
+//! per-call limits on turns and context tokens.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use config::PipelineConfig;
+use contracts::Plan;
+use either::Either;
+use mistralrs::{
+    Constraint, GgufModelBuilder, Model, ModelDType, RequestBuilder, Response, TextMessageRole,
+    TextMessages, TextModelBuilder, TokenSource,
+};
+
+use crate::{
+    PlanControl, PlanRequest, PlanUsage, Planned, Planner, PlanningContext, Result, ThinkerError,
+    build_prompt, plan_schema, render_problems, validate_plan,
+};
+
+/// Least room for the answer: below it a call is refused as resource exhaustion.
+const MIN_OUTPUT_TOKENS: usize = 32;
+/// Most tokens one answer may take.
+const MAX_OUTPUT_TOKENS: usize = 2048;
+
+/// Per-call limits of the LLM planner (seed 004's handler configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LlmLimits {
+    /// Model calls per request, the first one included.
+    pub max_turns: u32,
+    /// Prompt + output tokens of one call.
+    pub max_context_tokens: usize,
+    /// Repairs of an invalid plan before giving up.
+    pub retries: u32,
+    /// Skills disclosed in the prompt.
+    pub top_k: usize,
+    pub max_steps: usize,
+}
+
+impl LlmLimits {
+    pub fn from_config(c: &PipelineConfig) -> Self {
+        LlmLimits {
+            max_turns: c.max_turns,
+            max_context_tokens: c.max_context_tokens,
+            retries: c.planner_retries,
+            top_k: c.top_k,
+            max_steps: c.max_plan_steps,
+        }
+    }
+}
+
+/// The mistral.rs planner; owns its model and a runtime to drive it from sync code.
+pub struct LlmPlanner {
+    model: Model,
+    runtime: tokio::runtime::Runtime,
+    name: String,
+    pub limits: LlmLimits,
+}
+
+impl std::fmt::Debug for LlmPlanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmPlanner")
+            .field("name", &self.name)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs `fut` on `rt` from a scoped thread (safe inside another runtime, e.g. the desktop app).
+fn block_on<F>(rt: &tokio::runtime::Runtime, fut: F) -> F::Output
+where
+    F: Future + Send,
+    F::Output: Send,
+{
+    std::thread::scope(|s| {
+        s.spawn(|| rt.block_on(fut))
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+fn invalid(path: &Path, message: impl Into<String>) -> ThinkerError {
+    ThinkerError::ModelInvalid {
+        path: path.to_owned(),
+        message: message.into(),
+    }
+}
+
+/// Checks a model location before mistral.rs sees it: a path that does not exist would be taken
+/// for a hub id (a network attempt), so it is refused here with the file that is missing.
+fn check_model_path(path: &Path) -> Result<()> {
+    if !path.is_absolute() {
+        return Err(invalid(
+            path,
+            "thinker_model_path must be an absolute path (models never come from a hub)",
+        ));
+    }
+    if !path.exists() {
+        return Err(ThinkerError::ModelMissing {
+            path: path.to_owned(),
+        });
+    }
+    if path.is_file() {
+        let is_gguf = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gguf"));
+        if !is_gguf {
+            return Err(invalid(
+                path,
+                "a model file must be a .gguf file; otherwise give the safetensors folder",
+            ));
+        }
+        return Ok(());
+    }
+    for file in ["config.json", "tokenizer.json"] {
+        if !path.join(file).is_file() {
+            return Err(invalid(&path.join(file), "missing"));
+        }
+    }
+    let has_weights = std::fs::read_dir(path)
+        .map_err(|e| invalid(path, e.to_string()))?
+        .filter_map(|e| e.ok())
+        .any(|e| e.file_name().to_string_lossy().ends_with(".safetensors"));
+    if !has_weights {
+        return Err(invalid(
+            &path.join("model.safetensors"),
+            "missing (no *.safetensors weights in the folder)",
+        ));
+    }
+    Ok(())
+}
+
+impl LlmPlanner {
+    /// Loads the model at `path` (absolute; a `.gguf` file or a safetensors folder) on the CPU.
+    pub fn load(path: &Path, limits: LlmLimits) -> Result<Self> {
+        check_model_path(path)?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| ThinkerError::Generation(format!("starting the model runtime: {e}")))?;
+        let path_buf: PathBuf = path.to_owned();
+        let model = block_on(&runtime, async move {
+            if path_buf.is_file() {
+                let dir = path_buf.parent().unwrap_or(Path::new("/")).to_owned();
+                let file = path_buf
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                GgufModelBuilder::new(dir.display().to_string(), vec![file])
+                    .with_token_source(TokenSource::None)
+                    .with_force_cpu()
+                    .build()
+                    .await
+            } else {
+                TextModelBuilder::new(path_buf.display().to_string())
+                    .with_token_source(TokenSource::None)
+                    .with_force_cpu()
+                    .with_dtype(ModelDType::F32)
+                    .build()
+                    .await
+            }
+        })
+        .map_err(|e| invalid(path, format!("mistral.rs could not load it: {e:#}")))?;
+        let name = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        Ok(LlmPlanner {
+            model,
+            runtime,
+            name,
+            limits,
+        })
+    }
+
+    /// Prompt tokens of `messages` with the chat template applied.
+    fn count_tokens(&self, messages: &TextMessages) -> Result<usize> {
+        let model = &self.model;
+        let m = messages.clone();
+        block_on(&self.runtime, async move {
+            model
+                .tokenize(Either::Left(m), None, true, true, None)
+                .await
+        })
+        .map(|t| t.len())
+        .map_err(|e| ThinkerError::Generation(format!("tokenizing the prompt: {e}")))
+    }
+
+    /// One constrained generation, streamed; returns the text and (prompt, completion) tokens.
+    fn generate(
+        &self,
+        messages: &TextMessages,
+        schema: &serde_json::Value,
+        max_len: usize,
+        control: &PlanControl,
+    ) -> Result<(String, usize, usize, Option<String>)> {
+        let request = RequestBuilder::from(messages.clone())
+            .set_constraint(Constraint::JsonSchema(schema.clone()))
+            .set_sampler_max_len(max_len);
+        let model = &self.model;
+        block_on(&self.runtime, async move {
+            let mut stream = model
+                .stream_chat_request(request)
+                .await
+                .map_err(|e| ThinkerError::Generation(e.to_string()))?;
+            let mut text = String::new();
+            let (mut prompt, mut completion, mut finish) = (0, 0, None);
+            while let Some(response) = stream.next().await {
+                if control.is_cancelled() {
+                    // Dropping the stream ends the sequence in the engine.
+                    return Err(ThinkerError::Cancelled);
+                }
+                match response {
+                    Response::Chunk(chunk) => {
+                        for choice in &chunk.choices {
+                            if let Some(piece) = &choice.delta.content {
+                                text.push_str(piece);
+                                if let Some(sink) = control.on_token {
+                                    sink(piece);
+                                }
+                            }
+                            if choice.finish_reason.is_some() {
+                                finish.clone_from(&choice.finish_reason);
+                            }
+                        }
+                        if let Some(u) = &chunk.usage {
+                            prompt = u.prompt_tokens;
+                            completion = u.completion_tokens;
+                        }
+                        if finish.is_some() {
+                            break;
+                        }
+                    }
+                    Response::Done(done) => {
+                        prompt = done.usage.prompt_tokens;
+                        completion = done.usage.completion_tokens;
+                        break;
+                    }
+                    Response::ModelError(e, _) | Response::CompletionModelError(e, _) => {
+                        return Err(ThinkerError::Generation(e));
+                    }
+                    Response::InternalError(e) | Response::ValidationError(e) => {
+                        return Err(ThinkerError::Generation(e.to_string()));
+                    }
+                    _ => {}
+                }
+            }
+            Ok((text, prompt, completion, finish))
+        })
+    }
+}
+
+/// Parses and validates one answer; the problems as one message when it is not a valid plan.
+fn check_answer(text: &str, cx: &PlanningContext, max_steps: usize) -> Result<Plan, String> {
+    let plan: Plan = serde_json::from_str(text.trim())
+        .map_err(|e| format!("the answer is not a JSON plan ({e})"))?;
+    let problems = validate_plan(&plan, cx.skills, max_steps);
+    if problems.is_empty() {
+        Ok(plan)
+    } else {
+        Err(render_problems(&problems))
+    }
+}
+
+impl Planner for LlmPlanner {
+    fn name(&self) -> String {
+        format!("mistralrs:{}", self.name)
+    }
+
+    fn plan(
+        &mut self,
+        request: &PlanRequest,
+        cx: &PlanningContext,
+        control: &PlanControl,
+    ) -> Result<Planned> {
+        let started = Instant::now();
+        let limits = self.limits;
+        let prompt = build_prompt(request, cx, limits.top_k)?;
+        let schema = plan_schema(cx.skills, limits.max_steps);
+        let mut messages = TextMessages::new()
+            .add_message(TextMessageRole::System, &prompt.system)
+            .add_message(TextMessageRole::User, &prompt.user);
+        let mut usage = PlanUsage {
+            planner: self.name(),
+            ..PlanUsage::default()
+        };
+        let attempts_allowed = 1 + limits.retries;
+        let mut last_problem = String::new();
+        let mut last_answer: Option<String> = None;
+        let mut notes = vec![format!(
+            "skills shown to the model: {}",
+            prompt.skills.join(", ")
+        )];
+        for attempt in 1..=attempts_allowed {
+            if control.is_cancelled() {
+                return Err(ThinkerError::Cancelled);
+            }
+            if attempt > limits.max_turns {
+                return Err(ThinkerError::ResourceExhausted(format!(
+                    "max_turns ({}) reached without a valid plan; last problem: {last_problem}",
+                    limits.max_turns
+                )));
+            }
+            let prompt_tokens = self.count_tokens(&messages)?;
+            let room = limits.max_context_tokens.saturating_sub(prompt_tokens);
+            if room < MIN_OUTPUT_TOKENS {
+                return Err(ThinkerError::ResourceExhausted(format!(
+                    "the prompt takes {prompt_tokens} tokens, leaving {room} of \
+                     max_context_tokens ({}) for the plan",
+                    limits.max_context_tokens
+                )));
+            }
+            let (answer, p, c, finish) =
+                self.generate(&messages, &schema, room.min(MAX_OUTPUT_TOKENS), control)?;
+            usage.attempts = attempt;
+            usage.prompt_tokens += if p > 0 { p } else { prompt_tokens };
+            usage.completion_tokens += c;
+            match check_answer(&answer, cx, limits.max_steps) {
+                Ok(plan) => {
+                    usage.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+                    if attempt > 1 {
+                        notes.push(format!("plan repaired after {} attempt(s)", attempt));
+                    }
+                    return Ok(Planned {
+                        plan,
+                        clarification: None,
+                        notes,
+                        usage,
+                    });
+                }
+                Err(problem) => {
+                    let problem = if finish.as_deref() == Some("length") {
+                        format!("{problem} (the answer was cut off at the token limit)")
+                    } else {
+                        problem
+                    };
+                    if last_answer.as_deref() == Some(answer.as_str()) {
+                        return Err(ThinkerError::InvalidOutput {
+                            attempts: attempt,
+                            last: format!(
+                                "no progress: the repair repeated the answer ({problem})"
+                            ),
+                        });
+                    }
+                    notes.push(format!("attempt {attempt} rejected: {problem}"));
+                    messages = messages
+                        .add_message(TextMessageRole::Assistant, &answer)
+                        .add_message(
+                            TextMessageRole::User,
+                            format!(
+                                "That plan is invalid: {problem}. Return the corrected plan as \
+                                 JSON only."
+                            ),
+                        );
+                    last_problem = problem;
+                    last_answer = Some(answer);
+                }
+            }
+        }
+        Err(ThinkerError::InvalidOutput {
+            attempts: attempts_allowed,
+            last: last_problem,
+        })
+    }
+}

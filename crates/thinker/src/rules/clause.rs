@@ -1,0 +1,271 @@
+//! Splitting a request into clauses, one action each: "then", "and then", ";", "after that", and
+//! "and" / "," when an action verb follows. A leading "X – Y" or "X: Y" makes X a header that only
+//! sets the place.
+
+/// One action of the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clause {
+    pub text: String,
+    /// A summary before a dash or colon ("Clean up my Downloads folder – ..."): its places count,
+    /// its verb does not when other clauses follow.
+    pub header: bool,
+}
+
+/// Verbs that start an action; an "and" or comma followed by one of them starts a new clause.
+const ACTION_VERBS: &[&str] = &[
+    "add",
+    "analyse",
+    "analyze",
+    "archive",
+    "back",
+    "bin",
+    "categorise",
+    "categorize",
+    "change",
+    "check",
+    "clean",
+    "compress",
+    "convert",
+    "copy",
+    "count",
+    "create",
+    "declutter",
+    "dedupe",
+    "deduplicate",
+    "delete",
+    "display",
+    "dump",
+    "duplicate",
+    "erase",
+    "extract",
+    "file",
+    "find",
+    "fix",
+    "gather",
+    "get",
+    "give",
+    "group",
+    "how",
+    "list",
+    "locate",
+    "look",
+    "make",
+    "move",
+    "nuke",
+    "number",
+    "open",
+    "organise",
+    "organize",
+    "pack",
+    "preview",
+    "purge",
+    "put",
+    "read",
+    "remove",
+    "rename",
+    "replace",
+    "report",
+    "scan",
+    "scaffold",
+    "search",
+    "show",
+    "sort",
+    "summarise",
+    "summarize",
+    "teach",
+    "tell",
+    "tidy",
+    "trash",
+    "unpack",
+    "unzip",
+    "what",
+    "where",
+    "which",
+    "wipe",
+    "zip",
+    "prepend",
+    "append",
+    "lowercase",
+    "uppercase",
+    "dedup",
+    "sweep",
+    "shove",
+    "stick",
+    "chuck",
+    "toss",
+    "ditch",
+    "get",
+    "bundle",
+    "tar",
+    "gzip",
+];
+
+const LEAD_INS: &[&str] = &[
+    "also", "please", "now", "finally", "next", "lastly", "first", "just",
+];
+
+fn starts_with_action(text: &str) -> bool {
+    let mut words = text.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    });
+    let mut w = words.next();
+    while w.as_deref().is_some_and(|x| LEAD_INS.contains(&x)) {
+        w = words.next();
+    }
+    w.is_some_and(|x| ACTION_VERBS.contains(&x.as_str()))
+}
+
+/// "delete the originals" after "zip X" belongs to the archive step, not a step of its own.
+fn about_originals(piece: &str) -> bool {
+    let l = piece.to_lowercase();
+    l.contains("the originals") || l.contains("the original files")
+}
+
+/// Splits `request` into clauses.
+pub fn split(request: &str) -> Vec<Clause> {
+    let text = request.trim();
+    let mut out = Vec::new();
+    // Header: "X – Y", "X - Y", "X: Y" with something actionable after it.
+    let mut body = text;
+    for sep in [" – ", " — ", " - ", ": "] {
+        if let Some((head, rest)) = text.split_once(sep)
+            && !head.contains('"')
+            && !rest.trim().is_empty()
+            && head.split_whitespace().count() <= 8
+        {
+            out.push(Clause {
+                text: head.trim().to_owned(),
+                header: true,
+            });
+            body = rest;
+            break;
+        }
+    }
+    let mut parts: Vec<String> = vec![body.to_owned()];
+    // Unconditional separators first, then conditional ones.
+    for sep in [
+        ";",
+        ", and then ",
+        " and then ",
+        ", then ",
+        " then ",
+        ", after that ",
+        " after that ",
+        ", afterwards ",
+        " afterwards ",
+        ". ",
+        "? ",
+    ] {
+        parts = parts.iter().flat_map(|p| split_ci(p, sep)).collect();
+    }
+    for sep in [", and ", " and ", ", ", " & ", " plus "] {
+        parts = parts
+            .iter()
+            .flat_map(|p| {
+                let pieces = split_ci(p, sep);
+                // Re-join pieces that do not start with a verb onto the previous one.
+                let mut joined: Vec<String> = Vec::new();
+                for piece in pieces {
+                    match joined.last_mut() {
+                        Some(last) if !starts_with_action(&piece) || about_originals(&piece) => {
+                            last.push_str(sep);
+                            last.push_str(&piece);
+                        }
+                        _ => joined.push(piece),
+                    }
+                }
+                joined
+            })
+            .collect();
+    }
+    for p in parts {
+        let mut t = p
+            .trim()
+            .trim_start_matches(|c: char| c == ',' || c.is_whitespace())
+            .trim_end_matches(['.', ',', '!'])
+            .trim();
+        for lead in ["and then ", "then ", "and ", "after that ", "afterwards "] {
+            if t.len() > lead.len() && t[..lead.len()].eq_ignore_ascii_case(lead) {
+                t = t[lead.len()..].trim();
+            }
+        }
+        if !t.is_empty() {
+            out.push(Clause {
+                text: t.to_owned(),
+                header: false,
+            });
+        }
+    }
+    if out.len() == 1 {
+        out[0].header = false;
+    }
+    out
+}
+
+/// Case-insensitive split on `sep` (ASCII separators only).
+fn split_ci(text: &str, sep: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let mut last = 0;
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(sep) {
+        let at = from + i;
+        out.push(text[last..at].to_owned());
+        last = at + sep.len();
+        from = last;
+    }
+    out.push(text[last..].to_owned());
+    out.into_iter().filter(|p| !p.trim().is_empty()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(r: &str) -> Vec<String> {
+        split(r)
+            .into_iter()
+            .map(|c| {
+                if c.header {
+                    format!("[header] {}", c.text)
+                } else {
+                    c.text
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn splits_on_sequencing_words_and_verb_led_ands() {
+        assert_eq!(
+            texts(
+                "Clean up my Downloads folder – remove duplicates, then organize the remaining \
+                 files into subfolders by type"
+            ),
+            [
+                "[header] Clean up my Downloads folder",
+                "remove duplicates",
+                "organize the remaining files into subfolders by type"
+            ]
+        );
+        assert_eq!(
+            texts("find all .log files in Temp and delete them"),
+            ["find all .log files in Temp", "delete them"]
+        );
+        // "and" between nouns stays inside the clause.
+        assert_eq!(
+            texts("move photos and videos to Media; after that zip Media"),
+            ["move photos and videos to Media", "zip Media"]
+        );
+        assert_eq!(
+            texts("remove duplicates in ~/Downloads and keep the newest copy"),
+            ["remove duplicates in ~/Downloads and keep the newest copy"]
+        );
+        assert_eq!(
+            texts("dedupe Pictures. Then sort Desktop by type"),
+            ["dedupe Pictures", "sort Desktop by type"]
+        );
+        assert_eq!(texts("organize"), ["organize"]);
+    }
+}

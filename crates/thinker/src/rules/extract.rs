@@ -1,0 +1,955 @@
+//! Parameter extraction for the rule planner: paths, targets, extensions, globs, sizes, dates, keep
+//! policies, exclusions, archive formats, rename patterns and more, read from one clause. Pure.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Everything the rule planner could read out of one clause.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Slots {
+    /// Locations: "in Downloads", "from ~/Desktop", quoted names, `a/b` paths.
+    pub locations: Vec<String>,
+    /// Objects named directly after the verb: "delete old.log", "rename 'Q1 report.pdf' to ...".
+    pub objects: Vec<String>,
+    /// Destinations: "to Archive", "into Documents/PDFs".
+    pub targets: Vec<String>,
+    /// "called X", "named X".
+    pub name: Option<String>,
+    pub extensions: Vec<String>,
+    pub glob: Option<String>,
+    pub min_size: Option<String>,
+    pub max_size: Option<String>,
+    pub modified_after: Option<String>,
+    pub modified_before: Option<String>,
+    pub keep: Option<String>,
+    pub exclude: Vec<String>,
+    pub format: Option<String>,
+    pub pattern: Option<String>,
+    pub find: Option<String>,
+    pub replace: Option<String>,
+    pub case: Option<String>,
+    pub recursive: Option<bool>,
+    pub empty: bool,
+    /// `file` or `dir` when the clause is about one kind only.
+    pub kind: Option<String>,
+    pub limit: Option<u64>,
+    /// What a content or skill search is about.
+    pub query: Option<String>,
+    /// Text content for a new file.
+    pub content: Option<String>,
+    /// The clause points back at an earlier selection ("them", "those files", "the results").
+    pub refers_back: bool,
+    /// "…and delete the originals" after archiving.
+    pub delete_originals: bool,
+    /// The clause names the whole working folder ("everything", "this folder", the root's name).
+    pub whole_root: bool,
+    /// "there": the place an earlier step moved things to.
+    pub there: bool,
+}
+
+impl Slots {
+    /// Any filter that selects a subset of files (what makes a `find` step worth inserting).
+    pub fn has_filter(&self) -> bool {
+        !self.extensions.is_empty()
+            || self.glob.is_some()
+            || self.min_size.is_some()
+            || self.max_size.is_some()
+            || self.modified_after.is_some()
+            || self.modified_before.is_some()
+            || self.empty
+            || self.name.is_some()
+    }
+
+    /// The first location or object: the folder the clause is about.
+    pub fn place(&self) -> Option<&str> {
+        self.locations
+            .first()
+            .or(self.objects.first())
+            .map(String::as_str)
+    }
+}
+
+/// What the planner knows about the working folder, to tell folder names from ordinary words.
+#[derive(Debug, Clone, Default)]
+pub struct Grounding {
+    /// The root folder's own name ("Downloads").
+    pub root_name: Option<String>,
+    /// Relative paths of entries under the root (folders and files, a few levels deep).
+    pub entries: Vec<String>,
+}
+
+impl Grounding {
+    /// The entry whose name or path equals `word` (case-insensitive).
+    fn entry(&self, word: &str) -> Option<&str> {
+        let w = word.to_lowercase();
+        self.entries
+            .iter()
+            .find(|e| {
+                e.to_lowercase() == w || e.rsplit('/').next().is_some_and(|n| n.to_lowercase() == w)
+            })
+            .map(String::as_str)
+    }
+
+    fn is_root(&self, word: &str) -> bool {
+        self.root_name
+            .as_deref()
+            .is_some_and(|r| r.eq_ignore_ascii_case(word))
+            && self.entry(word).is_none()
+    }
+}
+
+/// Folder names people use without the folder existing in the grounding list.
+const COMMON_FOLDERS: &[&str] = &[
+    "downloads",
+    "desktop",
+    "documents",
+    "pictures",
+    "photos",
+    "music",
+    "videos",
+    "movies",
+    "home",
+    "tmp",
+    "temp",
+    "archive",
+    "archives",
+    "backup",
+    "backups",
+    "projects",
+    "screenshots",
+    "inbox",
+    "old",
+];
+
+/// Words that follow "in"/"to"/"into" without being a place.
+const NOT_A_PLACE: &[&str] = &[
+    "it",
+    "them",
+    "they",
+    "there",
+    "here",
+    "this",
+    "that",
+    "these",
+    "those",
+    "one",
+    "ones",
+    "order",
+    "place",
+    "general",
+    "total",
+    "bulk",
+    "full",
+    "folders",
+    "subfolders",
+    "folder",
+    "directories",
+    "directory",
+    "files",
+    "file",
+    "names",
+    "name",
+    "groups",
+    "categories",
+    "category",
+    "type",
+    "types",
+    "kind",
+    "kinds",
+    "alphabetical",
+    "lowercase",
+    "uppercase",
+    "sequence",
+    "detail",
+    "details",
+    "size",
+    "sizes",
+    "date",
+    "dates",
+    "the",
+    "a",
+    "an",
+    "my",
+    "your",
+    "our",
+    "each",
+    "every",
+    "all",
+    "any",
+    "some",
+    "other",
+    "same",
+    "case",
+    "front",
+    "lower",
+    "upper",
+    "title",
+    "zip",
+    "tar",
+    "gz",
+    "tgz",
+    "tarball",
+    "archive",
+    "last",
+    "past",
+    "days",
+    "weeks",
+    "months",
+    "years",
+    "day",
+    "week",
+    "month",
+    "year",
+    "use",
+    "space",
+    "disk",
+    "question",
+    "words",
+    "word",
+    "mind",
+    "total",
+    "addition",
+    "favour",
+    "favor",
+    "case",
+    "short",
+    "fact",
+];
+
+const DETERMINERS: &[&str] = &[
+    "the", "my", "our", "your", "this", "that", "a", "an", "his", "her",
+];
+
+const FOLDER_NOUNS: &[&str] = &["folder", "folders", "directory", "dir", "directories"];
+
+fn re(s: &str) -> Regex {
+    Regex::new(s).expect("static regex")
+}
+
+static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| re(r#""([^"]+)"|“([^”]+)”|'([^']+)'|`([^`]+)`|‘([^’]+)’"#));
+static SIZE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(larger|bigger|greater|more|over|above|at least|exceeding|heavier|smaller|less|under|below|at most|lighter|up to|>=?|<=?)\s*(?:than\s*)?(\d+(?:[.,]\d+)?)\s*(kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|bytes?|b)\b",
+    )
+});
+static SIZE_PLUS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\s*\+"));
+static AGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(older than|more than|over|not (?:been )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past)?|untouched (?:for|in)|newer than|younger than|less than|within|in the last|in the past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
+    )
+});
+static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(today|yesterday|this week|last week|this month|last month|this year|last year|recently|recent|lately|new files|latest files)\b",
+    )
+});
+static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(before|after|since|until|till|from|older than|newer than)\s+(\d{4}-\d{2}-\d{2})\b")
+});
+static YEAR: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:from|in|during|of)\s+((?:19|20)\d{2})\b"));
+static KEEP: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(newest|latest|most recent|newer|youngest|oldest|original|originals|earliest|older|shortest(?: path)?|first)\b",
+    )
+});
+static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:except(?: for)?|excluding|but not|apart from|other than|without touching|not touching|(?:do not|don't|dont|never) touch|leave|leaving|skip|skipping|protect|protecting|ignore|ignoring)\s+((?:"[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+)(?:\s+(?:and|,)\s+(?:"[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+))*)(?:\s+(?:alone|untouched|intact|as is|folder|directory))?"#,
+    )
+});
+static GLOB: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:^|\s)([\w\-\[\]]*\*[\w.\-*\[\]]*|[\w\-]*\?[\w.\-]+)(?:\s|$|,)"));
+static DOT_EXT: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[\s(,/])\.([A-Za-z0-9]{1,6})\b"));
+static PATTERN: LazyLock<Regex> = LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
+static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\breplace\s+(?:all\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+with\s+("[^"]*"|'[^']*'|\S+)"#,
+    )
+});
+static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?\b",
+    )
+});
+static CALLED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+)"#)
+});
+static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|that says|saying)\s+("[^"]+"|'[^']+'|.+)$"#,
+    )
+});
+static QUERY: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:about|mentioning|mention|mentions|containing|contain|contains|that talk about|talking about|related to|regarding|referring to|that discuss|discussing|with the words?|with the phrase|for)\s+(.+)$",
+    )
+});
+static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(them|these|those|it|they|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?)\b",
+    )
+});
+static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(everywhere|recursive(?:ly)?|including sub-?folders|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|the whole tree|all levels|deep)\b",
+    )
+});
+static RECURSIVE_OFF: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(top[- ]level only|only the top level|not (?:in )?sub-?folders|without sub-?folders|non-?recursive(?:ly)?|loose files|directly in)\b",
+    )
+});
+static WHOLE_ROOT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(everything|this folder|this directory|the whole folder|the working folder|here|the current folder|all my files|all files)\b",
+    )
+});
+
+/// Extensions that are also ordinary words or verbs: accepted only as `.ext`, `*.ext` or followed
+/// by a file noun.
+const AMBIGUOUS_EXTENSIONS: &[&str] = &[
+    "zip", "tar", "gz", "rar", "7z", "key", "pages", "numbers", "bin", "app", "tex", "dat", "raw",
+    "c", "h", "r", "go", "rs", "py", "js", "ts", "cs", "pl", "sh", "md", "org", "ass", "lz", "xz",
+    "cc", "kt", "rb", "mid", "ico", "ps1", "bash", "lua", "sql", "css", "vue", "log", "tmp", "bak",
+    "old", "doc", "txt", "iso",
+];
+
+const FILE_NOUNS: &[&str] = &[
+    "file",
+    "files",
+    "document",
+    "documents",
+    "docs",
+    "images",
+    "image",
+    "photos",
+    "pictures",
+    "archives",
+    "songs",
+    "tracks",
+    "videos",
+    "clips",
+    "sheets",
+    "spreadsheets",
+    "scripts",
+    "logs",
+];
+
+/// Category words that select every extension of a sandbox category.
+const CATEGORY_WORDS: &[(&str, &str)] = &[
+    ("photos", "Images"),
+    ("photo", "Images"),
+    ("pictures", "Images"),
+    ("pics", "Images"),
+    ("images", "Images"),
+    ("screenshots", "Images"),
+    ("music", "Audio"),
+    ("songs", "Audio"),
+    ("audio", "Audio"),
+    ("tracks", "Audio"),
+    ("podcasts", "Audio"),
+    ("videos", "Video"),
+    ("movies", "Video"),
+    ("clips", "Video"),
+    ("installers", "Installers"),
+    ("ebooks", "Ebooks"),
+    ("fonts", "Fonts"),
+    ("spreadsheets", "Data"),
+];
+
+fn known_extension(word: &str) -> bool {
+    sandbox::CATEGORIES
+        .iter()
+        .any(|(_, exts)| exts.contains(&word))
+        || matches!(word, "log" | "tmp" | "bak" | "old" | "crdownload" | "part")
+}
+
+fn category_extensions(category: &str) -> Vec<String> {
+    sandbox::CATEGORIES
+        .iter()
+        .find(|(c, _)| c.eq_ignore_ascii_case(category))
+        .map(|(_, exts)| exts.iter().map(|e| (*e).to_owned()).collect())
+        .unwrap_or_default()
+}
+
+fn unquote(s: &str) -> String {
+    let t = s.trim();
+    for (a, b) in [("\"", "\""), ("'", "'"), ("`", "`"), ("“", "”"), ("‘", "’")] {
+        if let Some(inner) = t.strip_prefix(a).and_then(|r| r.strip_suffix(b)) {
+            return inner.to_owned();
+        }
+    }
+    t.trim_end_matches(['.', ',', ';', ':', '!', '?'])
+        .to_owned()
+}
+
+fn number_word(w: &str) -> Option<u64> {
+    Some(match w.to_lowercase().as_str() {
+        "" | "a" | "an" | "one" => 1,
+        "two" => 2,
+        "three" => 3,
+        "four" => 4,
+        "five" => 5,
+        "six" => 6,
+        "seven" => 7,
+        "eight" => 8,
+        "nine" => 9,
+        "ten" => 10,
+        "twelve" => 12,
+        n => n.parse().ok()?,
+    })
+}
+
+/// `n unit` as an age string the sandbox's date parser reads (`30days`).
+fn age(n: u64, unit: &str) -> String {
+    let unit = unit.to_lowercase();
+    let unit = unit.trim_end_matches('s');
+    let (n, unit) = match unit {
+        // humantime has no calendar months; a month is 30 days here, a year 365.
+        "month" => (n * 30, "days"),
+        "year" => (n * 365, "days"),
+        "week" => (n * 7, "days"),
+        "hour" => (n, "hours"),
+        _ => (n, "days"),
+    };
+    format!("{n}{unit}")
+}
+
+/// Removes the matched span from `text` (so later extractors do not read it twice).
+fn cut(text: &mut String, range: std::ops::Range<usize>) {
+    text.replace_range(range, " ");
+}
+
+/// A token that names a place: a path, a file name with an extension, a grounded entry, a common
+/// folder word, or a word followed by "folder".
+fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize)> {
+    let mut i = i;
+    while i < words.len() && DETERMINERS.contains(&words[i].to_lowercase().as_str()) {
+        i += 1;
+    }
+    let raw = *words.get(i)?;
+    let w = raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+    if w.is_empty() {
+        return None;
+    }
+    let lower = w.to_lowercase();
+    // Multi-word grounded entries ("Photos 2023", "Tax Returns").
+    for take in (2..=4).rev() {
+        if i + take <= words.len() {
+            let phrase = words[i..i + take]
+                .join(" ")
+                .trim_end_matches([',', ';', ':', '.', '!', '?'])
+                .to_owned();
+            if let Some(e) = g.entry(&phrase) {
+                return Some((e.to_owned(), i + take));
+            }
+        }
+    }
+    let next_is_folder = words
+        .get(i + 1)
+        .is_some_and(|n| FOLDER_NOUNS.contains(&n.to_lowercase().trim_end_matches([',', '.'])));
+    let used = if next_is_folder { i + 2 } else { i + 1 };
+    if w.contains('/') || w.starts_with('~') {
+        return Some((w.trim_end_matches('/').to_owned(), used));
+    }
+    if let Some(e) = g.entry(w) {
+        return Some((e.to_owned(), used));
+    }
+    if g.is_root(w) {
+        return Some((".".to_owned(), used));
+    }
+    if NOT_A_PLACE.contains(&lower.as_str()) {
+        return None;
+    }
+    if let Some(fixed) = super::normalize::correct_folder(&lower, COMMON_FOLDERS)
+        .filter(|_| !COMMON_FOLDERS.contains(&lower.as_str()))
+    {
+        if let Some(e) = g.entry(&fixed) {
+            return Some((e.to_owned(), used));
+        }
+        if g.is_root(&fixed) {
+            return Some((".".to_owned(), used));
+        }
+        let mut c = fixed.chars();
+        let cap: String = c
+            .next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or_default();
+        return Some((cap, used));
+    }
+    if COMMON_FOLDERS.contains(&lower.as_str()) || next_is_folder {
+        // "Photos 2023": a capitalised word followed by a year is one name.
+        if let Some(year) = words
+            .get(i + 1)
+            .filter(|y| y.len() == 4 && y.chars().all(|c| c.is_ascii_digit()) && !next_is_folder)
+        {
+            return Some((format!("{w} {year}"), i + 2));
+        }
+        return Some((w.to_owned(), used));
+    }
+    let has_ext = w
+        .rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && known_extension(&ext.to_lowercase()));
+    if has_ext {
+        return Some((w.to_owned(), used));
+    }
+    let capitalised = w.chars().next().is_some_and(char::is_uppercase)
+        && w.chars().skip(1).any(char::is_lowercase)
+        && i > 0;
+    if capitalised || w.chars().any(|c| c == '_' || c == '-') && w.len() > 2 {
+        return Some((w.to_owned(), used));
+    }
+    None
+}
+
+const LOCATION_PREPS: &[&str] = &[
+    "in",
+    "inside",
+    "within",
+    "from",
+    "under",
+    "of",
+    "at",
+    "across",
+    "throughout",
+    "on",
+];
+const TARGET_PREPS: &[&str] = &["to", "into", "onto", "towards"];
+
+/// Reads every slot of one clause.
+pub fn extract(clause: &str, g: &Grounding) -> Slots {
+    let mut s = Slots::default();
+    let mut text = clause.to_owned();
+
+    // Quoted strings are names or paths, taken verbatim; replaced by placeholders so their words
+    // are not read as anything else.
+    let mut quoted: Vec<String> = Vec::new();
+    while let Some(m) = QUOTED.find(&text) {
+        let inner = unquote(m.as_str());
+        let range = m.range();
+        quoted.push(inner);
+        text.replace_range(range, &format!("⟦{}⟧", quoted.len() - 1));
+    }
+    let lookup = |w: &str| -> Option<String> {
+        let t = w.trim_end_matches([',', ';', ':', '.', '!', '?']);
+        t.strip_prefix('⟦')
+            .and_then(|r| r.strip_suffix('⟧'))
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| quoted.get(n).cloned())
+    };
+
+    if let Some(c) = CONTENT.captures(&text) {
+        let raw = c.get(1).map_or("", |m| m.as_str());
+        s.content = Some(lookup(raw).unwrap_or_else(|| unquote(raw)));
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+    if let Some(c) = REPLACE.captures(&text) {
+        let read = |m: Option<regex::Match>| {
+            let raw = m.map_or("", |m| m.as_str());
+            lookup(raw).unwrap_or_else(|| unquote(raw))
+        };
+        let (from, to) = (read(c.get(1)), read(c.get(2)));
+        let word_char = |w: &str| -> Option<&'static str> {
+            Some(match w.to_lowercase().trim_end_matches('s') {
+                "space" => " ",
+                "underscore" => "_",
+                "dash" | "hyphen" => "-",
+                "dot" | "period" => ".",
+                "nothing" => "",
+                _ => return None,
+            })
+        };
+        let find = word_char(&from).map_or(from.clone(), str::to_owned);
+        let replace = word_char(&to).map_or(to.clone(), str::to_owned);
+        s.find = Some(regex::escape(&find));
+        s.replace = Some(replace);
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+    if let Some(m) = PATTERN.find(&text) {
+        s.pattern = Some(m.as_str().trim_end_matches([',', ';']).to_owned());
+        let r = m.range();
+        cut(&mut text, r);
+    }
+    let lower_text = text.to_lowercase();
+    if s.pattern.is_none() {
+        if lower_text.contains("date")
+            && (lower_text.contains("add")
+                || lower_text.contains("prefix")
+                || lower_text.contains("prepend")
+                || lower_text.contains("in front"))
+        {
+            s.pattern = Some("{date:%Y-%m-%d} {name}".into());
+        } else if lower_text.contains("number") && !lower_text.contains("numbers") {
+            s.pattern = Some("{name}_{n:03}".into());
+        }
+    }
+    for (words, case) in [
+        (
+            &["lowercase", "lower case", "lower-case", "small letters"][..],
+            "lower",
+        ),
+        (
+            &[
+                "uppercase",
+                "upper case",
+                "upper-case",
+                "capital letters",
+                "all caps",
+            ],
+            "upper",
+        ),
+        (
+            &["title case", "title-case", "capitalize", "capitalise"],
+            "title",
+        ),
+    ] {
+        if words.iter().any(|w| lower_text.contains(w)) {
+            s.case = Some(case.into());
+        }
+    }
+
+    while let Some(c) = EXCLUDE.captures(&text) {
+        let list = c.get(1).map_or("", |m| m.as_str());
+        for part in list.split([',']).flat_map(|p| p.split(" and ")) {
+            let p = part.trim();
+            if p.is_empty() {
+                continue;
+            }
+            let value = lookup(p).unwrap_or_else(|| unquote(p));
+            let lower = value.to_lowercase();
+            if DETERMINERS.contains(&lower.as_str()) || NOT_A_PLACE.contains(&lower.as_str()) {
+                continue;
+            }
+            s.exclude.push(g.entry(&value).map_or(value, str::to_owned));
+        }
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+
+    while let Some(c) = SIZE.captures(&text) {
+        let op = c[1].to_lowercase();
+        let value = format!("{}{}", c[2].replace(',', "."), c[3].to_uppercase());
+        let value = match value
+            .strip_suffix('K')
+            .or(value.strip_suffix('M'))
+            .or(value.strip_suffix('G'))
+        {
+            Some(_) => format!("{value}B"),
+            None => value,
+        };
+        let is_min = !matches!(
+            op.as_str(),
+            "smaller" | "less" | "under" | "below" | "at most" | "lighter" | "up to" | "<" | "<="
+        );
+        if is_min {
+            s.min_size = Some(value);
+        } else {
+            s.max_size = Some(value);
+        }
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+    if let Some(c) = SIZE_PLUS.captures(&text) {
+        s.min_size = Some(format!("{}{}", &c[1], c[2].to_uppercase()));
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+
+    while let Some(c) = ISO_DATE.captures(&text) {
+        let date = c[2].to_owned();
+        match c[1].to_lowercase().as_str() {
+            "before" | "until" | "till" | "older than" => s.modified_before = Some(date),
+            _ => s.modified_after = Some(date),
+        }
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+    while let Some(c) = AGE.captures(&text) {
+        let op = c[1].to_lowercase();
+        let n = number_word(c.get(2).map_or("", |m| m.as_str())).unwrap_or(1);
+        let value = age(n, &c[3]);
+        let older = op.starts_with("older")
+            || op.starts_with("not ")
+            || op.starts_with("untouched")
+            || (op == "more than" || op == "over") && c.get(4).is_some();
+        if older || (op == "more than" || op == "over") {
+            s.modified_before = Some(value);
+        } else {
+            s.modified_after = Some(value);
+        }
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+    if let Some(c) = RELATIVE_DAY.captures(&text) {
+        let v = match c[1].to_lowercase().as_str() {
+            "today" => "1days",
+            "yesterday" => "2days",
+            "this week" | "last week" | "recently" | "recent" | "lately" | "new files"
+            | "latest files" => "7days",
+            "this month" | "last month" => "30days",
+            _ => "365days",
+        };
+        if s.modified_after.is_none() {
+            s.modified_after = Some(v.into());
+        }
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+    if s.modified_after.is_none()
+        && s.modified_before.is_none()
+        && let Some(c) = YEAR.captures(&text)
+    {
+        let y: u32 = c[1].parse().unwrap_or(2000);
+        s.modified_after = Some(format!("{y}-01-01"));
+        s.modified_before = Some(format!("{}-01-01", y + 1));
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+
+    let lower_text = text.to_lowercase();
+    if lower_text.contains("keep")
+        || lower_text.contains("keeping")
+        || lower_text.contains("preserv")
+        || lower_text.contains("leave the")
+    {
+        if let Some(c) = KEEP.captures(&text) {
+            s.keep = Some(
+                match c[1].to_lowercase().as_str() {
+                    "newest" | "latest" | "most recent" | "newer" | "youngest" => "newest",
+                    "shortest" | "shortest path" | "first" => "shortest_path",
+                    _ => "oldest",
+                }
+                .into(),
+            );
+        }
+    }
+
+    let lower_text = text.to_lowercase();
+    for (word, fmt) in [
+        ("tar.gz", "tar.gz"),
+        ("tarball", "tar.gz"),
+        ("tgz", "tar.gz"),
+        (".tar", "tar.gz"),
+        (" tar ", "tar.gz"),
+        ("zip", "zip"),
+    ] {
+        if lower_text.contains(word) || lower_text.ends_with(word.trim()) && word.starts_with(' ') {
+            s.format = Some(fmt.into());
+            break;
+        }
+    }
+    if lower_text.contains("delete the original")
+        || lower_text.contains("remove the original")
+        || lower_text.contains("delete originals")
+    {
+        s.delete_originals = true;
+    }
+
+    if let Some(c) = CALLED.captures(&text) {
+        let raw = c.get(1).map_or("", |m| m.as_str());
+        s.name = Some(lookup(raw).unwrap_or_else(|| unquote(raw)));
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+
+    if let Some(c) = GLOB.captures(&text) {
+        let glob = c[1].trim_end_matches(',').to_owned();
+        if let Some(ext) = glob
+            .strip_prefix("*.")
+            .filter(|e| e.chars().all(char::is_alphanumeric))
+        {
+            s.extensions.push(ext.to_lowercase());
+        } else {
+            s.glob = Some(glob);
+        }
+        let r = c.get(1).expect("match").range();
+        cut(&mut text, r);
+    }
+    for c in DOT_EXT.captures_iter(&text) {
+        let e = c[1].to_lowercase();
+        if known_extension(&e) && !s.extensions.contains(&e) {
+            s.extensions.push(e);
+        }
+    }
+
+    let lower_text = text.to_lowercase();
+    s.refers_back = REFERS_BACK.is_match(&lower_text);
+    if RECURSIVE_OFF.is_match(&lower_text) {
+        s.recursive = Some(false);
+    } else if RECURSIVE_ON.is_match(&lower_text) {
+        s.recursive = Some(true);
+    }
+    s.whole_root = WHOLE_ROOT.is_match(&lower_text);
+    if [
+        "empty",
+        "zero-byte",
+        "zero byte",
+        "0-byte",
+        "0 byte",
+        "blank files",
+    ]
+    .iter()
+    .any(|w| lower_text.contains(w))
+    {
+        s.empty = true;
+    }
+    s.there = lower_text
+        .split_whitespace()
+        .any(|w| w.trim_matches(|c: char| !c.is_alphabetic()) == "there");
+    let has_word = |w: &str| {
+        lower_text
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|x| x == w)
+    };
+    if has_word("folders")
+        || has_word("directories")
+        || s.empty && (has_word("folder") || has_word("directory"))
+    {
+        s.kind = Some("dir".into());
+    } else if s.empty && has_word("files") {
+        s.kind = Some("file".into());
+    }
+    if let Some(c) = LIMIT.captures(&text) {
+        s.limit = c.get(1).or(c.get(2)).and_then(|m| m.as_str().parse().ok());
+    }
+
+    // Word-level pass: extensions by name, category words, places after prepositions, objects.
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut consumed = vec![false; words.len()];
+    let mut i = 0;
+    while i < words.len() {
+        let raw = words[i];
+        let w = raw
+            .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+            .to_lowercase();
+        let prev = if i > 0 {
+            words[i - 1].to_lowercase()
+        } else {
+            String::new()
+        };
+        let is_prep = LOCATION_PREPS.contains(&w.as_str()) || TARGET_PREPS.contains(&w.as_str());
+        if is_prep {
+            let to_target = TARGET_PREPS.contains(&w.as_str());
+            // "into a folder called X" / "to a new folder named X" was read as `name`.
+            if let Some(q) = words.get(i + 1).and_then(|n| lookup(n)) {
+                push_place(&mut s, to_target, g.entry(&q).map_or(q, str::to_owned));
+                consumed[i + 1] = true;
+                i += 2;
+                continue;
+            }
+            if let Some((place, next)) = place_token(&words, i + 1, g) {
+                push_place(&mut s, to_target, place);
+                for c in consumed.iter_mut().take(next).skip(i + 1) {
+                    *c = true;
+                }
+                i = next;
+                continue;
+            }
+        }
+        if let Some(q) = lookup(raw) {
+            // A quoted name not after a preposition is the object of the verb.
+            if s.name.as_deref() != Some(q.as_str()) {
+                s.objects.push(g.entry(&q).map_or(q, str::to_owned));
+            }
+            consumed[i] = true;
+            i += 1;
+            continue;
+        }
+        // Bare extension words: "pdfs", "jpg files", "mp3s".
+        let singular = w.strip_suffix("'s").or(w.strip_suffix('s')).unwrap_or(&w);
+        let next = words
+            .get(i + 1)
+            .map(|n| n.to_lowercase())
+            .unwrap_or_default();
+        let next = next.trim_end_matches([',', '.', ';']);
+        for cand in [w.as_str(), singular] {
+            if known_extension(cand)
+                && (!AMBIGUOUS_EXTENSIONS.contains(&cand)
+                    || FILE_NOUNS.contains(&next)
+                    || (cand != w
+                        && cand.len() > 2
+                        && !matches!(cand, "key" | "page" | "number" | "log" | "doc")))
+                && !s.extensions.contains(&cand.to_owned())
+                && !(cand == "zip" && (i == 0 || prev == "then" || prev == "and"))
+            {
+                s.extensions.push(cand.to_owned());
+                consumed[i] = true;
+                break;
+            }
+        }
+        if !consumed[i]
+            && let Some((_, cat)) = CATEGORY_WORDS.iter().find(|(word, _)| *word == w)
+        {
+            for e in category_extensions(cat) {
+                if !s.extensions.contains(&e) {
+                    s.extensions.push(e);
+                }
+            }
+            consumed[i] = true;
+        }
+        // Paths and file names standing as objects ("delete old.log", "unzip backup.zip").
+        if !consumed[i] && (w.contains('/') || w.starts_with('~') || w.contains('.')) {
+            if let Some((place, _)) = place_token(&words, i, g) {
+                s.objects.push(place);
+                consumed[i] = true;
+            }
+        } else if !consumed[i]
+            && (g.entry(&w).is_some() || COMMON_FOLDERS.contains(&w.as_str()) && i > 0)
+        {
+            if let Some((place, next)) = place_token(&words, i, g) {
+                s.objects.push(place);
+                for c in consumed.iter_mut().take(next).skip(i) {
+                    *c = true;
+                }
+                i = next;
+                continue;
+            }
+        } else if !consumed[i] && g.is_root(&w) {
+            s.whole_root = true;
+        }
+        i += 1;
+    }
+    // A place mentioned as the root's own name means the root.
+    for list in [&mut s.locations, &mut s.objects, &mut s.targets] {
+        for p in list.iter_mut() {
+            if g.is_root(p) {
+                ".".clone_into(p);
+            }
+        }
+    }
+
+    if let Some(c) = QUERY.captures(clause) {
+        let q = c[1].trim();
+        // Stop at the location phrase: "about taxes in Documents" → "taxes".
+        let q = [" in ", " inside ", " within ", " under ", " from "]
+            .iter()
+            .filter_map(|p| q.find(p))
+            .min()
+            .map_or(q, |i| &q[..i]);
+        let q = unquote(q);
+        if !q.is_empty() {
+            s.query = Some(q);
+        }
+    }
+    s
+}
+
+fn push_place(s: &mut Slots, to_target: bool, place: String) {
+    let list = if to_target {
+        &mut s.targets
+    } else {
+        &mut s.locations
+    };
+    if !list.contains(&place) {
+        list.push(place);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,256 @@
+//! Normalising a clause before it is matched against skills: casual words mapped to the words
+//! skills use, misspelt words corrected against the skills' own vocabulary, and folder names
+//! masked (a folder called "Downloads" says nothing about what to do). Pure.
+
+use std::collections::BTreeSet;
+
+use skills::SkillStore;
+
+use super::extract::Slots;
+
+/// Casual or borrowed words and the words the skills describe themselves with.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("dupes", "duplicates"),
+    ("dups", "duplicates"),
+    ("doubles", "duplicates"),
+    ("dedup", "dedupe"),
+    ("nuke", "delete"),
+    ("yeet", "delete"),
+    ("bin", "delete"),
+    ("trash", "delete"),
+    ("ditch", "delete"),
+    ("toss", "delete"),
+    ("chuck", "delete"),
+    ("wipe", "delete"),
+    ("purge", "delete"),
+    ("erase", "delete"),
+    ("zap", "delete"),
+    ("lowdown", "overview"),
+    ("breakdown", "overview"),
+    ("rundown", "overview"),
+    ("storage", "space"),
+    ("stuff", "files"),
+    ("things", "files"),
+    ("junk", "files"),
+    ("pics", "photos"),
+    ("docs", "documents"),
+    ("grab", "find"),
+    ("fetch", "find"),
+    ("peek", "show"),
+    ("unpack", "extract"),
+    ("decompress", "extract"),
+    ("bundle", "compress"),
+    ("squash", "compress"),
+    ("pack", "compress"),
+    ("tarball", "archive"),
+    ("gimme", "show"),
+    ("organise", "organize"),
+    ("organisiere", "organize"),
+    ("analyse", "analyze"),
+    ("summarise", "summarize"),
+    ("categorise", "categorize"),
+    ("shove", "move"),
+    ("stick", "move"),
+    ("swap", "replace"),
+];
+
+/// Multi-word casual phrases.
+const PHRASES: &[(&str, &str)] = &[
+    ("get rid of", "delete"),
+    ("clear out", "delete"),
+    ("zip up", "zip"),
+    ("back up", "copy"),
+    ("tidy up", "tidy"),
+    ("clean up", "cleanup"),
+    ("taking up space", "space usage"),
+    ("eat the most disk", "space usage"),
+];
+
+/// Every word the skills use to describe themselves (the vocabulary typos are corrected to).
+pub fn vocabulary(store: &SkillStore) -> BTreeSet<String> {
+    let mut v = BTreeSet::new();
+    let mut add = |text: &str| {
+        for w in retrieval::text::words(text) {
+            if w.len() >= 3 && w.chars().all(|c| c.is_ascii_alphabetic()) {
+                v.insert(w);
+            }
+        }
+    };
+    for s in store.skills() {
+        let d = &s.definition;
+        add(&d.name);
+        add(&d.description);
+        d.tags.iter().for_each(|t| add(t));
+        d.triggers.iter().for_each(|t| add(t));
+        for t in d.tools.values() {
+            add(&t.name);
+            add(&t.description);
+        }
+    }
+    for (_, w) in SYNONYMS {
+        add(w);
+    }
+    for w in [
+        "downloads",
+        "desktop",
+        "documents",
+        "pictures",
+        "photos",
+        "music",
+        "videos",
+        "folder",
+        "files",
+        "everything",
+        "what",
+        "which",
+        "where",
+        "show",
+        "read",
+        "search",
+        "find",
+    ] {
+        add(w);
+    }
+    v
+}
+
+/// Optimal-string-alignment distance: Levenshtein plus adjacent transpositions ("remvoe").
+pub fn osa_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// The vocabulary word `word` is most likely a misspelling of, if any: distance 1 for words of
+/// 4–6 letters, 2 for longer ones, and a unique best candidate.
+pub fn correct(word: &str, vocab: &BTreeSet<String>) -> Option<String> {
+    let n = word.chars().count();
+    if n < 4 || vocab.contains(word) || !word.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let limit = if n <= 6 { 1 } else { 2 };
+    let mut best: Option<(usize, &String)> = None;
+    let mut tie = false;
+    for v in vocab {
+        if v.len().abs_diff(n) > limit {
+            continue;
+        }
+        let d = osa_distance(word, v);
+        if d > limit {
+            continue;
+        }
+        match best {
+            Some((bd, _)) if d > bd => {}
+            Some((bd, _)) if d == bd => tie = true,
+            _ => {
+                best = Some((d, v));
+                tie = false;
+            }
+        }
+    }
+    match best {
+        Some((_, v)) if !tie => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// The clause as the skill matcher should see it.
+/// With `mask`, folder names are removed; without, only words are normalised (step descriptions).
+pub fn for_matching(text: &str, slots: &Slots, vocab: &BTreeSet<String>, mask: bool) -> String {
+    if !mask {
+        return text
+            .split_whitespace()
+            .map(|w| {
+                let core = w
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase();
+                match correct(&core, vocab) {
+                    Some(c) => w.to_lowercase().replace(&core, &c),
+                    None => w.to_owned(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    let mut t = format!(" {} ", text.to_lowercase());
+    for place in slots
+        .locations
+        .iter()
+        .chain(&slots.targets)
+        .chain(&slots.objects)
+        .chain(&slots.exclude)
+    {
+        let p = place.to_lowercase();
+        if p.len() > 1 {
+            t = t.replace(&p, " ");
+        }
+    }
+    for (from, to) in PHRASES {
+        t = t.replace(from, to);
+    }
+    let words: Vec<String> = t
+        .split_whitespace()
+        .map(|w| {
+            let core = w.trim_matches(|c: char| !c.is_alphanumeric());
+            if let Some((_, to)) = SYNONYMS.iter().find(|(f, _)| *f == core) {
+                return (*to).to_owned();
+            }
+            correct(core, vocab).unwrap_or_else(|| w.to_owned())
+        })
+        .collect();
+    words.join(" ")
+}
+
+/// Corrects a misspelt folder word against known folder names ("downlaods" → "downloads").
+pub fn correct_folder(word: &str, known: &[&str]) -> Option<String> {
+    let lower = word.to_lowercase();
+    if lower.len() < 5 {
+        return None;
+    }
+    let mut hits = known.iter().filter(|k| osa_distance(&lower, k) <= 2);
+    let first = hits.next()?;
+    hits.next().is_none().then(|| (*first).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corrects_transpositions_and_single_edits_only_to_a_unique_word() {
+        let vocab: BTreeSet<String> = ["remove", "duplicates", "organize", "search", "rename"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(correct("remvoe", &vocab).as_deref(), Some("remove"));
+        assert_eq!(correct("duplicats", &vocab).as_deref(), Some("duplicates"));
+        assert_eq!(correct("orgnaize", &vocab).as_deref(), Some("organize"));
+        assert_eq!(correct("serch", &vocab).as_deref(), Some("search"));
+        assert_eq!(correct("lease", &vocab), None);
+        assert_eq!(correct("rename", &vocab), None);
+        assert_eq!(osa_distance("renmae", "rename"), 1);
+        assert_eq!(
+            correct_folder("downlaods", &["downloads", "desktop"]).as_deref(),
+            Some("downloads")
+        );
+    }
+}
