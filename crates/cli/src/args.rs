@@ -61,6 +61,21 @@ pub enum Command {
         #[arg(long, value_name = "N")]
         top: Option<usize>,
     },
+    /// Do what REQUEST says in ROOT: plan, simulate each step, ask for approval, then commit.
+    Run {
+        #[arg(long)]
+        root: PathBuf,
+        request: String,
+        /// When to ask: all (every step), key (steps that change files), bypass (only the final diff).
+        #[arg(long, value_name = "MODE")]
+        hitl: Option<String>,
+        /// Answer every question with the planner's choice and approve everything.
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Plan and simulate, show the diff, write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Show the plan the planner makes for a request (nothing is simulated or changed).
     Plan {
         request: Option<String>,

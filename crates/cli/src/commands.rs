@@ -58,6 +58,13 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             path.as_deref(),
             top.unwrap_or(env.config.top_k),
         ),
+        Command::Run {
+            root,
+            request,
+            hitl,
+            yes,
+            dry_run,
+        } => crate::run::run_cmd(&env, &root, &request, hitl.as_deref(), yes, dry_run),
         Command::Plan {
             request,
             root,
@@ -107,7 +114,7 @@ fn default_skills_dir(config: &PipelineConfig) -> PathBuf {
         .unwrap_or(configured)
 }
 
-fn load_skills(env: &Env) -> Result<SkillStore> {
+pub fn load_skills(env: &Env) -> Result<SkillStore> {
     let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
     Ok(SkillStore::load(&env.skills_dir, table)?)
 }

@@ -4,6 +4,7 @@ mod args;
 mod commands;
 mod output;
 mod plan;
+mod run;
 mod search;
 
 use std::process::ExitCode;

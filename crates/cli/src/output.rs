@@ -17,6 +17,12 @@ pub fn payload(err: &anyhow::Error) -> contracts::ErrorPayload {
     if let Some(e) = err.downcast_ref::<retrieval::RetrievalError>() {
         return e.to_payload();
     }
+    if let Some(e) = err.downcast_ref::<thinker::ThinkerError>() {
+        return e.to_payload();
+    }
+    if let Some(e) = err.downcast_ref::<pipeline::PipelineError>() {
+        return e.to_payload();
+    }
     if let Some(e) = err.downcast_ref::<UsageError>() {
         return contracts::ErrorPayload::new(e.code, e.message.clone());
     }

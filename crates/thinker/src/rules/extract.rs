@@ -713,21 +713,20 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     }
 
     let lower_text = text.to_lowercase();
-    if lower_text.contains("keep")
+    if (lower_text.contains("keep")
         || lower_text.contains("keeping")
         || lower_text.contains("preserv")
-        || lower_text.contains("leave the")
+        || lower_text.contains("leave the"))
+        && let Some(c) = KEEP.captures(&text)
     {
-        if let Some(c) = KEEP.captures(&text) {
-            s.keep = Some(
-                match c[1].to_lowercase().as_str() {
-                    "newest" | "latest" | "most recent" | "newer" | "youngest" => "newest",
-                    "shortest" | "shortest path" | "first" => "shortest_path",
-                    _ => "oldest",
-                }
-                .into(),
-            );
-        }
+        s.keep = Some(
+            match c[1].to_lowercase().as_str() {
+                "newest" | "latest" | "most recent" | "newer" | "youngest" => "newest",
+                "shortest" | "shortest path" | "first" => "shortest_path",
+                _ => "oldest",
+            }
+            .into(),
+        );
     }
 
     let lower_text = text.to_lowercase();

@@ -179,10 +179,11 @@ impl PlanBuilder<'_> {
 
     fn clause(&mut self, text: &str) -> Result<()> {
         let mut slots = extract(text, self.grounding);
-        if slots.there && slots.locations.is_empty() {
-            if let Some(t) = &self.last_target {
-                slots.locations.push(t.clone());
-            }
+        if slots.there
+            && slots.locations.is_empty()
+            && let Some(t) = &self.last_target
+        {
+            slots.locations.push(t.clone());
         }
         let matched = normalize::for_matching(text, &slots, self.vocab, true);
         let described = normalize::for_matching(text, &Slots::default(), self.vocab, false);
@@ -292,7 +293,8 @@ impl PlanBuilder<'_> {
         let ty = |name: &str| spec.and_then(|s| s.param(name)).map(|p| p.ty);
         let method = tool.primitive.operation();
 
-        let mut score = hit.score + trigger_bonus(skill, &tool.name, text);
+        let mut score =
+            hit.score + trigger_bonus(skill, &tool.name, text) + intent_bonus(tool, text);
         let mut pending: Vec<(PlanStep, String)> = Vec::new();
         let mut params = Map::new();
         let mut used: BTreeSet<&'static str> = BTreeSet::new();
@@ -541,6 +543,14 @@ impl PlanBuilder<'_> {
             },
             tool.return_type.clone(),
         ));
+        // A chain (scan → remove) is backed by the trigger phrases of every tool in it.
+        let own = trigger_bonus(skill, &tool.name, text);
+        let chain = pending
+            .iter()
+            .filter(|(s, _)| s.skill == skill.name)
+            .map(|(s, _)| trigger_bonus(skill, &s.tool, text))
+            .fold(own, f32::max);
+        score += chain - own;
         let base = self.steps.len() as u32;
         for (i, (s, _)) in pending.iter_mut().enumerate() {
             s.step = base + i as u32 + 1;
@@ -739,6 +749,60 @@ fn slot_presence(s: &Slots) -> [(&'static str, bool); 16] {
     ]
 }
 
+/// Verbs that ask for a change, and verbs that ask to look.
+const CHANGE_VERBS: &[&str] = &[
+    "remove",
+    "delete",
+    "dedupe",
+    "deduplicate",
+    "cleanup",
+    "purge",
+    "eliminate",
+    "drop",
+    "clear",
+    "organize",
+    "sort",
+    "tidy",
+    "declutter",
+    "group",
+    "categorize",
+    "move",
+    "copy",
+    "rename",
+    "number",
+    "zip",
+    "compress",
+    "archive",
+    "extract",
+    "unzip",
+    "create",
+    "make",
+    "put",
+    "replace",
+    "add",
+    "prepend",
+    "append",
+    "lowercase",
+    "uppercase",
+];
+const LOOK_VERBS: &[&str] = &[
+    "find", "show", "list", "scan", "check", "which", "what", "how", "count", "report", "preview",
+    "where", "search", "locate", "look", "tell",
+];
+
+/// A mutating tool for a clause that asks for a change; a read-only one for a clause that only
+/// asks to look.
+fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
+    let words = retrieval::text::words(text);
+    let change = words.iter().any(|w| CHANGE_VERBS.contains(&w.as_str()));
+    let look = words.iter().any(|w| LOOK_VERBS.contains(&w.as_str()));
+    match (tool.mutates(), change, look) {
+        (true, true, _) => 0.1,
+        (false, false, true) => 0.05,
+        _ => 0.0,
+    }
+}
+
 /// How much a tool's trigger phrases back the clause: the share of a trigger's literal words the
 /// clause contains, best trigger, squared (a full match counts, a one-word overlap barely).
 fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> f32 {
@@ -837,6 +901,3 @@ fn describe_selection(s: &Slots, place: Option<&str>) -> String {
         place.unwrap_or("the working folder")
     )
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,1 +1,118 @@
-//! Tests of parameter extraction.
+//! Tests of parameter extraction: one request per row, the filled slots rendered as text.
+
+use expect_test::{Expect, expect};
+
+use super::{Grounding, extract};
+
+fn check(text: &str, expected: Expect) {
+    let g = Grounding {
+        root_name: Some("Downloads".into()),
+        entries: vec!["Photos 2023".into(), "Temp".into(), "Archive".into()],
+    };
+    let s = extract(text, &g);
+    let mut out = Vec::new();
+    macro_rules! show {
+        ($($field:ident),*) => {$(
+            let v = format!("{:?}", s.$field);
+            if !matches!(v.as_str(), "[]" | "None" | "false") {
+                out.push(format!("{}={}", stringify!($field), v));
+            }
+        )*};
+    }
+    show!(
+        locations,
+        objects,
+        targets,
+        name,
+        extensions,
+        glob,
+        min_size,
+        max_size,
+        modified_after,
+        modified_before,
+        keep,
+        exclude,
+        format,
+        pattern,
+        find,
+        replace,
+        case,
+        recursive,
+        empty,
+        kind,
+        query,
+        refers_back,
+        delete_originals,
+        whole_root
+    );
+    expected.assert_eq(&out.join("\n"));
+}
+
+#[test]
+fn places_targets_and_the_root_name() {
+    check(
+        "move the PDFs from my Downloads folder into Archive",
+        expect![[r#"
+            locations=["."]
+            targets=["Archive"]
+            extensions=["pdf"]"#]],
+    );
+    check(
+        "zip 'Photos 2023' into Backup/photos.zip and delete the originals",
+        expect![[r#"
+            objects=["Photos 2023"]
+            targets=["Backup/photos.zip"]
+            format=Some("zip")
+            delete_originals=true"#]],
+    );
+    check(
+        "find all .log files in temp and delete them",
+        expect![[r#"
+            locations=["Temp"]
+            extensions=["log"]
+            refers_back=true"#]],
+    );
+}
+
+#[test]
+fn sizes_dates_keep_and_exclusions() {
+    check(
+        "remove duplicate photos bigger than 2 MB in ~/Pictures keeping the oldest, except Pictures/Originals",
+        expect![[r#"
+            locations=["~/Pictures"]
+            extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]
+            min_size=Some("2MB")
+            keep=Some("oldest")
+            exclude=["Pictures/Originals"]"#]],
+    );
+    check(
+        "files in Temp not modified in the last 3 months",
+        expect![[r#"
+            locations=["Temp"]
+            modified_before=Some("90days")"#]],
+    );
+    check(
+        "find files changed in the last week and anything under 10kb",
+        expect![[r#"
+            max_size=Some("10KB")
+            modified_after=Some("7days")"#]],
+    );
+}
+
+#[test]
+fn rename_patterns_and_case() {
+    check(
+        "rename the jpgs in Temp to IMG_{n:03}",
+        expect![[r#"
+            locations=["Temp"]
+            extensions=["jpg"]
+            pattern=Some("IMG_{n:03}")"#]],
+    );
+    check(
+        "replace spaces with underscores and make the names lowercase",
+        expect![[r#"
+            find=Some(" ")
+            replace=Some("_")
+            case=Some("lower")"#]],
+    );
+}

@@ -1,0 +1,332 @@
+//! `scope-weaver run`: one request through the whole pipeline, with the person answering in the
+//! terminal (or `--yes` answering everything with the planner's choices, `--json` for one event
+//! per line).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use config::HitlMode;
+use contracts::PlanStep;
+use pipeline::{
+    Decision, DiffReview, Event, Interaction, Orchestrator, ParamQuestion, RunOptions,
+    SkillCandidate, Stage, StepReview,
+};
+use serde_json::{Value, json};
+
+use crate::commands::{Env, load_skills, open_sandbox, parse_params};
+use crate::output::print_json;
+
+/// The terminal side of the pipeline's questions.
+pub struct TerminalInteraction {
+    yes: bool,
+    json: bool,
+    spinner: Option<indicatif::ProgressBar>,
+}
+
+impl TerminalInteraction {
+    fn ask(&mut self, prompt: &str) -> Option<String> {
+        if let Some(s) = &self.spinner {
+            s.finish_and_clear();
+        }
+        self.spinner = None;
+        eprint!("{prompt} ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line.trim().to_owned()),
+        }
+    }
+
+    fn say(&mut self, text: &str) {
+        if self.json {
+            return;
+        }
+        match &self.spinner {
+            Some(s) => s.suspend(|| eprintln!("{text}")),
+            None => eprintln!("{text}"),
+        }
+    }
+}
+
+fn show_lines(lines: &[String], limit: usize) -> String {
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(limit)
+        .map(|l| format!("    {l}"))
+        .collect();
+    if lines.len() > limit {
+        out.push(format!("    … and {} more", lines.len() - limit));
+    }
+    out.join("\n")
+}
+
+impl Interaction for TerminalInteraction {
+    fn event(&mut self, event: &Event) {
+        if self.json {
+            print_json(&serde_json::to_value(event).unwrap_or(Value::Null));
+            return;
+        }
+        match event {
+            Event::StageStarted { stage, step } => {
+                let bar = self.spinner.get_or_insert_with(|| {
+                    let b = indicatif::ProgressBar::with_draw_target(
+                        None,
+                        indicatif::ProgressDrawTarget::stderr(),
+                    );
+                    b.set_style(
+                        indicatif::ProgressStyle::with_template("{spinner} {msg}")
+                            .expect("valid template"),
+                    );
+                    b
+                });
+                bar.set_message(match step {
+                    Some(n) => format!("step {n}: {} ({}/13)", stage.label(), stage.number()),
+                    None => format!("{} ({}/13)", stage.label(), stage.number()),
+                });
+                bar.tick();
+            }
+            Event::Planned {
+                plan,
+                planner,
+                notes,
+                ..
+            } => {
+                let mut text = format!("Plan ({planner}):");
+                for s in &plan.steps {
+                    text.push_str(&format!(
+                        "\n  {}. {}/{} {}",
+                        s.step,
+                        s.skill,
+                        s.tool,
+                        Value::Object(s.params.clone())
+                    ));
+                }
+                for n in notes {
+                    text.push_str(&format!("\n  note: {n}"));
+                }
+                self.say(&text);
+            }
+            Event::Dispatched {
+                step,
+                skill,
+                tool,
+                ok,
+                summary,
+                ..
+            } => {
+                let mark = if *ok { "✓" } else { "✗" };
+                self.say(&format!("{mark} step {step} {skill}/{tool}: {summary}"));
+            }
+            Event::Skipped { step, code, reason } => {
+                self.say(&format!("↷ step {step} skipped [{code}]: {reason}"));
+            }
+            Event::RolledBack { step, undone, .. } => {
+                self.say(&format!(
+                    "↶ step {step} rolled back ({undone} change(s) undone)"
+                ));
+            }
+            Event::Warning { message, .. } => self.say(&format!("warning: {message}")),
+            Event::ExtraParams { step, params } => self.say(&format!(
+                "note: step {step} ignores parameters it does not take: {}",
+                params.join(", ")
+            )),
+            Event::NearMiss {
+                step,
+                chosen: Some(c),
+                ..
+            } if self.yes => self.say(&format!(
+                "step {step}: unsure between skills; kept {}/{} (--yes)",
+                c.skill, c.tool
+            )),
+            Event::CommitProgress { done, total } => {
+                if let Some(s) = &self.spinner {
+                    s.set_message(format!("committing {done}/{total}"));
+                    s.tick();
+                }
+            }
+            Event::Report { .. } => {
+                if let Some(s) = self.spinner.take() {
+                    s.finish_and_clear();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn clarify_request(&mut self, question: &str) -> Option<String> {
+        if self.yes {
+            self.say(&format!(
+                "question: {question} (--yes: going on without an answer)"
+            ));
+            return None;
+        }
+        self.ask(&format!("{question}\n>"))
+    }
+
+    fn choose_skill(&mut self, step: &PlanStep, candidates: &[SkillCandidate]) -> Option<usize> {
+        let planned = candidates.iter().position(|c| c.planned);
+        if self.yes {
+            return planned;
+        }
+        let mut text = format!(
+            "I'm not certain which skill to use for step {} (\"{}\"). Please confirm:",
+            step.step, step.description
+        );
+        for (i, c) in candidates.iter().enumerate() {
+            text.push_str(&format!(
+                "\n  {}. {}/{} (score {:.2}){}",
+                i + 1,
+                c.skill,
+                c.tool,
+                c.score,
+                if c.planned { "  ← planned" } else { "" }
+            ));
+        }
+        self.say(&text);
+        let answer = self.ask("Number [1], or s to skip:")?;
+        if answer.eq_ignore_ascii_case("s") {
+            return None;
+        }
+        if answer.is_empty() {
+            return planned.or(Some(0));
+        }
+        answer
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=candidates.len()).contains(n))
+            .map(|n| n - 1)
+    }
+
+    fn clarify_param(&mut self, q: &ParamQuestion) -> Option<Value> {
+        if self.yes {
+            return q.suggestion.clone();
+        }
+        let hint = q
+            .suggestion
+            .as_ref()
+            .map(|s| format!(" [{}]", s.as_str().map_or(s.to_string(), str::to_owned)))
+            .unwrap_or_default();
+        let answer = self.ask(&format!("{}{hint}\n>", q.question))?;
+        if answer.is_empty() {
+            return q.suggestion.clone();
+        }
+        let parsed = parse_params(&[format!("{}={answer}", q.param)]).ok()?;
+        parsed.get(&q.param).cloned()
+    }
+
+    fn review_step(&mut self, r: &StepReview) -> Decision {
+        if self.yes {
+            return Decision::Approve;
+        }
+        self.say(&format!(
+            "Step {} {}/{} {}\n  {}\n{}",
+            r.step,
+            r.skill,
+            r.tool,
+            Value::Object(r.params.clone()),
+            r.summary,
+            show_lines(&r.changes, 20)
+        ));
+        loop {
+            let Some(a) = self.ask("[a]pprove, [r]oll back, or key=value … to change parameters:")
+            else {
+                return Decision::RollBack;
+            };
+            match a.as_str() {
+                "" | "a" | "y" | "yes" => return Decision::Approve,
+                "r" | "n" | "no" => return Decision::RollBack,
+                _ => {
+                    let pairs: Vec<String> = a.split_whitespace().map(str::to_owned).collect();
+                    match parse_params(&pairs) {
+                        Ok(overrides) => {
+                            let mut params = r.params.clone();
+                            params.extend(overrides);
+                            return Decision::Override(params);
+                        }
+                        Err(e) => self.say(&format!("{e}")),
+                    }
+                }
+            }
+        }
+    }
+
+    fn review_diff(&mut self, d: &DiffReview) -> bool {
+        if !self.json {
+            self.say(&format!(
+                "Pending change ({} operation(s)):\n{}\n{}",
+                d.changes.len(),
+                show_lines(&d.changes, 40),
+                d.summary
+            ));
+        }
+        if d.dry_run {
+            return false;
+        }
+        if self.yes {
+            return true;
+        }
+        matches!(
+            self.ask("Commit to disk? [y/N]").as_deref(),
+            Some("y" | "Y" | "yes")
+        )
+    }
+}
+
+pub fn run_cmd(
+    env: &Env,
+    root: &Path,
+    request: &str,
+    hitl: Option<&str>,
+    yes: bool,
+    dry_run: bool,
+) -> Result<ExitCode> {
+    let hitl = match hitl {
+        Some(h) => Some(HitlMode::parse(h).ok_or_else(|| {
+            crate::output::usage(
+                "INVALID_ARGUMENT",
+                format!("--hitl must be one of {}", HitlMode::allowed()),
+            )
+        })?),
+        None => None,
+    };
+    let interactive = std::io::stdin().is_terminal();
+    let mut store = load_skills(env)?;
+    let mut retrieval = crate::search::skill_pipeline(env, &store)?;
+    let mut sandbox = open_sandbox(env, root)?;
+    retrieval.index_sandbox(&mut sandbox)?;
+    let mut planner = thinker::build_planner(&env.config)?;
+    let mut ui = TerminalInteraction {
+        yes: yes || (!interactive && dry_run),
+        json: env.json,
+        spinner: None,
+    };
+    let options = RunOptions {
+        hitl,
+        dry_run,
+        ..RunOptions::default()
+    };
+    let mut orchestrator = Orchestrator {
+        config: &env.config,
+        skills: &mut store,
+        retrieval: &mut retrieval,
+        sandbox: &mut sandbox,
+        planner: planner.as_mut(),
+    };
+    let report = orchestrator.run(request, &options, &mut ui)?;
+    if env.json {
+        print_json(&json!({"event": "done", "report": report}));
+    } else {
+        println!("{}", report.text);
+        let slow: Vec<String> = report
+            .stage_ms
+            .iter()
+            .filter(|(s, _)| **s != Stage::Commit || report.committed)
+            .map(|(s, ms)| format!("{} {:.0} ms", s.label(), ms))
+            .collect();
+        eprintln!("time per stage: {}", slow.join(" · "));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,108 @@
+//! The one interface through which the pipeline asks the person: approve a step (or override its
+//! params, or roll it back), pick a skill on a near-miss, answer a clarification, review the
+//! final diff. The CLI implements it on the terminal; the desktop app in its windows.
+
+use contracts::{ParamType, PlanStep};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::events::{Event, SkillCandidate};
+
+/// A missing parameter the person is asked for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParamQuestion {
+    pub step: u32,
+    pub skill: String,
+    pub tool: String,
+    pub param: String,
+    pub ty: Option<ParamType>,
+    pub doc: String,
+    pub question: String,
+    /// A sensible answer when the person has nothing to add (`.` for a folder).
+    pub suggestion: Option<Value>,
+}
+
+/// A step waiting for approval: what ran, with which params, and what it changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepReview {
+    pub step: u32,
+    pub description: String,
+    pub skill: String,
+    pub tool: String,
+    pub mutates: bool,
+    pub params: Map<String, Value>,
+    pub summary: String,
+    pub data: Value,
+    /// The graph changes this step made, one line each.
+    pub changes: Vec<String>,
+}
+
+/// The person's answer to a step review.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Approve,
+    /// Run the step again with these params (replacing the planned ones).
+    Override(Map<String, Value>),
+    RollBack,
+}
+
+/// The whole pending change before commit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DiffReview {
+    pub changes: Vec<String>,
+    pub summary: String,
+    pub dry_run: bool,
+}
+
+/// How the pipeline talks to the person.
+pub trait Interaction {
+    /// Every event of the run, in order (progress, graph deltas, scores).
+    fn event(&mut self, _event: &Event) {}
+
+    /// The planner did not understand (part of) the request: the person's answer, added to the
+    /// request, or `None`/empty to go on with what was understood.
+    fn clarify_request(&mut self, question: &str) -> Option<String>;
+
+    /// Near-miss: which candidate to use (an index), or `None` to skip the step.
+    fn choose_skill(&mut self, step: &PlanStep, candidates: &[SkillCandidate]) -> Option<usize>;
+
+    /// A required parameter is missing: its value, or `None` to skip the step.
+    fn clarify_param(&mut self, question: &ParamQuestion) -> Option<Value>;
+
+    fn review_step(&mut self, review: &StepReview) -> Decision;
+
+    /// Commit the pending change?
+    fn review_diff(&mut self, review: &DiffReview) -> bool;
+}
+
+/// Answers everything with the planner's choices and approves everything: `--yes`, tests, CI.
+#[derive(Debug, Default)]
+pub struct AutoApprove {
+    pub events: Vec<Event>,
+}
+
+impl Interaction for AutoApprove {
+    fn event(&mut self, event: &Event) {
+        self.events.push(event.clone());
+    }
+
+    fn clarify_request(&mut self, _question: &str) -> Option<String> {
+        None
+    }
+
+    fn choose_skill(&mut self, _step: &PlanStep, candidates: &[SkillCandidate]) -> Option<usize> {
+        candidates.iter().position(|c| c.planned)
+    }
+
+    fn clarify_param(&mut self, question: &ParamQuestion) -> Option<Value> {
+        question.suggestion.clone()
+    }
+
+    fn review_step(&mut self, _review: &StepReview) -> Decision {
+        Decision::Approve
+    }
+
+    fn review_diff(&mut self, _review: &DiffReview) -> bool {
+        true
+    }
+}

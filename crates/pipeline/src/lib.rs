@@ -1,0 +1,20 @@
+//! The pipeline: one request through the 13 stages of seed 001 — input, think, plan validation,
+//! and per step embed → match → load → validate params → resolve references → dispatch →
+//! snapshot → approval → stage or roll back; then the final diff review, commit, content
+//! re-index and a report in plain words.
+//!
+//! Architecture invariants: the orchestrator is an explicit state machine (`State`); it talks to
+//! the person only through `Interaction`; the disk changes only in `Sandbox::commit`, after the
+//! person approved the diff; every stage emits events (the audit log and the UI read them).
+
+mod error;
+mod events;
+mod interaction;
+mod orchestrator;
+mod report;
+
+pub use error::{PipelineError, Result};
+pub use events::{Event, SkillCandidate, Stage};
+pub use interaction::{AutoApprove, Decision, DiffReview, Interaction, ParamQuestion, StepReview};
+pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus};
+pub use report::summarize;

@@ -1,0 +1,933 @@
+//! The orchestrator: an explicit state machine over the 13 stages, driving the planner, the skill
+//! index, the sandbox and the person (through `Interaction`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use config::{HitlMode, PipelineConfig};
+use contracts::{
+    ErrorCode, ErrorPayload, ExecutionResult, ParamType, PipelineContext, PlanStep, Primitive,
+    ReferenceError,
+};
+use retrieval::RetrievalPipeline;
+use sandbox::{CommitReport, Sandbox};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use skills::SkillStore;
+use thinker::{CancelToken, PlanControl, PlanRequest, Planner, PlanningContext, validate_plan};
+
+use crate::events::{Event, SkillCandidate, Stage};
+use crate::interaction::{Decision, DiffReview, Interaction, ParamQuestion, StepReview};
+use crate::report::summarize;
+use crate::{PipelineError, Result};
+
+/// How many times the person may override one step's params.
+const MAX_OVERRIDES: usize = 3;
+/// How many clarification rounds the planner gets.
+const MAX_CLARIFICATIONS: usize = 2;
+
+/// Receives the planner's tokens as they are generated.
+pub type TokenStream = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Options of one run.
+#[derive(Clone, Default)]
+pub struct RunOptions {
+    /// Overrides `hitl_mode` from the config.
+    pub hitl: Option<HitlMode>,
+    /// Plan and simulate, show the diff, write nothing.
+    pub dry_run: bool,
+    pub cancel: CancelToken,
+    /// Planner tokens as they are generated (LLM planner).
+    pub on_token: Option<TokenStream>,
+}
+
+impl std::fmt::Debug for RunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("hitl", &self.hitl)
+            .field("dry_run", &self.dry_run)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    Done,
+    RolledBack,
+    Skipped,
+    Failed,
+}
+
+/// What became of one plan step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepOutcome {
+    pub step: u32,
+    pub skill: String,
+    pub tool: String,
+    pub status: StepStatus,
+    pub summary: String,
+    pub error: Option<ErrorPayload>,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    pub request: String,
+    pub planner: String,
+    pub plan: contracts::Plan,
+    pub steps: Vec<StepOutcome>,
+    pub dry_run: bool,
+    pub committed: bool,
+    pub applied_changes: usize,
+    /// The final report in plain words.
+    pub text: String,
+    /// Total time per stage, milliseconds.
+    pub stage_ms: BTreeMap<Stage, f64>,
+    pub near_misses: usize,
+    pub overrides: usize,
+    pub rollbacks: usize,
+}
+
+/// The states of the machine. Per-step states carry the step's index in the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Input,
+    Think,
+    ValidatePlan,
+    Step(usize, Stage),
+    Review,
+    Commit,
+    Done,
+}
+
+/// What one step carries between its stages.
+#[derive(Debug, Clone)]
+struct StepWork {
+    step: PlanStep,
+    params: Map<String, Value>,
+    resolved: Map<String, Value>,
+    result: Option<ExecutionResult>,
+    changes_before: usize,
+    overrides: usize,
+}
+
+/// Runs requests against one sandbox.
+pub struct Orchestrator<'a> {
+    pub config: &'a PipelineConfig,
+    pub skills: &'a mut SkillStore,
+    pub retrieval: &'a mut RetrievalPipeline,
+    pub sandbox: &'a mut Sandbox,
+    pub planner: &'a mut dyn Planner,
+}
+
+impl std::fmt::Debug for Orchestrator<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Orchestrator")
+            .field("root", &self.sandbox.root())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The per-run state the machine mutates.
+struct Run<'r> {
+    request: String,
+    options: &'r RunOptions,
+    hitl: HitlMode,
+    report: RunReport,
+    context: PipelineContext,
+    work: Option<StepWork>,
+    /// Skill-store operations (scaffold) run after the sandbox commit.
+    deferred: Vec<PlanStep>,
+}
+
+fn payload(e: &impl ErrorCode) -> ErrorPayload {
+    e.to_payload()
+}
+
+fn candidate(hit: &retrieval::SkillHit, planned: bool) -> SkillCandidate {
+    SkillCandidate {
+        skill: hit.skill.clone(),
+        tool: hit.tool.clone(),
+        score: hit.score,
+        planned,
+    }
+}
+
+impl Orchestrator<'_> {
+    /// Takes one request through every stage. A failed or skipped step does not stop the run;
+    /// an invalid plan, a commit conflict or cancellation does.
+    pub fn run(
+        &mut self,
+        request: &str,
+        options: &RunOptions,
+        ui: &mut dyn Interaction,
+    ) -> Result<RunReport> {
+        let hitl = options.hitl.unwrap_or(self.config.hitl_mode);
+        let mut run = Run {
+            request: request.trim().to_owned(),
+            options,
+            hitl,
+            report: RunReport {
+                request: request.trim().to_owned(),
+                planner: self.planner.name(),
+                plan: contracts::Plan::default(),
+                steps: Vec::new(),
+                dry_run: options.dry_run,
+                committed: false,
+                applied_changes: 0,
+                text: String::new(),
+                stage_ms: BTreeMap::new(),
+                near_misses: 0,
+                overrides: 0,
+                rollbacks: 0,
+            },
+            context: PipelineContext::default(),
+            work: None,
+            deferred: Vec::new(),
+        };
+        let mut state = State::Input;
+        while state != State::Done {
+            if options.cancel.is_cancelled() {
+                return Err(PipelineError::Cancelled);
+            }
+            let (stage, step) = match state {
+                State::Input => (Stage::Input, None),
+                State::Think => (Stage::Think, None),
+                State::ValidatePlan => (Stage::ValidatePlan, None),
+                State::Step(i, s) => (s, run.report.plan.steps.get(i).map(|p| p.step)),
+                State::Review | State::Commit => (Stage::Commit, None),
+                State::Done => unreachable!(),
+            };
+            ui.event(&Event::StageStarted { stage, step });
+            let started = Instant::now();
+            let next = self.advance(state, &mut run, ui)?;
+            let ms = started.elapsed().as_secs_f64() * 1000.0;
+            *run.report.stage_ms.entry(stage).or_default() += ms;
+            ui.event(&Event::StageFinished { stage, step, ms });
+            state = next;
+        }
+        Ok(run.report)
+    }
+
+    fn advance(&mut self, state: State, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
+        match state {
+            State::Input => {
+                ui.event(&Event::Request {
+                    text: run.request.clone(),
+                });
+                if run.request.is_empty() {
+                    return Err(PipelineError::NothingToDo);
+                }
+                Ok(State::Think)
+            }
+            State::Think => self.think(run, ui),
+            State::ValidatePlan => {
+                let problems =
+                    validate_plan(&run.report.plan, self.skills, self.config.max_plan_steps);
+                if !problems.is_empty() {
+                    return Err(PipelineError::InvalidPlan(problems));
+                }
+                Ok(State::Step(0, Stage::Embed))
+            }
+            State::Step(i, stage) => {
+                if i >= run.report.plan.steps.len() {
+                    return Ok(State::Review);
+                }
+                self.step_stage(i, stage, run, ui)
+            }
+            State::Review => self.review(run, ui),
+            State::Commit => self.commit(run, ui),
+            State::Done => Ok(State::Done),
+        }
+    }
+
+    fn think(&mut self, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
+        let root_name = self
+            .sandbox
+            .root()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        let entries: Vec<String> = self
+            .sandbox
+            .graph()
+            .nodes()
+            .filter(|n| n.is_dir() && n.id != sandbox::ROOT_ID && n.id.matches('/').count() < 2)
+            .map(|n| n.id.clone())
+            .collect();
+        let mut text = run.request.clone();
+        let sink = run.options.on_token.clone();
+        let sink_fn = move |t: &str| {
+            if let Some(s) = &sink {
+                s(t)
+            }
+        };
+        for round in 0..=MAX_CLARIFICATIONS {
+            let cx = PlanningContext {
+                skills: self.skills,
+                retrieval: self.retrieval,
+                config: self.config,
+            };
+            let control = PlanControl {
+                cancel: Some(&run.options.cancel),
+                on_token: Some(&sink_fn),
+            };
+            let request = PlanRequest {
+                text: text.clone(),
+                root_name: root_name.clone(),
+                entries: entries.clone(),
+            };
+            let planned = self.planner.plan(&request, &cx, &control)?;
+            ui.event(&Event::Planned {
+                planner: planned.usage.planner.clone(),
+                plan: planned.plan.clone(),
+                usage: planned.usage.clone(),
+                notes: planned.notes.clone(),
+            });
+            match &planned.clarification {
+                Some(q) if round < MAX_CLARIFICATIONS => {
+                    let answer = ui.clarify_request(q).filter(|a| !a.trim().is_empty());
+                    ui.event(&Event::Clarification {
+                        step: None,
+                        question: q.clone(),
+                        answer: answer.clone(),
+                    });
+                    match answer {
+                        Some(a) => {
+                            text = format!("{text}; {a}");
+                            continue;
+                        }
+                        None if planned.plan.steps.is_empty() => {
+                            return Err(PipelineError::NothingToDo);
+                        }
+                        None => {}
+                    }
+                }
+                _ => {}
+            }
+            if planned.plan.steps.is_empty() {
+                return Err(PipelineError::NothingToDo);
+            }
+            run.report.plan = planned.plan;
+            return Ok(State::ValidatePlan);
+        }
+        Err(PipelineError::NothingToDo)
+    }
+
+    fn outcome(
+        run: &mut Run,
+        step: &PlanStep,
+        status: StepStatus,
+        summary: String,
+        error: Option<ErrorPayload>,
+    ) {
+        run.report.steps.push(StepOutcome {
+            step: step.step,
+            skill: step.skill.clone(),
+            tool: step.tool.clone(),
+            status,
+            summary,
+            error,
+        });
+    }
+
+    /// Gives up on step `i`: later steps referencing it get `DEPENDENCY_UNAVAILABLE`.
+    fn skip(
+        &mut self,
+        i: usize,
+        run: &mut Run,
+        ui: &mut dyn Interaction,
+        status: StepStatus,
+        error: ErrorPayload,
+    ) -> State {
+        let step = run.report.plan.steps[i].clone();
+        run.context.mark_unavailable(step.step);
+        if status == StepStatus::Skipped {
+            ui.event(&Event::Skipped {
+                step: step.step,
+                code: error.code.clone(),
+                reason: error.message.clone(),
+            });
+        }
+        Self::outcome(run, &step, status, error.message.clone(), Some(error));
+        run.work = None;
+        State::Step(i + 1, Stage::Embed)
+    }
+
+    fn step_stage(
+        &mut self,
+        i: usize,
+        stage: Stage,
+        run: &mut Run,
+        ui: &mut dyn Interaction,
+    ) -> Result<State> {
+        let step = run.report.plan.steps[i].clone();
+        let n = step.step;
+        match stage {
+            Stage::Embed => {
+                // The step description becomes a query vector (inside `query_skill`, next stage);
+                // here the step's work record starts.
+                run.work = Some(StepWork {
+                    params: step.params.clone(),
+                    step,
+                    resolved: Map::new(),
+                    result: None,
+                    changes_before: 0,
+                    overrides: 0,
+                });
+                Ok(State::Step(i, Stage::Match))
+            }
+            Stage::Match => {
+                let ranking = self.retrieval.query_skill(&step)?;
+                let planned_hit = ranking
+                    .hits
+                    .iter()
+                    .find(|h| h.skill == step.skill && h.tool == step.tool)
+                    .or_else(|| ranking.hits.iter().find(|h| h.skill == step.skill));
+                let top = ranking.top();
+                let agrees = top.is_some_and(|t| t.skill == step.skill);
+                let runner_ups: Vec<SkillCandidate> = ranking
+                    .runner_ups()
+                    .iter()
+                    .take(3)
+                    .map(|h| candidate(h, false))
+                    .collect();
+                ui.event(&Event::SkillMatched {
+                    step: n,
+                    skill: top.map(|t| t.skill.clone()).unwrap_or_default(),
+                    tool: top.map(|t| t.tool.clone()).unwrap_or_default(),
+                    score: top.map_or(0.0, |t| t.score),
+                    confident: ranking.confident,
+                    runner_ups: runner_ups.clone(),
+                });
+                if ranking.confident && agrees {
+                    return Ok(State::Step(i, Stage::Load));
+                }
+                // Near-miss: the person picks; the planner's choice first.
+                let mut candidates = vec![SkillCandidate {
+                    skill: step.skill.clone(),
+                    tool: step.tool.clone(),
+                    score: planned_hit.map_or(0.0, |h| h.score),
+                    planned: true,
+                }];
+                let mut seen = vec![step.skill.clone()];
+                for h in &ranking.hits {
+                    if candidates.len() >= 4 {
+                        break;
+                    }
+                    if !seen.contains(&h.skill) {
+                        seen.push(h.skill.clone());
+                        candidates.push(candidate(h, false));
+                    }
+                }
+                let choice = ui.choose_skill(&step, &candidates);
+                let chosen = choice.and_then(|c| candidates.get(c).cloned());
+                run.report.near_misses += 1;
+                ui.event(&Event::NearMiss {
+                    step: n,
+                    candidates: candidates.clone(),
+                    chosen: chosen.clone(),
+                    by: if chosen.as_ref().is_some_and(|c| c.planned) && choice == Some(0) {
+                        "person_or_auto".into()
+                    } else {
+                        "person".into()
+                    },
+                });
+                let Some(chosen) = chosen else {
+                    return Ok(self.skip(
+                        i,
+                        run,
+                        ui,
+                        StepStatus::Skipped,
+                        ErrorPayload::new("DECLINED", "no skill chosen for this step"),
+                    ));
+                };
+                if !chosen.planned {
+                    let work = run.work.as_mut().expect("step work");
+                    work.step.skill = chosen.skill.clone();
+                    work.step.tool = chosen.tool.clone();
+                    run.report.plan.steps[i].skill = chosen.skill;
+                    run.report.plan.steps[i].tool = chosen.tool;
+                }
+                Ok(State::Step(i, Stage::Load))
+            }
+            Stage::Load => {
+                let work = run.work.as_ref().expect("step work");
+                if self
+                    .skills
+                    .tool(&work.step.skill, &work.step.tool)
+                    .is_none()
+                {
+                    let e = ErrorPayload::new(
+                        "UNKNOWN_TOOL",
+                        format!("`{}/{}` is not loaded", work.step.skill, work.step.tool),
+                    );
+                    return Ok(self.skip(i, run, ui, StepStatus::Failed, e));
+                }
+                Ok(State::Step(i, Stage::ValidateParams))
+            }
+            Stage::ValidateParams => self.validate_params(i, run, ui),
+            Stage::Resolve => {
+                let work = run.work.as_mut().expect("step work");
+                match run.context.resolve_params(&work.params) {
+                    Ok(resolved) => {
+                        if resolved != work.params {
+                            ui.event(&Event::ReferencesResolved {
+                                step: n,
+                                params: resolved.clone(),
+                            });
+                        }
+                        work.resolved = resolved;
+                        Ok(State::Step(i, Stage::Dispatch))
+                    }
+                    Err(e) => {
+                        let status = if matches!(e, ReferenceError::DependencyUnavailable { .. }) {
+                            StepStatus::Skipped
+                        } else {
+                            StepStatus::Failed
+                        };
+                        Ok(self.skip(i, run, ui, status, payload(&e)))
+                    }
+                }
+            }
+            Stage::Dispatch => self.dispatch(i, run, ui),
+            Stage::Snapshot => {
+                let work = run.work.as_ref().expect("step work");
+                let result = work.result.as_ref().expect("dispatched");
+                let changes: Vec<String> = self.sandbox.changes()[work.changes_before..]
+                    .iter()
+                    .map(|c| c.op.render())
+                    .collect();
+                ui.event(&Event::GraphDelta {
+                    step: n,
+                    snapshot: result.snapshot_id.clone(),
+                    changes,
+                });
+                Ok(State::Step(i, Stage::Hitl))
+            }
+            Stage::Hitl => self.hitl(i, run, ui),
+            Stage::Stage => {
+                let work = run.work.take().expect("step work");
+                let result = work.result.expect("dispatched");
+                if !result.snapshot_id.is_empty()
+                    && self.sandbox.changes().len() > work.changes_before
+                {
+                    self.sandbox.stage(&result.snapshot_id)?;
+                }
+                let (_, tool) = self
+                    .skills
+                    .tool(&work.step.skill, &work.step.tool)
+                    .expect("loaded");
+                let summary = summarize(tool.primitive.operation(), &work.resolved, &result.data);
+                run.context.record(n, result);
+                Self::outcome(run, &work.step, StepStatus::Done, summary, None);
+                Ok(State::Step(i + 1, Stage::Embed))
+            }
+            other => unreachable!("stage {other:?} is not a per-step stage"),
+        }
+    }
+
+    fn validate_params(
+        &mut self,
+        i: usize,
+        run: &mut Run,
+        ui: &mut dyn Interaction,
+    ) -> Result<State> {
+        let work = run.work.as_mut().expect("step work");
+        let (_, tool) = self
+            .skills
+            .tool(&work.step.skill, &work.step.tool)
+            .expect("loaded");
+        let spec = self
+            .skills
+            .table()
+            .get(tool.primitive.kind(), tool.primitive.operation());
+        let v = tool.validate_params(&work.params);
+        if !v.extra.is_empty() {
+            for e in &v.extra {
+                work.params.remove(e);
+            }
+            ui.event(&Event::ExtraParams {
+                step: work.step.step,
+                params: v.extra.clone(),
+            });
+        }
+        for missing in &v.missing {
+            let p = spec.and_then(|s| s.param(missing));
+            let ty = p.map(|p| p.ty);
+            let suggestion = match (missing.as_str(), ty) {
+                ("path", Some(ParamType::Path)) => Some(json!(".")),
+                _ => None,
+            };
+            let question = ParamQuestion {
+                step: work.step.step,
+                skill: work.step.skill.clone(),
+                tool: work.step.tool.clone(),
+                param: missing.clone(),
+                ty,
+                doc: p.map(|p| p.doc.clone()).unwrap_or_default(),
+                question: question_for(missing, &work.step),
+                suggestion,
+            };
+            let answer = ui.clarify_param(&question);
+            ui.event(&Event::Clarification {
+                step: Some(work.step.step),
+                question: question.question.clone(),
+                answer: answer.as_ref().map(|a| match a {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                }),
+            });
+            match answer {
+                Some(value) => {
+                    work.params.insert(missing.clone(), value);
+                }
+                None => {
+                    let e = ErrorPayload::new(
+                        "MISSING_PARAMS",
+                        format!(
+                            "step {} ({}/{}) needs `{missing}` and none was given",
+                            work.step.step, work.step.skill, work.step.tool
+                        ),
+                    );
+                    return Ok(self.skip(i, run, ui, StepStatus::Skipped, e));
+                }
+            }
+        }
+        Ok(State::Step(i, Stage::Resolve))
+    }
+
+    fn dispatch(&mut self, i: usize, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
+        let work = run.work.as_mut().expect("step work");
+        let (_, tool) = self
+            .skills
+            .tool(&work.step.skill, &work.step.tool)
+            .expect("loaded");
+        let primitive = tool.primitive.clone();
+        let started = Instant::now();
+        work.changes_before = self.sandbox.changes().len();
+        let outcome: std::result::Result<ExecutionResult, ErrorPayload> = match &primitive {
+            Primitive::Graph(g) => self
+                .sandbox
+                .call(&g.method, &work.resolved)
+                .map_err(|e| payload(&e)),
+            Primitive::Retrieval(r) => {
+                let snapshot = self.sandbox.snapshot().to_string();
+                retrieval::call_retrieval(
+                    self.retrieval,
+                    Some(self.sandbox),
+                    &r.query_type,
+                    &work.resolved,
+                )
+                .map(|data| {
+                    if let Some(w) = data.get("warning").and_then(Value::as_str) {
+                        ui.event(&Event::Warning {
+                            step: Some(work.step.step),
+                            message: w.to_owned(),
+                        });
+                    }
+                    ExecutionResult::success(snapshot, data)
+                })
+                .map_err(|e| payload(&e))
+            }
+            Primitive::Skill(s) if s.operation == "scaffold_skill" => {
+                // Writes to the skills folder: deferred until the sandbox commit.
+                let mut step = work.step.clone();
+                step.params = work.resolved.clone();
+                run.deferred.push(step);
+                Ok(ExecutionResult::success(
+                    "",
+                    json!({"scheduled": work.resolved.get("name")}),
+                ))
+            }
+            other => Err(ErrorPayload::new(
+                "PRIMITIVE_UNAVAILABLE",
+                format!("{} primitives cannot run in a plan yet", other.kind()),
+            )),
+        };
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let (ok, data, error) = match &outcome {
+            Ok(r) => (true, r.data.clone(), None),
+            Err(e) => (false, Value::Null, Some(e.clone())),
+        };
+        let summary = match &outcome {
+            Ok(r) => summarize(primitive.operation(), &work.resolved, &r.data),
+            Err(e) => e.message.clone(),
+        };
+        ui.event(&Event::Dispatched {
+            step: work.step.step,
+            skill: work.step.skill.clone(),
+            tool: work.step.tool.clone(),
+            primitive: primitive.kind().to_string(),
+            operation: primitive.operation().to_owned(),
+            mutates: primitive.mutates(),
+            params: work.resolved.clone(),
+            ok,
+            summary,
+            data,
+            error,
+            ms,
+        });
+        match outcome {
+            Ok(result) => {
+                work.result = Some(result);
+                Ok(State::Step(i, Stage::Snapshot))
+            }
+            Err(e) => Ok(self.skip(i, run, ui, StepStatus::Failed, e)),
+        }
+    }
+
+    fn hitl(&mut self, i: usize, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
+        let work = run.work.as_mut().expect("step work");
+        let (_, tool) = self
+            .skills
+            .tool(&work.step.skill, &work.step.tool)
+            .expect("loaded");
+        let mutates = tool.mutates();
+        let ask = match run.hitl {
+            HitlMode::All => true,
+            HitlMode::Key => mutates,
+            HitlMode::Bypass => false,
+        };
+        if !ask {
+            return Ok(State::Step(i, Stage::Stage));
+        }
+        let result = work.result.as_ref().expect("dispatched");
+        let review = StepReview {
+            step: work.step.step,
+            description: work.step.description.clone(),
+            skill: work.step.skill.clone(),
+            tool: work.step.tool.clone(),
+            mutates,
+            params: work.resolved.clone(),
+            summary: summarize(tool.primitive.operation(), &work.resolved, &result.data),
+            data: result.data.clone(),
+            changes: self.sandbox.changes()[work.changes_before..]
+                .iter()
+                .map(|c| c.op.render())
+                .collect(),
+        };
+        let snapshot = result.snapshot_id.clone();
+        match ui.review_step(&review) {
+            Decision::Approve => {
+                ui.event(&Event::Approved {
+                    step: work.step.step,
+                });
+                Ok(State::Step(i, Stage::Stage))
+            }
+            Decision::Override(params) if work.overrides < MAX_OVERRIDES => {
+                let undone = if snapshot.is_empty() {
+                    0
+                } else {
+                    self.sandbox.rollback(&snapshot)?
+                };
+                let _ = undone;
+                work.overrides += 1;
+                run.report.overrides += 1;
+                ui.event(&Event::Overridden {
+                    step: work.step.step,
+                    params: params.clone(),
+                });
+                work.params = params;
+                work.result = None;
+                run.deferred.retain(|d| d.step != work.step.step);
+                Ok(State::Step(i, Stage::ValidateParams))
+            }
+            Decision::Override(_) | Decision::RollBack => {
+                let undone = if snapshot.is_empty() {
+                    0
+                } else {
+                    self.sandbox.rollback(&snapshot)?
+                };
+                run.report.rollbacks += 1;
+                let n = work.step.step;
+                run.deferred.retain(|d| d.step != n);
+                ui.event(&Event::RolledBack {
+                    step: n,
+                    snapshot: snapshot.clone(),
+                    undone,
+                });
+                let step = run.report.plan.steps[i].clone();
+                run.context.mark_unavailable(n);
+                Self::outcome(
+                    run,
+                    &step,
+                    StepStatus::RolledBack,
+                    format!("rolled back ({undone} change(s) undone)"),
+                    None,
+                );
+                run.work = None;
+                Ok(State::Step(i + 1, Stage::Embed))
+            }
+        }
+    }
+
+    fn review(&mut self, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
+        let changes: Vec<String> = self
+            .sandbox
+            .changes()
+            .iter()
+            .map(|c| c.op.render())
+            .collect();
+        if changes.is_empty() && run.deferred.is_empty() {
+            run.report.text = self.final_text(run, None);
+            ui.event(&Event::Report {
+                text: run.report.text.clone(),
+            });
+            return Ok(State::Done);
+        }
+        let review = DiffReview {
+            summary: self.final_text(run, None),
+            changes: changes.clone(),
+            dry_run: run.options.dry_run,
+        };
+        if run.options.dry_run {
+            ui.review_diff(&review);
+            run.report.text = format!(
+                "{}\nDry run: {} change(s) simulated, nothing was written.",
+                review.summary,
+                changes.len()
+            );
+            ui.event(&Event::Report {
+                text: run.report.text.clone(),
+            });
+            return Ok(State::Done);
+        }
+        let approved = ui.review_diff(&review);
+        ui.event(&Event::DiffReviewed {
+            changes: changes.len(),
+            approved,
+        });
+        if !approved {
+            run.report.text = format!(
+                "{}\nNot committed: the change was declined, nothing was written.",
+                review.summary
+            );
+            ui.event(&Event::Report {
+                text: run.report.text.clone(),
+            });
+            return Ok(State::Done);
+        }
+        Ok(State::Commit)
+    }
+
+    fn commit(&mut self, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
+        let mut progress = |done: usize, total: usize, _op: &sandbox::ChangeOp| {
+            ui.event(&Event::CommitProgress { done, total });
+        };
+        let report = self.sandbox.commit(Some(&mut progress))?;
+        run.report.committed = true;
+        run.report.applied_changes = report.applied;
+        for step in std::mem::take(&mut run.deferred) {
+            let name = step
+                .params
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let description = step
+                .params
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let tags: Vec<String> = step
+                .params
+                .get("tags")
+                .and_then(Value::as_str)
+                .map(|t| t.split(',').map(|s| s.trim().to_owned()).collect())
+                .unwrap_or_default();
+            self.skills.scaffold(name, description, &tags)?;
+            self.retrieval.hot_reload(self.skills, name)?;
+        }
+        ui.event(&Event::Committed {
+            applied: report.applied,
+            summary: commit_summary(&report),
+        });
+        match self.retrieval.update_content(self.sandbox) {
+            Ok(sync) => ui.event(&Event::Reindexed {
+                embedded: sync.embedded_files,
+                removed: sync.removed_files,
+            }),
+            Err(e) => ui.event(&Event::Warning {
+                step: None,
+                message: format!("the content index could not be updated: {e}"),
+            }),
+        }
+        run.report.text = self.final_text(run, Some(&report));
+        ui.event(&Event::Report {
+            text: run.report.text.clone(),
+        });
+        Ok(State::Done)
+    }
+
+    /// The final report: what each mutating step did, then what was skipped and why.
+    fn final_text(&self, run: &Run, commit: Option<&CommitReport>) -> String {
+        let mut lines: Vec<String> = Vec::new();
+        let mut last_read: Option<String> = None;
+        for o in &run.report.steps {
+            let mutates = self
+                .skills
+                .tool(&o.skill, &o.tool)
+                .is_some_and(|(_, t)| t.mutates());
+            match o.status {
+                StepStatus::Done if mutates => lines.push(format!("{}.", o.summary)),
+                StepStatus::Done => last_read = Some(o.summary.clone()),
+                StepStatus::RolledBack => lines.push(format!(
+                    "Step {} ({}/{}) was rolled back.",
+                    o.step, o.skill, o.tool
+                )),
+                StepStatus::Skipped | StepStatus::Failed => lines.push(format!(
+                    "Step {} ({}/{}) {}: {}",
+                    o.step,
+                    o.skill,
+                    o.tool,
+                    if o.status == StepStatus::Skipped {
+                        "was skipped"
+                    } else {
+                        "failed"
+                    },
+                    o.error
+                        .as_ref()
+                        .map_or(o.summary.as_str(), |e| e.message.as_str())
+                )),
+            }
+        }
+        if lines.is_empty()
+            && let Some(r) = last_read
+        {
+            lines.push(format!("{r}."));
+        }
+        if let Some(c) = commit {
+            lines.push(format!("Committed: {}.", commit_summary(c)));
+        }
+        lines.join(" ")
+    }
+}
+
+fn commit_summary(r: &CommitReport) -> String {
+    let mut parts = vec![format!("{} change(s) written", r.applied)];
+    if r.trashed > 0 {
+        parts.push(format!("{} item(s) moved to the trash", r.trashed));
+    }
+    if r.deleted > r.trashed {
+        parts.push(format!("{} deleted for good", r.deleted - r.trashed));
+    }
+    parts.join(", ")
+}
+
+fn question_for(param: &str, step: &PlanStep) -> String {
+    let what = format!("step {} ({}/{})", step.step, step.skill, step.tool);
+    match param {
+        "path" => format!("Which folder or file should {what} work on?"),
+        "target" => format!("Where should {what} put the files?"),
+        "source" => format!("Which files should {what} act on?"),
+        "new_name" => format!("What should the new name be for {what}?"),
+        "name" => format!("What name should {what} use?"),
+        "pattern" => format!(
+            "What naming pattern should {what} use? ({{name}}, {{n:03}}, {{date:%Y-%m-%d}}, {{ext}})"
+        ),
+        "min_size" => format!("From what size on should {what} count a file (e.g. 100MB)?"),
+        "modified_after" => format!("Since when should {what} look (e.g. 7d or 2024-05-01)?"),
+        other => format!("{what} needs `{other}`: what should it be?"),
+    }
+}

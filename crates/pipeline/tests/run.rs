@@ -1,0 +1,440 @@
+//! End-to-end runs of the orchestrator on real temp folders with a scripted person: the seed's
+//! worked example, near-miss, clarification, rollback + DEPENDENCY_UNAVAILABLE, scope escape and a
+//! conflict at commit.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use config::{DeleteMode, HitlMode, PipelineConfig};
+use contracts::{Plan, PlanStep};
+use pipeline::{
+    Decision, DiffReview, Event, Interaction, Orchestrator, ParamQuestion, PipelineError,
+    RunOptions, RunReport, SkillCandidate, StepReview, StepStatus,
+};
+use retrieval::RetrievalPipeline;
+use sandbox::{Sandbox, SandboxConfig, ScanOptions};
+use serde_json::{Map, Value, json};
+use skills::SkillStore;
+use thinker::{PlanControl, PlanRequest, Planned, Planner, PlanningContext, RulePlanner};
+
+/// A person who answers from a script.
+#[derive(Default)]
+struct Scripted {
+    /// Step number → params to merge in at its first review.
+    overrides: BTreeMap<u32, Map<String, Value>>,
+    roll_back: Vec<u32>,
+    /// Skill to pick on a near-miss (else the planned one).
+    pick: Option<String>,
+    answers: BTreeMap<String, Value>,
+    /// Runs before the person approves the diff (to change the disk behind the sandbox's back).
+    before_commit: Option<Box<dyn FnMut()>>,
+    events: Vec<Event>,
+    reviews: Vec<u32>,
+}
+
+impl Interaction for Scripted {
+    fn event(&mut self, event: &Event) {
+        self.events.push(event.clone());
+    }
+    fn clarify_request(&mut self, _q: &str) -> Option<String> {
+        None
+    }
+    fn choose_skill(&mut self, _s: &PlanStep, c: &[SkillCandidate]) -> Option<usize> {
+        match &self.pick {
+            Some(skill) => c.iter().position(|x| &x.skill == skill),
+            None => c.iter().position(|x| x.planned),
+        }
+    }
+    fn clarify_param(&mut self, q: &ParamQuestion) -> Option<Value> {
+        self.answers.get(&q.param).cloned()
+    }
+    fn review_step(&mut self, r: &StepReview) -> Decision {
+        self.reviews.push(r.step);
+        if self.roll_back.contains(&r.step) {
+            return Decision::RollBack;
+        }
+        match self.overrides.remove(&r.step) {
+            Some(patch) => {
+                let mut p = r.params.clone();
+                p.extend(patch);
+                Decision::Override(p)
+            }
+            None => Decision::Approve,
+        }
+    }
+    fn review_diff(&mut self, _d: &DiffReview) -> bool {
+        if let Some(f) = self.before_commit.as_mut() {
+            f();
+        }
+        true
+    }
+}
+
+/// A planner that returns a fixed plan (to drive the orchestrator's own paths).
+struct Fixed(Plan);
+
+impl Planner for Fixed {
+    fn name(&self) -> String {
+        "fixed".into()
+    }
+    fn plan(
+        &mut self,
+        _r: &PlanRequest,
+        _c: &PlanningContext,
+        _k: &PlanControl,
+    ) -> thinker::Result<Planned> {
+        Ok(Planned {
+            plan: self.0.clone(),
+            ..Planned::default()
+        })
+    }
+}
+
+struct World {
+    _state: tempfile::TempDir,
+    dir: tempfile::TempDir,
+    config: PipelineConfig,
+    store: SkillStore,
+    retrieval: RetrievalPipeline,
+}
+
+fn write(root: &Path, rel: &str, body: &str, age_days: u64) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, body).unwrap();
+    let t = SystemTime::now() - Duration::from_secs(age_days * 86_400 + 60);
+    std::fs::File::options()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+fn world(files: &[(&str, &str, u64)]) -> World {
+    let state = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("Downloads")).unwrap();
+    for (rel, body, age) in files {
+        write(&dir.path().join("Downloads"), rel, body, *age);
+    }
+    let config = PipelineConfig {
+        state_dir: Some(state.path().to_owned()),
+        delete_mode: DeleteMode::Permanent,
+        ..PipelineConfig::default()
+    };
+    let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
+    let skills_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    let store = SkillStore::load(&skills_dir, table).unwrap();
+    let mut retrieval = RetrievalPipeline::open(&config).unwrap();
+    retrieval.build_index(&store).unwrap();
+    World {
+        _state: state,
+        dir,
+        config,
+        store,
+        retrieval,
+    }
+}
+
+impl World {
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("Downloads")
+    }
+
+    fn run(
+        &mut self,
+        planner: &mut dyn Planner,
+        request: &str,
+        hitl: HitlMode,
+        ui: &mut Scripted,
+    ) -> Result<RunReport, PipelineError> {
+        let mut sandbox = Sandbox::open(
+            &self.root(),
+            SandboxConfig::from_pipeline(&self.config),
+            &ScanOptions::default(),
+        )
+        .unwrap();
+        self.retrieval.index_sandbox(&mut sandbox).unwrap();
+        let mut o = Orchestrator {
+            config: &self.config,
+            skills: &mut self.store,
+            retrieval: &mut self.retrieval,
+            sandbox: &mut sandbox,
+            planner,
+        };
+        let options = RunOptions {
+            hitl: Some(hitl),
+            ..RunOptions::default()
+        };
+        o.run(request, &options, ui)
+    }
+
+    /// Every file and folder under the root, one per line.
+    fn tree(&self) -> String {
+        fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let e = e.unwrap();
+                let rel = e.path().strip_prefix(base).unwrap().display().to_string();
+                if e.file_type().unwrap().is_dir() {
+                    out.push(format!("{rel}/"));
+                    walk(&e.path(), base, out);
+                } else {
+                    out.push(rel);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root(), &self.root(), &mut out);
+        out.sort();
+        out.join("\n")
+    }
+}
+
+fn downloads() -> Vec<(&'static str, &'static str, u64)> {
+    vec![
+        ("report_v1.pdf", "quarterly report\n", 3),
+        ("report_final.pdf", "quarterly report\n", 2),
+        ("beach.jpg", "JPEG holiday\n", 1),
+        ("beach (1).jpg", "JPEG holiday\n", 5),
+        ("old/beach.jpg", "JPEG holiday\n", 30),
+        ("song.mp3", "ID3 song\n", 10),
+        ("export.csv", "a,b\n1,2\n", 4),
+        ("setup.exe", "MZ installer\n", 6),
+        ("notes.txt", "meeting notes\n", 7),
+    ]
+}
+
+#[test]
+fn worked_example_removes_duplicates_except_the_excluded_pair_then_sorts_by_type() {
+    let mut w = world(&downloads());
+    let mut ui = Scripted::default();
+    // Step 2 (remove) pauses in `key` mode; the person keeps both report versions.
+    ui.overrides.insert(
+        2,
+        json!({"exclude": ["report_v1.pdf", "report_final.pdf"]})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let report = w
+        .run(
+            &mut RulePlanner,
+            "Clean up my Downloads folder – remove duplicates, then organize the remaining files \
+             into subfolders by type",
+            HitlMode::Key,
+            &mut ui,
+        )
+        .unwrap();
+    let plan: Vec<String> = report
+        .plan
+        .steps
+        .iter()
+        .map(|s| format!("{}/{}", s.skill, s.tool))
+        .collect();
+    assert_eq!(
+        plan,
+        [
+            "remove-duplicates/scan",
+            "remove-duplicates/remove",
+            "organize-by-type/organize"
+        ]
+    );
+    assert!(report.committed);
+    assert_eq!(report.overrides, 1);
+    // Only mutating steps were reviewed (key mode); step 2 twice (before and after the override).
+    assert_eq!(ui.reviews, [2, 2, 3]);
+    expect_test::expect![[r#"
+        Audio/
+        Audio/song.mp3
+        Data/
+        Data/export.csv
+        Documents/
+        Documents/notes.txt
+        Documents/report_final.pdf
+        Documents/report_v1.pdf
+        Images/
+        Images/beach.jpg
+        Installers/
+        Installers/setup.exe
+        old/"#]]
+    .assert_eq(&w.tree());
+    assert!(
+        report.text.starts_with(
+            "Removed 2 duplicate files (saved 26 B). Organized 7 files into 5 subfolders."
+        ),
+        "{}",
+        report.text
+    );
+    assert!(
+        ui.events
+            .iter()
+            .any(|e| matches!(e, Event::Reindexed { .. }))
+    );
+}
+
+#[test]
+fn rolling_back_a_step_skips_its_dependents_with_dependency_unavailable() {
+    let mut w = world(&[
+        ("Temp/a.log", "x\n", 1),
+        ("Temp/b.log", "y\n", 1),
+        ("keep.txt", "k\n", 1),
+    ]);
+    let mut ui = Scripted {
+        roll_back: vec![1],
+        ..Scripted::default()
+    };
+    let report = w
+        .run(
+            &mut RulePlanner,
+            "find all .log files in Temp and delete them",
+            HitlMode::All,
+            &mut ui,
+        )
+        .unwrap();
+    let statuses: Vec<(u32, StepStatus)> =
+        report.steps.iter().map(|s| (s.step, s.status)).collect();
+    assert_eq!(
+        statuses,
+        [(1, StepStatus::RolledBack), (2, StepStatus::Skipped)]
+    );
+    assert_eq!(
+        report.steps[1].error.as_ref().unwrap().code,
+        "DEPENDENCY_UNAVAILABLE"
+    );
+    assert!(!report.committed);
+    assert!(w.root().join("Temp/a.log").exists() && w.root().join("Temp/b.log").exists());
+}
+
+#[test]
+fn near_miss_lets_the_person_pick_another_skill_and_logs_the_choice() {
+    let mut w = world(&[("a.pdf", "pdf\n", 1), ("b.jpg", "jpg\n", 1)]);
+    // The plan names manage-files/list, but the step says to sort by type.
+    let plan = Plan {
+        steps: vec![PlanStep {
+            step: 1,
+            description: "sort the files in this folder into folders by type".into(),
+            skill: "manage-files".into(),
+            tool: "list".into(),
+            params: json!({"path": "."}).as_object().unwrap().clone(),
+        }],
+    };
+    let mut ui = Scripted {
+        pick: Some("organize-by-type".into()),
+        ..Scripted::default()
+    };
+    let report = w
+        .run(&mut Fixed(plan), "sort by type", HitlMode::Bypass, &mut ui)
+        .unwrap();
+    assert_eq!(report.near_misses, 1);
+    let chosen = ui.events.iter().find_map(|e| match e {
+        Event::NearMiss {
+            chosen, candidates, ..
+        } => Some((chosen.clone(), candidates.len())),
+        _ => None,
+    });
+    let (chosen, n) = chosen.expect("near-miss logged");
+    assert_eq!(chosen.unwrap().skill, "organize-by-type");
+    assert!(n >= 2);
+    assert_eq!(report.steps[0].skill, "organize-by-type");
+    assert!(w.root().join("Documents/a.pdf").exists());
+    assert!(w.root().join("Images/b.jpg").exists());
+}
+
+#[test]
+fn a_missing_parameter_is_asked_for_and_the_answer_used() {
+    let mut w = world(&[
+        ("a.pdf", "a\n", 1),
+        ("b.pdf", "b\n", 1),
+        ("c.txt", "c\n", 1),
+    ]);
+    std::fs::create_dir(w.root().join("Archive")).unwrap();
+    let mut ui = Scripted::default();
+    ui.answers.insert("target".into(), json!("Archive"));
+    let report = w
+        .run(&mut RulePlanner, "move the PDFs", HitlMode::Bypass, &mut ui)
+        .unwrap();
+    assert!(ui.events.iter().any(|e| matches!(
+        e,
+        Event::Clarification { step: Some(_), answer: Some(a), .. } if a == "Archive"
+    )));
+    assert!(report.committed, "{report:#?}");
+    assert!(w.root().join("Archive/a.pdf").exists() && w.root().join("Archive/b.pdf").exists());
+    assert!(w.root().join("c.txt").exists());
+}
+
+#[test]
+fn an_unanswered_clarification_skips_the_step_and_changes_nothing() {
+    let mut w = world(&[("a.pdf", "a\n", 1)]);
+    let mut ui = Scripted::default();
+    let report = w
+        .run(&mut RulePlanner, "move the PDFs", HitlMode::Bypass, &mut ui)
+        .unwrap();
+    let last = report.steps.last().unwrap();
+    assert_eq!(last.status, StepStatus::Skipped);
+    assert_eq!(last.error.as_ref().unwrap().code, "MISSING_PARAMS");
+    assert!(!report.committed);
+    assert!(w.root().join("a.pdf").exists());
+}
+
+#[test]
+fn a_path_outside_the_root_is_refused_and_nothing_outside_is_touched() {
+    let mut w = world(&[("a.txt", "a\n", 1)]);
+    std::fs::write(w.dir.path().join("outside.txt"), "precious").unwrap();
+    let plan = Plan {
+        steps: vec![PlanStep {
+            step: 1,
+            description: "delete the file".into(),
+            skill: "manage-files".into(),
+            tool: "delete".into(),
+            params: json!({"path": ["../outside.txt"]})
+                .as_object()
+                .unwrap()
+                .clone(),
+        }],
+    };
+    let mut ui = Scripted::default();
+    let report = w
+        .run(
+            &mut Fixed(plan),
+            "delete ../outside.txt",
+            HitlMode::Bypass,
+            &mut ui,
+        )
+        .unwrap();
+    assert_eq!(report.steps[0].status, StepStatus::Failed);
+    let code = &report.steps[0].error.as_ref().unwrap().code;
+    assert!(code.contains("SCOPE") || code.contains("OUTSIDE"), "{code}");
+    assert!(!report.committed);
+    assert_eq!(
+        std::fs::read_to_string(w.dir.path().join("outside.txt")).unwrap(),
+        "precious"
+    );
+}
+
+#[test]
+fn a_file_changed_on_disk_before_commit_stops_the_commit_with_nothing_written() {
+    let mut w = world(&[("a.pdf", "a\n", 1), ("b.jpg", "b\n", 1)]);
+    let root = w.root();
+    let mut ui = Scripted {
+        before_commit: Some(Box::new(move || {
+            std::fs::write(root.join("a.pdf"), "edited behind the sandbox's back").unwrap();
+        })),
+        ..Scripted::default()
+    };
+    let err = w
+        .run(
+            &mut RulePlanner,
+            "sort this folder by type",
+            HitlMode::Bypass,
+            &mut ui,
+        )
+        .unwrap_err();
+    assert_eq!(contracts::ErrorCode::code(&err), "COMMIT_CONFLICT", "{err}");
+    assert!(err.to_string().contains("a.pdf"), "{err}");
+    expect_test::expect![[r#"
+        a.pdf
+        b.jpg"#]]
+    .assert_eq(&w.tree());
+}
