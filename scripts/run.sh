@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Main job: build scope-weaver and run it.
-#   scripts/run.sh                      # demo: a generated Downloads folder, scanned and organised (simulated)
+#   scripts/run.sh                      # demo: the seed's request run end to end on a generated Downloads folder
 #   scripts/run.sh scan ~/Downloads     # any scope-weaver command
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -26,8 +26,13 @@ printf 'meeting notes\n' > "$DEMO/notes.txt"
 echo "== Demo folder: $DEMO"
 "$BIN" scan "$DEMO" --tree
 echo
-echo "== Duplicates (remove-duplicates scan)"
-"$BIN" tool remove-duplicates scan --root "$DEMO" path=.
+REQUEST="Clean up my Downloads folder – remove duplicates, then organize the remaining files into subfolders by type"
+echo "== scope-weaver run --root $DEMO \"$REQUEST\""
+# The demo folder is a throwaway copy: its deletes are permanent rather than filling your trash.
+# At a terminal you approve each change; otherwise --yes answers with the planner's choices.
+YES=()
+[ -t 0 ] || YES=(--yes)
+SCOPE_WEAVER_DELETE_MODE=permanent "$BIN" run --root "$DEMO" "$REQUEST" "${YES[@]}"
 echo
-echo "== Sorting by type, simulated (organize-by-type organize); add --commit to apply"
-"$BIN" tool organize-by-type organize --root "$DEMO" path=.
+echo "== The folder afterwards"
+"$BIN" scan "$DEMO" --tree
