@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod run;
+
 struct Env {
     home: tempfile::TempDir,
     root: tempfile::TempDir,

@@ -61,6 +61,11 @@ pub fn usage(code: &'static str, message: impl Into<String>) -> anyhow::Error {
     .into()
 }
 
+/// One compact JSON object per line (event streams).
+pub fn print_json_line(v: &Value) {
+    println!("{v}");
+}
+
 pub fn print_json(v: &Value) {
     println!(
         "{}",

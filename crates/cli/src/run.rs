@@ -16,7 +16,7 @@ use pipeline::{
 use serde_json::{Value, json};
 
 use crate::commands::{Env, load_skills, open_sandbox, parse_params};
-use crate::output::print_json;
+use crate::output::print_json_line;
 
 /// The terminal side of the pipeline's questions.
 pub struct TerminalInteraction {
@@ -66,7 +66,7 @@ fn show_lines(lines: &[String], limit: usize) -> String {
 impl Interaction for TerminalInteraction {
     fn event(&mut self, event: &Event) {
         if self.json {
-            print_json(&serde_json::to_value(event).unwrap_or(Value::Null));
+            print_json_line(&serde_json::to_value(event).unwrap_or(Value::Null));
             return;
         }
         match event {
@@ -255,11 +255,17 @@ impl Interaction for TerminalInteraction {
 
     fn review_diff(&mut self, d: &DiffReview) -> bool {
         if !self.json {
+            // The summary is the final report's text: shown here only when the person decides.
+            let asking = !d.dry_run && !self.yes;
             self.say(&format!(
-                "Pending change ({} operation(s)):\n{}\n{}",
+                "Pending change ({} operation(s)):\n{}{}",
                 d.changes.len(),
                 show_lines(&d.changes, 40),
-                d.summary
+                if asking {
+                    format!("\n{}", d.summary)
+                } else {
+                    String::new()
+                }
             ));
         }
         if d.dry_run {
@@ -317,7 +323,7 @@ pub fn run_cmd(
     };
     let report = orchestrator.run(request, &options, &mut ui)?;
     if env.json {
-        print_json(&json!({"event": "done", "report": report}));
+        print_json_line(&json!({"event": "done", "report": report}));
     } else {
         println!("{}", report.text);
         let slow: Vec<String> = report

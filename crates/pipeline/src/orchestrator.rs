@@ -188,9 +188,17 @@ impl Orchestrator<'_> {
             deferred: Vec::new(),
         };
         let mut state = State::Input;
+        // The stage now running: events mark each change of (stage, step), so the final diff
+        // review and the commit are one stage 13, as in seed 001's table.
+        let mut open: Option<(Stage, Option<u32>, Instant)> = None;
         while state != State::Done {
             if options.cancel.is_cancelled() {
                 return Err(PipelineError::Cancelled);
+            }
+            if let State::Step(i, _) = state
+                && i >= run.report.plan.steps.len()
+            {
+                state = State::Review;
             }
             let (stage, step) = match state {
                 State::Input => (Stage::Input, None),
@@ -200,15 +208,31 @@ impl Orchestrator<'_> {
                 State::Review | State::Commit => (Stage::Commit, None),
                 State::Done => unreachable!(),
             };
-            ui.event(&Event::StageStarted { stage, step });
-            let started = Instant::now();
-            let next = self.advance(state, &mut run, ui)?;
-            let ms = started.elapsed().as_secs_f64() * 1000.0;
-            *run.report.stage_ms.entry(stage).or_default() += ms;
-            ui.event(&Event::StageFinished { stage, step, ms });
-            state = next;
+            if open.map(|(s, n, _)| (s, n)) != Some((stage, step)) {
+                if let Some((s, n, started)) = open.take() {
+                    Self::finish_stage(&mut run, ui, s, n, started);
+                }
+                ui.event(&Event::StageStarted { stage, step });
+                open = Some((stage, step, Instant::now()));
+            }
+            state = self.advance(state, &mut run, ui)?;
+        }
+        if let Some((s, n, started)) = open {
+            Self::finish_stage(&mut run, ui, s, n, started);
         }
         Ok(run.report)
+    }
+
+    fn finish_stage(
+        run: &mut Run,
+        ui: &mut dyn Interaction,
+        stage: Stage,
+        step: Option<u32>,
+        started: Instant,
+    ) {
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        *run.report.stage_ms.entry(stage).or_default() += ms;
+        ui.event(&Event::StageFinished { stage, step, ms });
     }
 
     fn advance(&mut self, state: State, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
@@ -393,10 +417,16 @@ impl Orchestrator<'_> {
                     .take(3)
                     .map(|h| candidate(h, false))
                     .collect();
+                // Confidence is per skill; when the skill agrees, the planned tool is the match.
+                let tool = match top {
+                    Some(_) if agrees => step.tool.clone(),
+                    Some(t) => t.tool.clone(),
+                    None => String::new(),
+                };
                 ui.event(&Event::SkillMatched {
                     step: n,
                     skill: top.map(|t| t.skill.clone()).unwrap_or_default(),
-                    tool: top.map(|t| t.tool.clone()).unwrap_or_default(),
+                    tool,
                     score: top.map_or(0.0, |t| t.score),
                     confident: ranking.confident,
                     runner_ups: runner_ups.clone(),

@@ -25,7 +25,7 @@ use skills::SkillStore;
 
 pub use error::{Result, ThinkerError, render_problems};
 #[cfg(feature = "mistralrs")]
-pub use llm::LlmPlanner;
+pub use llm::{LlmLimits, LlmPlanner};
 pub use prompt::{PromptParts, build_prompt};
 pub use rules::RulePlanner;
 pub use schema::{MAX_STRING, allowed_pairs, is_template, plan_schema};
@@ -120,6 +120,10 @@ pub struct Planned {
     pub clarification: Option<String>,
     pub notes: Vec<String>,
     pub usage: PlanUsage,
+    /// The prompt a model was given (system and user message), for the audit log.
+    pub prompt: Option<String>,
+    /// The model's accepted answer, verbatim.
+    pub response: Option<String>,
 }
 
 /// Stage 2 of the pipeline.
@@ -147,7 +151,7 @@ pub fn build_planner(config: &PipelineConfig) -> Result<Box<dyn Planner>> {
                 .ok_or(ThinkerError::ModelNotConfigured)?;
             Ok(Box::new(LlmPlanner::load(
                 path,
-                llm::LlmLimits::from_config(config),
+                LlmLimits::from_config(config),
             )?))
         }
         #[cfg(not(feature = "mistralrs"))]

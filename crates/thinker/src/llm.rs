@@ -23,7 +23,7 @@ use crate::{
 /// Least room for the answer: below it a call is refused as resource exhaustion.
 const MIN_OUTPUT_TOKENS: usize = 32;
 /// Most tokens one answer may take.
-const MAX_OUTPUT_TOKENS: usize = 2048;
+const MAX_OUTPUT_TOKENS: usize = 4096;
 
 /// Per-call limits of the LLM planner (seed 004's handler configuration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +49,38 @@ impl LlmLimits {
             max_steps: c.max_plan_steps,
         }
     }
+}
+
+/// Who said a message of the planning conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+/// One model answer: its text, token counts and why it stopped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Answer {
+    pub text: String,
+    pub prompt_tokens: usize,
+    pub completion_tokens: usize,
+    pub finish: Option<String>,
+}
+
+/// What the repair loop needs from a model: token counting and one constrained generation.
+pub(crate) trait ChatModel {
+    /// Prompt tokens of `messages` with the chat template applied.
+    fn count_tokens(&self, messages: &[(Role, String)]) -> Result<usize>;
+    /// Most tokens (prompt + output) the model itself can attend to, when it says.
+    fn context_length(&self) -> Option<usize>;
+    fn generate(
+        &self,
+        messages: &[(Role, String)],
+        schema: &serde_json::Value,
+        max_len: usize,
+        control: &PlanControl,
+    ) -> Result<Answer>;
 }
 
 /// The mistral.rs planner; owns its model and a runtime to drive it from sync code.
@@ -175,11 +207,25 @@ impl LlmPlanner {
             limits,
         })
     }
+}
 
-    /// Prompt tokens of `messages` with the chat template applied.
-    fn count_tokens(&self, messages: &TextMessages) -> Result<usize> {
+fn text_messages(messages: &[(Role, String)]) -> TextMessages {
+    messages
+        .iter()
+        .fold(TextMessages::new(), |m, (role, text)| {
+            let role = match role {
+                Role::System => TextMessageRole::System,
+                Role::User => TextMessageRole::User,
+                Role::Assistant => TextMessageRole::Assistant,
+            };
+            m.add_message(role, text)
+        })
+}
+
+impl ChatModel for LlmPlanner {
+    fn count_tokens(&self, messages: &[(Role, String)]) -> Result<usize> {
         let model = &self.model;
-        let m = messages.clone();
+        let m = text_messages(messages);
         block_on(&self.runtime, async move {
             model
                 .tokenize(Either::Left(m), None, true, true, None)
@@ -189,15 +235,19 @@ impl LlmPlanner {
         .map_err(|e| ThinkerError::Generation(format!("tokenizing the prompt: {e}")))
     }
 
-    /// One constrained generation, streamed; returns the text and (prompt, completion) tokens.
+    fn context_length(&self) -> Option<usize> {
+        self.model.max_sequence_length().ok().flatten()
+    }
+
+    /// One constrained generation, streamed to the token sink; cancellable per chunk.
     fn generate(
         &self,
-        messages: &TextMessages,
+        messages: &[(Role, String)],
         schema: &serde_json::Value,
         max_len: usize,
         control: &PlanControl,
-    ) -> Result<(String, usize, usize, Option<String>)> {
-        let request = RequestBuilder::from(messages.clone())
+    ) -> Result<Answer> {
+        let request = RequestBuilder::from(text_messages(messages))
             .set_constraint(Constraint::JsonSchema(schema.clone()))
             .set_sampler_max_len(max_len);
         let model = &self.model;
@@ -206,8 +256,7 @@ impl LlmPlanner {
                 .stream_chat_request(request)
                 .await
                 .map_err(|e| ThinkerError::Generation(e.to_string()))?;
-            let mut text = String::new();
-            let (mut prompt, mut completion, mut finish) = (0, 0, None);
+            let mut answer = Answer::default();
             while let Some(response) = stream.next().await {
                 if control.is_cancelled() {
                     // Dropping the stream ends the sequence in the engine.
@@ -217,26 +266,26 @@ impl LlmPlanner {
                     Response::Chunk(chunk) => {
                         for choice in &chunk.choices {
                             if let Some(piece) = &choice.delta.content {
-                                text.push_str(piece);
+                                answer.text.push_str(piece);
                                 if let Some(sink) = control.on_token {
                                     sink(piece);
                                 }
                             }
                             if choice.finish_reason.is_some() {
-                                finish.clone_from(&choice.finish_reason);
+                                answer.finish.clone_from(&choice.finish_reason);
                             }
                         }
                         if let Some(u) = &chunk.usage {
-                            prompt = u.prompt_tokens;
-                            completion = u.completion_tokens;
+                            answer.prompt_tokens = u.prompt_tokens;
+                            answer.completion_tokens = u.completion_tokens;
                         }
-                        if finish.is_some() {
+                        if answer.finish.is_some() {
                             break;
                         }
                     }
                     Response::Done(done) => {
-                        prompt = done.usage.prompt_tokens;
-                        completion = done.usage.completion_tokens;
+                        answer.prompt_tokens = done.usage.prompt_tokens;
+                        answer.completion_tokens = done.usage.completion_tokens;
                         break;
                     }
                     Response::ModelError(e, _) | Response::CompletionModelError(e, _) => {
@@ -248,7 +297,10 @@ impl LlmPlanner {
                     _ => {}
                 }
             }
-            Ok((text, prompt, completion, finish))
+            if control.is_cancelled() {
+                return Err(ThinkerError::Cancelled);
+            }
+            Ok(answer)
         })
     }
 }
@@ -276,93 +328,129 @@ impl Planner for LlmPlanner {
         cx: &PlanningContext,
         control: &PlanControl,
     ) -> Result<Planned> {
-        let started = Instant::now();
-        let limits = self.limits;
-        let prompt = build_prompt(request, cx, limits.top_k)?;
-        let schema = plan_schema(cx.skills, limits.max_steps);
-        let mut messages = TextMessages::new()
-            .add_message(TextMessageRole::System, &prompt.system)
-            .add_message(TextMessageRole::User, &prompt.user);
-        let mut usage = PlanUsage {
-            planner: self.name(),
-            ..PlanUsage::default()
-        };
-        let attempts_allowed = 1 + limits.retries;
-        let mut last_problem = String::new();
-        let mut last_answer: Option<String> = None;
-        let mut notes = vec![format!(
-            "skills shown to the model: {}",
-            prompt.skills.join(", ")
-        )];
-        for attempt in 1..=attempts_allowed {
-            if control.is_cancelled() {
-                return Err(ThinkerError::Cancelled);
-            }
-            if attempt > limits.max_turns {
-                return Err(ThinkerError::ResourceExhausted(format!(
-                    "max_turns ({}) reached without a valid plan; last problem: {last_problem}",
-                    limits.max_turns
-                )));
-            }
-            let prompt_tokens = self.count_tokens(&messages)?;
-            let room = limits.max_context_tokens.saturating_sub(prompt_tokens);
-            if room < MIN_OUTPUT_TOKENS {
-                return Err(ThinkerError::ResourceExhausted(format!(
-                    "the prompt takes {prompt_tokens} tokens, leaving {room} of \
-                     max_context_tokens ({}) for the plan",
-                    limits.max_context_tokens
-                )));
-            }
-            let (answer, p, c, finish) =
-                self.generate(&messages, &schema, room.min(MAX_OUTPUT_TOKENS), control)?;
-            usage.attempts = attempt;
-            usage.prompt_tokens += if p > 0 { p } else { prompt_tokens };
-            usage.completion_tokens += c;
-            match check_answer(&answer, cx, limits.max_steps) {
-                Ok(plan) => {
-                    usage.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
-                    if attempt > 1 {
-                        notes.push(format!("plan repaired after {} attempt(s)", attempt));
-                    }
-                    return Ok(Planned {
-                        plan,
-                        clarification: None,
-                        notes,
-                        usage,
-                    });
-                }
-                Err(problem) => {
-                    let problem = if finish.as_deref() == Some("length") {
-                        format!("{problem} (the answer was cut off at the token limit)")
-                    } else {
-                        problem
-                    };
-                    if last_answer.as_deref() == Some(answer.as_str()) {
-                        return Err(ThinkerError::InvalidOutput {
-                            attempts: attempt,
-                            last: format!(
-                                "no progress: the repair repeated the answer ({problem})"
-                            ),
-                        });
-                    }
-                    notes.push(format!("attempt {attempt} rejected: {problem}"));
-                    messages = messages
-                        .add_message(TextMessageRole::Assistant, &answer)
-                        .add_message(
-                            TextMessageRole::User,
-                            format!(
-                                "That plan is invalid: {problem}. Return the corrected plan as \
-                                 JSON only."
-                            ),
-                        );
-                    last_problem = problem;
-                    last_answer = Some(answer);
-                }
-            }
-        }
-        Err(ThinkerError::InvalidOutput {
-            attempts: attempts_allowed,
-            last: last_problem,
-        })
+        let name = self.name();
+        plan_with(&*self, &name, self.limits, request, cx, control)
     }
 }
+
+/// The planning conversation: prompt with the top-k skills, constrained answer, and a bounded
+/// repair loop that feeds the validation problems back (seed 004's "reparse").
+pub(crate) fn plan_with(
+    model: &dyn ChatModel,
+    name: &str,
+    limits: LlmLimits,
+    request: &PlanRequest,
+    cx: &PlanningContext,
+    control: &PlanControl,
+) -> Result<Planned> {
+    let started = Instant::now();
+    let prompt = build_prompt(request, cx, limits.top_k)?;
+    let schema = plan_schema(cx.skills, limits.max_steps);
+    let prompt_text = format!("{}\n\n{}", prompt.system, prompt.user);
+    let mut messages = vec![(Role::System, prompt.system), (Role::User, prompt.user)];
+    let mut usage = PlanUsage {
+        planner: name.to_owned(),
+        ..PlanUsage::default()
+    };
+    // The configured budget, never more than the model itself can attend to.
+    let (context, context_source) = match model.context_length() {
+        Some(n) if n < limits.max_context_tokens => (n, "the model's context length"),
+        _ => (limits.max_context_tokens, "max_context_tokens"),
+    };
+    let attempts_allowed = 1 + limits.retries;
+    let mut last_problem = String::new();
+    let mut last_answer: Option<String> = None;
+    let mut notes = vec![format!(
+        "skills shown to the model: {}",
+        prompt.skills.join(", ")
+    )];
+    for attempt in 1..=attempts_allowed {
+        if control.is_cancelled() {
+            return Err(ThinkerError::Cancelled);
+        }
+        if attempt > limits.max_turns {
+            return Err(ThinkerError::ResourceExhausted(format!(
+                "max_turns ({}) reached without a valid plan{}",
+                limits.max_turns,
+                if last_problem.is_empty() {
+                    String::new()
+                } else {
+                    format!("; last problem: {last_problem}")
+                }
+            )));
+        }
+        let prompt_tokens = model.count_tokens(&messages)?;
+        let room = context.saturating_sub(prompt_tokens);
+        if room < MIN_OUTPUT_TOKENS {
+            return Err(ThinkerError::ResourceExhausted(format!(
+                "the prompt takes {prompt_tokens} tokens, leaving {room} of {context_source} \
+                 ({context}) for the plan"
+            )));
+        }
+        let answer = model.generate(&messages, &schema, room.min(MAX_OUTPUT_TOKENS), control)?;
+        usage.attempts = attempt;
+        usage.prompt_tokens += if answer.prompt_tokens > 0 {
+            answer.prompt_tokens
+        } else {
+            prompt_tokens
+        };
+        usage.completion_tokens += answer.completion_tokens;
+        match check_answer(&answer.text, cx, limits.max_steps) {
+            Ok(plan) => {
+                usage.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+                if attempt > 1 {
+                    notes.push(format!("plan repaired after {attempt} attempts"));
+                }
+                return Ok(Planned {
+                    plan,
+                    clarification: None,
+                    notes,
+                    usage,
+                    prompt: Some(prompt_text),
+                    response: Some(answer.text),
+                });
+            }
+            Err(problem) => {
+                let cut_off = answer.finish.as_deref() == Some("length");
+                let problem = if cut_off {
+                    format!(
+                        "{problem} (the answer was cut off after {} tokens)",
+                        answer.completion_tokens
+                    )
+                } else {
+                    problem
+                };
+                if last_answer.as_deref() == Some(answer.text.as_str()) {
+                    return Err(ThinkerError::InvalidOutput {
+                        attempts: attempt,
+                        last: format!("no progress: the repair repeated the answer ({problem})"),
+                    });
+                }
+                notes.push(format!("attempt {attempt} rejected: {problem}"));
+                let feedback = if cut_off {
+                    // The cut-off text would only fill the context: ask for a shorter plan.
+                    format!(
+                        "Your plan was cut off after {} tokens. Return a shorter plan (fewer \
+                         steps, short descriptions) as JSON only.",
+                        answer.completion_tokens
+                    )
+                } else {
+                    messages.push((Role::Assistant, answer.text.clone()));
+                    format!(
+                        "That plan is invalid: {problem}. Return the corrected plan as JSON only."
+                    )
+                };
+                messages.push((Role::User, feedback));
+                last_problem = problem;
+                last_answer = Some(answer.text);
+            }
+        }
+    }
+    Err(ThinkerError::InvalidOutput {
+        attempts: attempts_allowed,
+        last: last_problem,
+    })
+}
+
+#[cfg(test)]
+mod tests;

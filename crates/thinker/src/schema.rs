@@ -30,8 +30,13 @@ fn value_schema(ty: Option<ParamType>, choices: &[String]) -> Value {
 
 /// The plan schema for the skills in `store`, at most `max_steps` steps. Generated from the
 /// contracts: `PlanStep`'s fields, the tools' declared parameters and their primitive types.
+///
+/// Step numbers are fixed by position (`prefixItems`, one `const` per position), so constrained
+/// output can never misnumber its steps; each tool's parameter object is a shared `$defs` entry.
 pub fn plan_schema(store: &SkillStore, max_steps: usize) -> Value {
-    let mut branches = Vec::new();
+    let max_steps = max_steps.max(1);
+    let mut defs = serde_json::Map::new();
+    let mut tools: Vec<(String, String, String)> = Vec::new();
     for loaded in store.skills().filter(|s| !is_template(s, store)) {
         let skill = &loaded.definition;
         for tool in skill.tools.values() {
@@ -46,37 +51,55 @@ pub fn plan_schema(store: &SkillStore, max_steps: usize) -> Value {
                     value_schema(p.map(|p| p.ty), p.map_or(&[][..], |p| &p.choices)),
                 );
             }
-            branches.push(json!({
-                "type": "object",
-                "properties": {
-                    "step": {"type": "integer", "minimum": 1, "maximum": max_steps},
-                    "description": {"type": "string", "maxLength": MAX_STRING},
-                    "skill": {"const": skill.name},
-                    "tool": {"const": tool.name},
-                    "params": {
-                        "type": "object",
-                        "properties": props,
-                        "required": tool.required_params,
-                        "additionalProperties": false
-                    }
-                },
-                "required": ["step", "description", "skill", "tool", "params"],
-                "additionalProperties": false
-            }));
+            let def = format!("{}.{}", skill.name, tool.name);
+            defs.insert(
+                def.clone(),
+                json!({
+                    "type": "object",
+                    "properties": props,
+                    "required": tool.required_params,
+                    "additionalProperties": false
+                }),
+            );
+            tools.push((skill.name.clone(), tool.name.clone(), def));
         }
     }
+    let positions: Vec<Value> = (1..=max_steps)
+        .map(|n| {
+            let branches: Vec<Value> = tools
+                .iter()
+                .map(|(skill, tool, def)| {
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "step": {"const": n},
+                            "description": {"type": "string", "maxLength": MAX_STRING},
+                            "skill": {"const": skill},
+                            "tool": {"const": tool},
+                            "params": {"$ref": format!("#/$defs/{def}")}
+                        },
+                        "required": ["step", "description", "skill", "tool", "params"],
+                        "additionalProperties": false
+                    })
+                })
+                .collect();
+            json!({"anyOf": branches})
+        })
+        .collect();
     json!({
         "type": "object",
         "properties": {
             "steps": {
                 "type": "array",
-                "items": {"anyOf": branches},
+                "prefixItems": positions,
+                "items": false,
                 "minItems": 1,
                 "maxItems": max_steps
             }
         },
         "required": ["steps"],
         "additionalProperties": false,
+        "$defs": defs,
         "x-guidance": {
             "whitespace_flexible": false,
             "item_separator": ", ",

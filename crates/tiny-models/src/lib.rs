@@ -369,8 +369,9 @@ const CHATML_TEMPLATE: &str = concat!(
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}",
 );
 
-/// Context length of [`write_llama`]: the planner prompt is ~1–2k byte-level tokens.
-pub const LLAMA_MAX_POSITIONS: usize = 4096;
+/// Context length of [`write_llama`]: with one token per byte the planner prompt is ~4–5k tokens,
+/// and random weights write long strings.
+pub const LLAMA_MAX_POSITIONS: usize = 16384;
 
 /// Writes a tiny random-weight Llama chat model (`LlamaForCausalLM`: 64 hidden, 2 layers, 4 heads,
 /// 2 KV heads, F32) that mistral.rs loads as a plain text model: config.json, model.safetensors,

@@ -95,6 +95,8 @@ impl Planner for RulePlanner {
                 latency_ms: started.elapsed().as_secs_f64() * 1000.0,
                 ..Default::default()
             },
+            prompt: None,
+            response: None,
         })
     }
 }

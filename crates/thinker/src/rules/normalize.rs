@@ -140,11 +140,32 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
+/// Everyday words that are spelt right: never "corrected" into a skill word one letter away
+/// ("the rest" is not "the best", "then" is not "them").
+const COMMON_WORDS: &[&str] = &[
+    "about", "after", "again", "also", "back", "been", "before", "being", "best", "both", "came",
+    "come", "could", "down", "each", "even", "ever", "every", "fast", "few", "first", "from",
+    "gave", "give", "good", "great", "have", "here", "high", "home", "into", "just", "keep",
+    "kept", "kind", "know", "last", "late", "left", "less", "like", "line", "list", "little",
+    "long", "look", "made", "main", "make", "many", "mind", "more", "most", "much", "must", "name",
+    "need", "next", "nice", "none", "once", "only", "open", "other", "over", "part", "past",
+    "please", "plus", "real", "rest", "right", "same", "save", "says", "seen", "show", "side",
+    "since", "some", "soon", "such", "sure", "take", "than", "that", "their", "them", "then",
+    "there", "these", "they", "thing", "things", "think", "this", "those", "till", "time", "told",
+    "took", "under", "until", "upon", "used", "very", "want", "well", "went", "were", "what",
+    "when", "where", "which", "while", "whole", "will", "with", "within", "without", "work",
+    "would", "year", "your", "yours",
+];
+
 /// The vocabulary word `word` is most likely a misspelling of, if any: distance 1 for words of
 /// 4–6 letters, 2 for longer ones, and a unique best candidate.
 pub fn correct(word: &str, vocab: &BTreeSet<String>) -> Option<String> {
     let n = word.chars().count();
-    if n < 4 || vocab.contains(word) || !word.chars().all(|c| c.is_ascii_alphabetic()) {
+    if n < 4
+        || vocab.contains(word)
+        || COMMON_WORDS.contains(&word)
+        || !word.chars().all(|c| c.is_ascii_alphabetic())
+    {
         return None;
     }
     let limit = if n <= 6 { 1 } else { 2 };
@@ -247,6 +268,10 @@ mod tests {
         assert_eq!(correct("serch", &vocab).as_deref(), Some("search"));
         assert_eq!(correct("lease", &vocab), None);
         assert_eq!(correct("rename", &vocab), None);
+        // Regression: "sort the rest into folders" planned as "sort the best".
+        let vocab: BTreeSet<String> = ["best", "them"].iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(correct("rest", &vocab), None);
+        assert_eq!(correct("then", &vocab), None);
         assert_eq!(osa_distance("renmae", "rename"), 1);
         assert_eq!(
             correct_folder("downlaods", &["downloads", "desktop"]).as_deref(),

@@ -1,0 +1,238 @@
+//! The repair loop and the limits, driven by a scripted model (the real mistral.rs model is
+//! exercised in `tests/llm.rs`; here the answers must be chosen, so a script stands in for it).
+
+use std::cell::RefCell;
+use std::path::Path;
+
+use config::PipelineConfig;
+use contracts::ErrorCode;
+use retrieval::RetrievalPipeline;
+use skills::SkillStore;
+
+use super::*;
+
+/// Answers from a list, one per call; records what it was asked.
+struct Scripted {
+    answers: RefCell<Vec<&'static str>>,
+    seen: RefCell<Vec<Vec<(Role, String)>>>,
+    context: Option<usize>,
+}
+
+impl Scripted {
+    fn new(answers: &[&'static str]) -> Self {
+        Scripted {
+            answers: RefCell::new(answers.iter().rev().copied().collect()),
+            seen: RefCell::new(Vec::new()),
+            context: None,
+        }
+    }
+}
+
+impl ChatModel for Scripted {
+    fn count_tokens(&self, messages: &[(Role, String)]) -> Result<usize> {
+        // One token per four bytes, as a rough tokenizer would.
+        Ok(messages.iter().map(|(_, t)| t.len() / 4 + 4).sum())
+    }
+
+    fn context_length(&self) -> Option<usize> {
+        self.context
+    }
+
+    fn generate(
+        &self,
+        messages: &[(Role, String)],
+        _schema: &serde_json::Value,
+        _max_len: usize,
+        _control: &PlanControl,
+    ) -> Result<Answer> {
+        self.seen.borrow_mut().push(messages.to_vec());
+        let text = self.answers.borrow_mut().pop().expect("script ran out");
+        Ok(Answer {
+            text: text.to_owned(),
+            prompt_tokens: 0,
+            completion_tokens: text.len() / 4,
+            finish: Some("stop".into()),
+        })
+    }
+}
+
+struct World {
+    _state: tempfile::TempDir,
+    store: SkillStore,
+    retrieval: RetrievalPipeline,
+    config: PipelineConfig,
+}
+
+fn world() -> World {
+    let state = tempfile::tempdir().unwrap();
+    let config = PipelineConfig {
+        state_dir: Some(state.path().to_owned()),
+        ..PipelineConfig::default()
+    };
+    let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    let store = SkillStore::load(&dir, table).unwrap();
+    let mut retrieval = RetrievalPipeline::open(&config).unwrap();
+    retrieval.build_index(&store).unwrap();
+    World {
+        _state: state,
+        store,
+        retrieval,
+        config,
+    }
+}
+
+impl World {
+    fn plan(&self, model: &Scripted, limits: LlmLimits) -> Result<Planned> {
+        let cx = PlanningContext {
+            skills: &self.store,
+            retrieval: &self.retrieval,
+            config: &self.config,
+        };
+        let request = PlanRequest::new("remove duplicates in Downloads");
+        plan_with(
+            model,
+            "scripted",
+            limits,
+            &request,
+            &cx,
+            &PlanControl::default(),
+        )
+    }
+
+    fn limits(&self) -> LlmLimits {
+        LlmLimits::from_config(&self.config)
+    }
+}
+
+const VALID: &str = r#"{"steps": [{"step": 1, "description": "find duplicates", "skill": "remove-duplicates", "tool": "scan", "params": {"path": "Downloads"}}, {"step": 2, "description": "remove them", "skill": "remove-duplicates", "tool": "remove", "params": {"groups": "$step(1).groups"}}]}"#;
+const FORWARD: &str = r#"{"steps": [{"step": 1, "description": "remove", "skill": "remove-duplicates", "tool": "remove", "params": {"groups": "$step(2).groups"}}, {"step": 2, "description": "scan", "skill": "remove-duplicates", "tool": "scan", "params": {"path": "Downloads"}}]}"#;
+const UNKNOWN: &str = r#"{"steps": [{"step": 1, "description": "x", "skill": "remove-dupes", "tool": "scan", "params": {}}]}"#;
+
+#[test]
+fn a_valid_first_answer_is_the_plan() {
+    let w = world();
+    let model = Scripted::new(&[VALID]);
+    let planned = w.plan(&model, w.limits()).unwrap();
+    assert_eq!(planned.plan.steps.len(), 2);
+    assert_eq!(planned.usage.attempts, 1);
+    assert_eq!(planned.usage.planner, "scripted");
+    assert!(planned.usage.prompt_tokens > 0 && planned.usage.completion_tokens > 0);
+    // Progressive disclosure: the prompt shows the matching skill, not every skill.
+    let seen = model.seen.borrow();
+    let system = &seen[0][0].1;
+    assert!(system.contains("## remove-duplicates"), "{system}");
+    assert!(!system.contains("## skill-create"), "{system}");
+}
+
+#[test]
+fn invalid_answers_are_sent_back_with_every_problem_and_repaired() {
+    let w = world();
+    let model = Scripted::new(&["not json", FORWARD, VALID]);
+    let planned = w.plan(&model, w.limits()).unwrap();
+    assert_eq!(planned.usage.attempts, 3);
+    assert!(
+        planned.notes.iter().any(|n| n.contains("repaired after 3")),
+        "{:?}",
+        planned.notes
+    );
+    let seen = model.seen.borrow();
+    // Second call: the bad answer and why it was refused.
+    let feedback = &seen[1].last().unwrap().1;
+    assert!(feedback.contains("not a JSON plan"), "{feedback}");
+    assert_eq!(seen[1][2], (Role::Assistant, "not json".to_owned()));
+    // Third call: the forward reference is named.
+    let feedback = &seen[2].last().unwrap().1;
+    assert!(
+        feedback.contains("may only use earlier steps"),
+        "{feedback}"
+    );
+}
+
+#[test]
+fn repairs_are_bounded_and_the_last_problem_is_reported() {
+    let w = world();
+    let model = Scripted::new(&["[]", FORWARD, UNKNOWN]);
+    let err = w.plan(&model, w.limits()).unwrap_err();
+    assert_eq!(err.code(), "PLANNER_INVALID_OUTPUT");
+    let message = err.to_string();
+    assert!(message.contains("3 attempt"), "{message}");
+    assert!(
+        message.contains("no skill named `remove-dupes`"),
+        "{message}"
+    );
+    assert!(
+        message.contains("remove-duplicates"),
+        "did-you-mean missing: {message}"
+    );
+}
+
+#[test]
+fn a_repeated_answer_stops_the_loop_early() {
+    let w = world();
+    let model = Scripted::new(&[UNKNOWN, UNKNOWN, VALID]);
+    let err = w.plan(&model, w.limits()).unwrap_err();
+    assert_eq!(err.code(), "PLANNER_INVALID_OUTPUT");
+    assert!(err.to_string().contains("no progress"), "{err}");
+    assert_eq!(model.seen.borrow().len(), 2);
+}
+
+#[test]
+fn limits_raise_resource_exhaustion() {
+    let w = world();
+    // Too few turns for the repair the answer needs.
+    let limits = LlmLimits {
+        max_turns: 1,
+        ..w.limits()
+    };
+    let err = w.plan(&Scripted::new(&[UNKNOWN]), limits).unwrap_err();
+    assert_eq!(err.code(), "RESOURCE_EXHAUSTED");
+    assert!(err.to_string().contains("max_turns (1)"), "{err}");
+    assert!(err.to_string().contains("remove-dupes"), "{err}");
+
+    // A prompt that leaves no room for the answer.
+    let limits = LlmLimits {
+        max_context_tokens: 64,
+        ..w.limits()
+    };
+    let err = w.plan(&Scripted::new(&[VALID]), limits).unwrap_err();
+    assert_eq!(err.code(), "RESOURCE_EXHAUSTED");
+    assert!(err.to_string().contains("max_context_tokens (64)"), "{err}");
+
+    // The model's own context length caps the configured budget.
+    let mut model = Scripted::new(&[VALID]);
+    model.context = Some(100);
+    let err = w.plan(&model, w.limits()).unwrap_err();
+    assert!(
+        err.to_string().contains("the model's context length (100)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cancellation_before_a_turn_stops_planning() {
+    let w = world();
+    let cx = PlanningContext {
+        skills: &w.store,
+        retrieval: &w.retrieval,
+        config: &w.config,
+    };
+    let token = crate::CancelToken::new();
+    token.cancel();
+    let control = PlanControl {
+        cancel: Some(&token),
+        on_token: None,
+    };
+    let model = Scripted::new(&[VALID]);
+    let err = plan_with(
+        &model,
+        "scripted",
+        w.limits(),
+        &PlanRequest::new("zip the reports"),
+        &cx,
+        &control,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "CANCELLED");
+    assert!(model.seen.borrow().is_empty());
+}

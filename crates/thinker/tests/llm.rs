@@ -1,0 +1,224 @@
+//! The LLM planner on a real mistral.rs model: a tiny random-weight Llama that the test writes
+//! (real safetensors + tokenizer formats), loaded offline. Random weights plan nonsense, but the
+//! constrained output must always parse, match the plan's JSON Schema and validate; tokens stream,
+//! cancellation stops generation, limits raise RESOURCE_EXHAUSTED, bad model paths say why.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use config::{PipelineConfig, ThinkerBackend};
+use contracts::ErrorCode;
+use retrieval::RetrievalPipeline;
+use skills::SkillStore;
+use thinker::{
+    CancelToken, LlmLimits, LlmPlanner, PlanControl, PlanRequest, Planner, PlanningContext,
+    plan_schema, validate_plan,
+};
+
+struct World {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    model: std::path::PathBuf,
+    store: SkillStore,
+    retrieval: RetrievalPipeline,
+    config: PipelineConfig,
+}
+
+fn world() -> World {
+    let state = tempfile::tempdir().unwrap();
+    let models = tempfile::tempdir().unwrap();
+    let model = models.path().join("tiny-llama");
+    tiny_models::write_llama(&model).unwrap();
+    let config = PipelineConfig {
+        state_dir: Some(state.path().to_owned()),
+        thinker_backend: ThinkerBackend::Mistralrs,
+        thinker_model_path: Some(model.clone()),
+        top_k: 2,
+        max_plan_steps: 3,
+        max_context_tokens: tiny_models::LLAMA_MAX_POSITIONS,
+        ..PipelineConfig::default()
+    };
+    let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    let store = SkillStore::load(&dir, table).unwrap();
+    let mut retrieval = RetrievalPipeline::open(&config).unwrap();
+    retrieval.build_index(&store).unwrap();
+    World {
+        _dirs: (state, models),
+        model,
+        store,
+        retrieval,
+        config,
+    }
+}
+
+impl World {
+    fn cx(&self) -> PlanningContext<'_> {
+        PlanningContext {
+            skills: &self.store,
+            retrieval: &self.retrieval,
+            config: &self.config,
+        }
+    }
+}
+
+#[test]
+fn constrained_output_always_parses_and_validates_against_the_schema() {
+    let w = world();
+    let mut planner = thinker::build_planner(&w.config).unwrap();
+    assert_eq!(planner.name(), "mistralrs:tiny-llama");
+    let schema = plan_schema(&w.store, w.config.max_plan_steps);
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let requests = [
+        "remove duplicates in Downloads, then sort the rest into folders by type",
+        "zip the reports folder",
+        "rename all photos to {date}_{n}",
+        "how big is my Documents folder?",
+    ];
+    for text in requests {
+        let streamed = Mutex::new(String::new());
+        let sink = |piece: &str| streamed.lock().unwrap().push_str(piece);
+        let control = PlanControl {
+            cancel: None,
+            on_token: Some(&sink),
+        };
+        let request = PlanRequest {
+            text: text.into(),
+            root_name: Some("Downloads".into()),
+            entries: vec!["reports".into(), "Photos 2023".into()],
+        };
+        let planned = planner.plan(&request, &w.cx(), &control).unwrap();
+        // The accepted answer is JSON valid against the schema, and it was streamed.
+        let response = planned.response.clone().expect("the model's answer");
+        let value: serde_json::Value = serde_json::from_str(&response)
+            .unwrap_or_else(|e| panic!("{text}: the answer is not JSON ({e}): {response}"));
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{text}: {errors:?}\n{response}");
+        assert!(streamed.into_inner().unwrap().ends_with(&response));
+        // ... it is the plan returned, and that passes the plan validator too.
+        assert_eq!(
+            serde_json::to_value(&planned.plan.steps).unwrap(),
+            value["steps"]
+        );
+        assert!(validate_plan(&planned.plan, &w.store, 3).is_empty());
+        assert!(!planned.plan.steps.is_empty() && planned.plan.steps.len() <= 3);
+        let prompt = planned.prompt.as_deref().unwrap();
+        assert!(prompt.ends_with(text), "{prompt}");
+        // Usage is reported.
+        let u = &planned.usage;
+        assert!(u.attempts >= 1, "{text}: {:?}", planned.notes);
+        eprintln!("{text}: {u:?} {:?}", planned.notes);
+        assert!(u.prompt_tokens > 100, "{u:?}");
+        assert!(u.completion_tokens > 10, "{u:?}");
+        assert!(u.latency_ms > 0.0, "{u:?}");
+    }
+}
+
+#[test]
+fn cancelling_from_the_token_stream_stops_generation() {
+    let w = world();
+    let mut planner = LlmPlanner::load(&w.model, LlmLimits::from_config(&w.config)).unwrap();
+    let token = CancelToken::new();
+    let pieces = Mutex::new(0usize);
+    let sink = |_: &str| {
+        let mut n = pieces.lock().unwrap();
+        *n += 1;
+        if *n == 3 {
+            token.cancel();
+        }
+    };
+    let control = PlanControl {
+        cancel: Some(&token),
+        on_token: Some(&sink),
+    };
+    let err = planner
+        .plan(&PlanRequest::new("zip the reports"), &w.cx(), &control)
+        .unwrap_err();
+    assert_eq!(err.code(), "CANCELLED", "{err}");
+    let n = *pieces.lock().unwrap();
+    assert!(n < 8, "generation went on for {n} pieces after the cancel");
+    // The planner is still usable afterwards.
+    planner
+        .plan(
+            &PlanRequest::new("zip the reports"),
+            &w.cx(),
+            &PlanControl::default(),
+        )
+        .unwrap();
+}
+
+#[test]
+fn limits_raise_resource_exhaustion() {
+    let w = world();
+    let limits = LlmLimits {
+        max_context_tokens: 200,
+        ..LlmLimits::from_config(&w.config)
+    };
+    let mut planner = LlmPlanner::load(&w.model, limits).unwrap();
+    let err = planner
+        .plan(
+            &PlanRequest::new("zip the reports"),
+            &w.cx(),
+            &PlanControl::default(),
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), "RESOURCE_EXHAUSTED", "{err}");
+    assert!(
+        err.to_string().contains("max_context_tokens (200)"),
+        "{err}"
+    );
+
+    planner.limits = LlmLimits {
+        max_turns: 0,
+        ..LlmLimits::from_config(&w.config)
+    };
+    let err = planner
+        .plan(
+            &PlanRequest::new("zip the reports"),
+            &w.cx(),
+            &PlanControl::default(),
+        )
+        .unwrap_err();
+    assert_eq!(err.code(), "RESOURCE_EXHAUSTED", "{err}");
+    assert!(err.to_string().contains("max_turns (0)"), "{err}");
+}
+
+#[test]
+fn bad_model_locations_get_clear_errors() {
+    let w = world();
+    let limits = LlmLimits::from_config(&w.config);
+    let err = LlmPlanner::load(Path::new("models/tiny"), limits).unwrap_err();
+    assert_eq!(err.code(), "MODEL_INVALID");
+    assert!(err.to_string().contains("absolute"), "{err}");
+
+    let absent = w.model.with_file_name("absent");
+    let err = LlmPlanner::load(&absent, limits).unwrap_err();
+    assert_eq!(err.code(), "MODEL_NOT_FOUND");
+    assert!(err.to_string().contains("absent"), "{err}");
+
+    let not_gguf = w.model.join("config.json");
+    let err = LlmPlanner::load(&not_gguf, limits).unwrap_err();
+    assert!(err.to_string().contains(".gguf"), "{err}");
+
+    std::fs::write(w.model.join("model.safetensors"), b"not safetensors").unwrap();
+    let err = LlmPlanner::load(&w.model, limits).unwrap_err();
+    assert_eq!(err.code(), "MODEL_INVALID");
+    assert!(err.to_string().contains("tiny-llama"), "{err}");
+
+    std::fs::remove_file(w.model.join("model.safetensors")).unwrap();
+    let err = LlmPlanner::load(&w.model, limits).unwrap_err();
+    assert!(err.to_string().contains("model.safetensors"), "{err}");
+
+    std::fs::remove_file(w.model.join("tokenizer.json")).unwrap();
+    let err = LlmPlanner::load(&w.model, limits).unwrap_err();
+    assert!(err.to_string().contains("tokenizer.json: missing"), "{err}");
+
+    let config = PipelineConfig {
+        thinker_model_path: None,
+        ..w.config.clone()
+    };
+    let err = thinker::build_planner(&config).map(|_| ()).unwrap_err();
+    assert_eq!(err.code(), "MODEL_NOT_CONFIGURED");
+}

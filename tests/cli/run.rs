@@ -1,0 +1,198 @@
+//! `scope-weaver run` end to end: the seed's request on a real folder (duplicates to the trash,
+//! files sorted), `--dry-run` leaving the disk alone, `--json` as one event per line, and the LLM
+//! planner on a tiny generated model facing the whole pipeline.
+
+use std::path::PathBuf;
+use std::process::Output;
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use super::{Env, files_below};
+
+const SEED_REQUEST: &str = "Clean up my Downloads folder – remove duplicates, then organize the \
+                            remaining files into subfolders by type";
+
+/// A folder named Downloads (the request names it) with a duplicate pair and mixed types.
+fn downloads() -> (Env, PathBuf) {
+    let env = Env::new(&[
+        ("Downloads/holiday.jpg", "jpeg bytes"),
+        ("Downloads/holiday (1).jpg", "jpeg bytes"),
+        ("Downloads/report.pdf", "pdf bytes"),
+        ("Downloads/notes.txt", "meeting notes"),
+        ("Downloads/song.mp3", "mp3 bytes"),
+        ("Downloads/clip.mp4", "mp4 bytes"),
+        ("Downloads/photos.zip", "zip bytes"),
+    ]);
+    let root = env.root.path().join("Downloads");
+    // The copy is older: keep=newest keeps holiday.jpg.
+    let old = SystemTime::now() - Duration::from_secs(30 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(root.join("holiday (1).jpg"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    (env, root)
+}
+
+/// Every stdout line is one JSON object; returns them.
+fn events_of(out: &Output) -> Vec<Value> {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| {
+                panic!("not one JSON object per line ({e}): {l}\n{stdout}{}", {
+                    String::from_utf8_lossy(&out.stderr)
+                })
+            })
+        })
+        .collect()
+}
+
+fn find<'a>(events: &'a [Value], kind: &str) -> &'a Value {
+    events
+        .iter()
+        .find(|e| e["event"] == kind)
+        .unwrap_or_else(|| panic!("no `{kind}` event in {events:?}"))
+}
+
+#[test]
+fn the_seed_request_commits_with_duplicates_in_the_trash() {
+    let (env, root) = downloads();
+    let root_arg = root.to_str().unwrap();
+    let out = env.run(&["--json", "run", "--root", root_arg, "--yes", SEED_REQUEST]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = events_of(&out);
+    // The validated plan is among the events.
+    let plan = &find(&events, "planned")["plan"]["steps"];
+    let tools: Vec<String> = plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            format!(
+                "{}/{}",
+                s["skill"].as_str().unwrap(),
+                s["tool"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            "remove-duplicates/scan",
+            "remove-duplicates/remove",
+            "organize-by-type/organize"
+        ]
+    );
+    // Stage events: 13 stages, each started and finished, in seed order.
+    let started: Vec<&str> = events
+        .iter()
+        .filter(|e| e["event"] == "stage_started" && e["step"].is_null())
+        .map(|e| e["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(started, ["input", "think", "validate_plan", "commit"]);
+    let report = &find(&events, "done")["report"];
+    assert_eq!(report["committed"], true, "{report}");
+    assert_eq!(
+        report["text"],
+        "Removed 1 duplicate file (saved 10 B). Organized 6 files into 5 subfolders. Committed: \
+         12 change(s) written, 1 item(s) moved to the trash."
+    );
+    assert_eq!(
+        files_below(&root),
+        [
+            "Archives/photos.zip",
+            "Audio/song.mp3",
+            "Documents/notes.txt",
+            "Documents/report.pdf",
+            "Images/holiday.jpg",
+            "Video/clip.mp4",
+        ]
+    );
+    let trashed = env.data_home().join("Trash/files/holiday (1).jpg");
+    assert_eq!(std::fs::read_to_string(trashed).unwrap(), "jpeg bytes");
+}
+
+#[test]
+fn dry_run_shows_the_diff_and_changes_nothing() {
+    let (env, root) = downloads();
+    let root_arg = root.to_str().unwrap();
+    let before = files_below(&root);
+    let out = env.run(&["run", "--root", root_arg, "--dry-run", SEED_REQUEST]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("- delete holiday (1).jpg"), "{stderr}");
+    assert!(
+        stderr.contains("~ move   report.pdf -> Documents/report.pdf"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Removed 1 duplicate file"), "{stdout}");
+    assert_eq!(files_below(&root), before);
+    assert!(!env.data_home().join("Trash").exists());
+}
+
+#[test]
+fn the_llm_planner_runs_the_pipeline_on_a_tiny_model() {
+    let (env, root) = downloads();
+    let root_arg = root.to_str().unwrap();
+    let model = env.home.path().join("models/tiny-llama");
+    tiny_models::write_llama(&model).unwrap();
+    let before = files_below(&root);
+    let out = env
+        .cmd(&[
+            "--json",
+            "run",
+            "--root",
+            root_arg,
+            "--dry-run",
+            "zip the reports",
+        ])
+        .env("SCOPE_WEAVER_THINKER_BACKEND", "mistralrs")
+        .env("SCOPE_WEAVER_THINKER_MODEL_PATH", &model)
+        .env("SCOPE_WEAVER_TOP_K", "2")
+        .env("SCOPE_WEAVER_MAX_PLAN_STEPS", "2")
+        .env("SCOPE_WEAVER_MAX_CONTEXT_TOKENS", "16384")
+        .env("HF_HOME", env.home.path().join("hf"))
+        .output()
+        .unwrap();
+    let events = events_of(&out);
+    let planned = find(&events, "planned");
+    assert_eq!(planned["planner"], "mistralrs:tiny-llama", "{planned}");
+    assert!(planned["usage"]["completion_tokens"].as_u64().unwrap() > 0);
+    // Random weights plan nonsense paths: each step fails or is skipped with a code; the run
+    // still ends with a report, and nothing on disk changed.
+    let report = &find(&events, "done")["report"];
+    for step in report["steps"].as_array().unwrap() {
+        if step["status"] != "done" {
+            assert!(step["error"]["code"].is_string(), "{step}");
+        }
+    }
+    assert_eq!(report["committed"], false);
+    assert_eq!(files_below(&root), before);
+
+    // A model path that does not exist: a coded error, before any request runs.
+    let out = env
+        .cmd(&["--json", "run", "--root", root_arg, "zip the reports"])
+        .env("SCOPE_WEAVER_THINKER_BACKEND", "mistralrs")
+        .env(
+            "SCOPE_WEAVER_THINKER_MODEL_PATH",
+            model.with_file_name("absent"),
+        )
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let events = events_of(&out);
+    assert_eq!(events.last().unwrap()["error"]["code"], "MODEL_NOT_FOUND");
+}
