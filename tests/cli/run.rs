@@ -171,6 +171,13 @@ fn the_llm_planner_runs_the_pipeline_on_a_tiny_model() {
     let planned = find(&events, "planned");
     assert_eq!(planned["planner"], "mistralrs:tiny-llama", "{planned}");
     assert!(planned["usage"]["completion_tokens"].as_u64().unwrap() > 0);
+    // The model's text streamed out as token events before the plan.
+    let streamed: String = events
+        .iter()
+        .filter(|e| e["event"] == "token")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(streamed.starts_with("{\"steps\": ["), "{streamed}");
     // Random weights plan nonsense paths: each step fails or is skipped with a code; the run
     // still ends with a report, and nothing on disk changed.
     let report = &find(&events, "done")["report"];

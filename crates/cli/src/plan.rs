@@ -139,6 +139,8 @@ pub fn plan_cmd(
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let mut by_kind: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut right, mut total) = (0, 0);
+    // (right, total) for requests that must get a question, and for those that must not.
+    let (mut must_ask, mut must_act) = ((0, 0), (0, 0));
     let mut latency = 0.0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let item: Value = serde_json::from_str(line).context("a line of the eval file")?;
@@ -169,6 +171,13 @@ pub fn plan_cmd(
             !asks && matches
         };
         total += 1;
+        let by_clarify = if clarify {
+            &mut must_ask
+        } else {
+            &mut must_act
+        };
+        by_clarify.1 += 1;
+        by_clarify.0 += usize::from(ok);
         let entry = by_kind.entry(kind.clone()).or_default();
         entry.1 += 1;
         if ok {
@@ -199,6 +208,8 @@ pub fn plan_cmd(
         print_json(&json!({
             "right": right, "total": total, "accuracy": pct(right, total),
             "by_kind": kinds, "mean_latency_ms": latency / total.max(1) as f64,
+            "asks_when_needed": {"right": must_ask.0, "total": must_ask.1, "accuracy": pct(must_ask.0, must_ask.1)},
+            "acts_when_clear": {"right": must_act.0, "total": must_act.1, "accuracy": pct(must_act.0, must_act.1)},
         }));
     } else {
         println!("| kind | right | total | accuracy |\n|---|---|---|---|");
@@ -208,6 +219,16 @@ pub fn plan_cmd(
         println!(
             "| **all** | {right} | {total} | **{:.1}%** |",
             pct(right, total)
+        );
+        println!(
+            "\nasks when it must (clarify: true): {}/{} ({:.1}%) · acts without asking when the \
+             request is clear (clarify: false): {}/{} ({:.1}%)",
+            must_ask.0,
+            must_ask.1,
+            pct(must_ask.0, must_ask.1),
+            must_act.0,
+            must_act.1,
+            pct(must_act.0, must_act.1)
         );
         println!(
             "\nplanner: {} · mean planning time {:.1} ms",

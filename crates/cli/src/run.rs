@@ -309,9 +309,16 @@ pub fn run_cmd(
         json: env.json,
         spinner: None,
     };
+    // With --json, a model planner's text streams out as `token` events while it is written.
+    let on_token: Option<pipeline::TokenStream> = env.json.then(|| {
+        std::sync::Arc::new(|piece: &str| {
+            print_json_line(&json!({"event": "token", "text": piece}))
+        }) as pipeline::TokenStream
+    });
     let options = RunOptions {
         hitl,
         dry_run,
+        on_token,
         ..RunOptions::default()
     };
     let mut orchestrator = Orchestrator {

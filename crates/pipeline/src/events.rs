@@ -91,9 +91,6 @@ pub enum Event {
     Request {
         text: String,
     },
-    Token {
-        text: String,
-    },
     Planned {
         planner: String,
         plan: Plan,

@@ -16,5 +16,5 @@ mod report;
 pub use error::{PipelineError, Result};
 pub use events::{Event, SkillCandidate, Stage};
 pub use interaction::{AutoApprove, Decision, DiffReview, Interaction, ParamQuestion, StepReview};
-pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus};
+pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream};
 pub use report::summarize;

@@ -119,7 +119,7 @@ fn starts_with_action(text: &str) -> bool {
 /// "delete the originals" after "zip X" belongs to the archive step, not a step of its own.
 fn about_originals(piece: &str) -> bool {
     let l = piece.to_lowercase();
-    l.contains("the originals") || l.contains("the original files")
+    l.contains("the original") || l.contains("the source files")
 }
 
 /// Splits `request` into clauses.
@@ -197,10 +197,34 @@ pub fn split(request: &str) -> Vec<Clause> {
             });
         }
     }
+    // "the desktop looks like a bomb went off, group everything by type": a first clause with
+    // no action in it only says where.
+    if out.len() >= 2 && !out[0].header && !has_action(&out[0].text) {
+        out[0].header = true;
+    }
     if out.len() == 1 {
         out[0].header = false;
     }
     out
+}
+
+/// An action verb anywhere, or a question (a question asks to look).
+fn has_action(text: &str) -> bool {
+    const QUESTION_WORDS: &[&str] = &[
+        "what", "what's", "whats", "which", "how", "where", "who", "why", "is", "are", "do",
+        "does", "can", "could",
+    ];
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .collect();
+    words
+        .first()
+        .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
+        || words.iter().any(|w| ACTION_VERBS.contains(&w.as_str()))
 }
 
 /// Case-insensitive split on `sep` (ASCII separators only).

@@ -223,10 +223,42 @@ const DETERMINERS: &[&str] = &[
 
 const FOLDER_NOUNS: &[&str] = &["folder", "folders", "directory", "dir", "directories"];
 
+/// "folder", "directory" and their misspellings ("foldr", "fodler").
+fn is_folder_noun(word: &str) -> bool {
+    let w = word.to_lowercase();
+    let w = w.trim_end_matches([',', '.', ';', ':', '!', '?']);
+    FOLDER_NOUNS.contains(&w)
+        || w.len() >= 5 && super::normalize::osa_distance(w, "folder") == 1
+        || w.len() >= 8 && super::normalize::osa_distance(w, "directory") == 1
+}
+
+/// A bare word that is a misspelt common folder ("dekstop", "downlods", "Pictrues"): one edit
+/// from a folder name of six letters or more, and not just its singular ("picture").
+fn misspelt_folder(word: &str) -> bool {
+    let w = word.to_lowercase();
+    if w.len() < 6 || COMMON_FOLDERS.contains(&w.as_str()) || !w.chars().all(char::is_alphabetic) {
+        return false;
+    }
+    let mut hits = COMMON_FOLDERS.iter().filter(|f| {
+        f.len() >= 6 && **f != format!("{w}s") && super::normalize::osa_distance(&w, f) == 1
+    });
+    hits.next().is_some() && hits.next().is_none()
+}
+
+/// Archive formats written like file names ("tar.gz"): a format, never a file to act on.
+const FORMAT_WORDS: &[&str] = &[
+    "tar.gz", "tar.zst", "tar.bz2", "tar.xz", "tgz", ".zip", ".tar",
+];
+
 fn re(s: &str) -> Regex {
     Regex::new(s).expect("static regex")
 }
 
+static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(delete|remove|nuke|trash|erase|discard|drop|get rid of|bin)\s+(the\s+|all\s+)?originals?\b",
+    )
+});
 static QUOTED: LazyLock<Regex> =
     LazyLock::new(|| re(r#""([^"]+)"|“([^”]+)”|'([^']+)'|`([^`]+)`|‘([^’]+)’"#));
 static SIZE: LazyLock<Regex> = LazyLock::new(|| {
@@ -238,7 +270,7 @@ static SIZE_PLUS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\s*\+"));
 static AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(older than|more than|over|not (?:been )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past)?|untouched (?:for|in)|newer than|younger than|less than|within|in the last|in the past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
+        r"(?i)\b(older than|more than|over|(?:not|never) (?:been )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past)?|untouched (?:for|in)|newer than|younger than|less than|within|in the last|in the past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
     )
 });
 static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
@@ -248,6 +280,12 @@ static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
 });
 static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)\b(before|after|since|until|till|from|older than|newer than)\s+(\d{4}-\d{2}-\d{2})\b")
+});
+/// "not modified since 2022", "haven't touched since 2021": last changed before that year.
+static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)\s+(?:since|after)\s+((?:19|20)\d{2})\b",
+    )
 });
 static YEAR: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:from|in|during|of)\s+((?:19|20)\d{2})\b"));
@@ -281,6 +319,11 @@ static CALLED: LazyLock<Regex> = LazyLock::new(|| {
 static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|that says|saying)\s+("[^"]+"|'[^']+'|.+)$"#,
+    )
+});
+static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:the (?:last|past) )?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(?:day|week|month|year|hour)s?\b",
     )
 });
 static QUERY: LazyLock<Regex> = LazyLock::new(|| {
@@ -449,9 +492,7 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
             }
         }
     }
-    let next_is_folder = words
-        .get(i + 1)
-        .is_some_and(|n| FOLDER_NOUNS.contains(&n.to_lowercase().trim_end_matches([',', '.'])));
+    let next_is_folder = words.get(i + 1).is_some_and(|n| is_folder_noun(n));
     let used = if next_is_folder { i + 2 } else { i + 1 };
     if w.contains('/') || w.starts_with('~') {
         return Some((w.trim_end_matches('/').to_owned(), used));
@@ -523,7 +564,8 @@ const TARGET_PREPS: &[&str] = &["to", "into", "onto", "towards"];
 /// Reads every slot of one clause.
 pub fn extract(clause: &str, g: &Grounding) -> Slots {
     let mut s = Slots::default();
-    let mut text = clause.to_owned();
+    // "hasn't been touched" reads as "has not been touched".
+    let mut text = clause.replace("n't ", " not ").replace("n’t ", " not ");
 
     // Quoted strings are names or paths, taken verbatim; replaced by placeholders so their words
     // are not read as anything else.
@@ -676,6 +718,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let value = age(n, &c[3]);
         let older = op.starts_with("older")
             || op.starts_with("not ")
+            || op.starts_with("never ")
             || op.starts_with("untouched")
             || (op == "more than" || op == "over") && c.get(4).is_some();
         if older || (op == "more than" || op == "over") {
@@ -698,6 +741,11 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         if s.modified_after.is_none() {
             s.modified_after = Some(v.into());
         }
+        let r = c.get(0).expect("match").range();
+        cut(&mut text, r);
+    }
+    if let Some(c) = NOT_SINCE_YEAR.captures(&text) {
+        s.modified_before = Some(format!("{}-01-01", &c[1]));
         let r = c.get(0).expect("match").range();
         cut(&mut text, r);
     }
@@ -743,10 +791,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             break;
         }
     }
-    if lower_text.contains("delete the original")
-        || lower_text.contains("remove the original")
-        || lower_text.contains("delete originals")
-    {
+    if DELETE_ORIGINALS.is_match(&lower_text) {
         s.delete_originals = true;
     }
 
@@ -860,6 +905,20 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             i += 1;
             continue;
         }
+        // A multi-word grounded name ("Photos 2023") wins over its words' meanings.
+        if !consumed[i]
+            && let Some((place, next)) = place_token(&words, i, g)
+            && next > i + 1
+            && place.contains(' ')
+            && (g.entry(&place).is_some() || place.ends_with(|c: char| c.is_ascii_digit()))
+        {
+            s.objects.push(place);
+            for c in consumed.iter_mut().take(next).skip(i) {
+                *c = true;
+            }
+            i = next;
+            continue;
+        }
         // Bare extension words: "pdfs", "jpg files", "mp3s".
         let singular = w.strip_suffix("'s").or(w.strip_suffix('s')).unwrap_or(&w);
         let next = words
@@ -893,13 +952,28 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             consumed[i] = true;
         }
         // Paths and file names standing as objects ("delete old.log", "unzip backup.zip").
-        if !consumed[i] && (w.contains('/') || w.starts_with('~') || w.contains('.')) {
+        if FORMAT_WORDS.contains(&w.as_str()) {
+            consumed[i] = true;
+        } else if !consumed[i] && (w.contains('/') || w.starts_with('~') || w.contains('.')) {
             if let Some((place, _)) = place_token(&words, i, g) {
                 s.objects.push(place);
                 consumed[i] = true;
             }
         } else if !consumed[i]
-            && (g.entry(&w).is_some() || COMMON_FOLDERS.contains(&w.as_str()) && i > 0)
+            && (g.entry(&w).is_some()
+                || COMMON_FOLDERS.contains(&w.as_str()) && i > 0
+                || misspelt_folder(&w)
+                || i > 0
+                    && words
+                        .get(i + 1)
+                        .is_some_and(|n| is_folder_noun(n) && !n.ends_with('s'))
+                    && w.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+                    && !NOT_A_PLACE.contains(&w.as_str())
+                    && !DETERMINERS.contains(&w.as_str())
+                    && !LOCATION_PREPS.contains(&w.as_str())
+                    && !TARGET_PREPS.contains(&w.as_str())
+                    && !["per", "by", "new", "same", "one", "another", "sub"].contains(&w.as_str()))
         {
             if let Some((place, next)) = place_token(&words, i, g) {
                 s.objects.push(place);
@@ -932,7 +1006,8 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             .min()
             .map_or(q, |i| &q[..i]);
         let q = unquote(q);
-        if !q.is_empty() {
+        // "for 90 days" is a duration, not something to search for.
+        if !q.is_empty() && !DURATION.is_match(&q) {
             s.query = Some(q);
         }
     }

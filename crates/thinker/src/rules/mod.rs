@@ -295,8 +295,10 @@ impl PlanBuilder<'_> {
         let ty = |name: &str| spec.and_then(|s| s.param(name)).map(|p| p.ty);
         let method = tool.primitive.operation();
 
-        let mut score =
-            hit.score + trigger_bonus(skill, &tool.name, text) + intent_bonus(tool, text);
+        let mut score = hit.score
+            + trigger_bonus(skill, &tool.name, text)
+            + intent_bonus(tool, text)
+            + meta_fit(skill, text);
         let mut pending: Vec<(PlanStep, String)> = Vec::new();
         let mut params = Map::new();
         let mut used: BTreeSet<&'static str> = BTreeSet::new();
@@ -346,7 +348,14 @@ impl PlanBuilder<'_> {
                                     params.insert(name.into(), json!(format!("{r}[0]")));
                                     Fill::Reference
                                 }
-                                _ => Fill::Missing,
+                                // "look inside backup.zip, then extract it": the file named before.
+                                _ => match self.last_path_literal().filter(|_| slots.refers_back) {
+                                    Some(p) => {
+                                        params.insert(name.into(), json!(p));
+                                        Fill::Reference
+                                    }
+                                    None => Fill::Missing,
+                                },
                             }
                         }
                         None => match &self.place {
@@ -403,6 +412,13 @@ impl PlanBuilder<'_> {
                     } else if let Some(p) = self.last_path_literal().filter(|_| slots.refers_back) {
                         params.insert(name.into(), json!([p]));
                         Fill::Reference
+                    } else if let Some(p) = clause_place
+                        .clone()
+                        .filter(|p| method == "create_archive" && p != ".")
+                    {
+                        // "zip up the tax stuff in Documents/Taxes": the folder is the source.
+                        params.insert(name.into(), json!([p]));
+                        Fill::Stated
                     } else {
                         Fill::Missing
                     }
@@ -805,6 +821,44 @@ fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
     }
 }
 
+/// Words that turn a request towards the agent itself (its skills, what it can do).
+const META_WORDS: &[&str] = &[
+    "skill",
+    "skills",
+    "tool",
+    "tools",
+    "command",
+    "commands",
+    "capability",
+    "capabilities",
+    "able",
+    "learn",
+    "teach",
+    "help",
+    "you",
+    "your",
+    "yourself",
+    "agent",
+    "automate",
+    "automation",
+    "workflow",
+    "recipe",
+];
+
+/// Skills tagged `meta` (about the agent itself) fit only a clause that talks about the agent:
+/// "which document talks about insurance" is a file search, not a skill search.
+fn meta_fit(skill: &SkillDefinition, text: &str) -> f32 {
+    if !skill.tags.iter().any(|t| t == "meta") {
+        return 0.0;
+    }
+    let words = retrieval::text::words(text);
+    if words.iter().any(|w| META_WORDS.contains(&w.as_str())) {
+        0.0
+    } else {
+        -0.3
+    }
+}
+
 /// How much a tool's trigger phrases back the clause: the share of a trigger's literal words the
 /// clause contains, best trigger, squared (a full match counts, a one-word overlap barely).
 fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> f32 {
@@ -891,11 +945,24 @@ fn describe_selection(s: &Slots, place: Option<&str>) -> String {
     if let Some(v) = &s.max_size {
         what.push(format!("of at most {v}"));
     }
+    // "30days" is an age, "2022-01-01" a date.
+    let age = |v: &str| {
+        v.strip_suffix("days")
+            .or(v.strip_suffix("day"))
+            .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
+            .map(|n| format!("{n} days"))
+    };
     if let Some(v) = &s.modified_after {
-        what.push(format!("modified after {v}"));
+        what.push(match age(v) {
+            Some(a) => format!("modified in the last {a}"),
+            None => format!("modified after {v}"),
+        });
     }
     if let Some(v) = &s.modified_before {
-        what.push(format!("not modified since {v}"));
+        what.push(match age(v) {
+            Some(a) => format!("not modified in the last {a}"),
+            None => format!("not modified since {v}"),
+        });
     }
     format!(
         "find {} in {}",

@@ -52,11 +52,16 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("shove", "move"),
     ("stick", "move"),
     ("swap", "replace"),
+    ("directory", "folder"),
+    ("directories", "folders"),
+    ("dir", "folder"),
 ];
 
 /// Multi-word casual phrases.
 const PHRASES: &[(&str, &str)] = &[
     ("get rid of", "delete"),
+    ("are you able to", "can you"),
+    ("is it possible to", "can you"),
     ("clear out", "delete"),
     ("zip up", "zip"),
     ("back up", "copy"),
@@ -161,6 +166,14 @@ const COMMON_WORDS: &[&str] = &[
 /// 4–6 letters, 2 for longer ones, and a unique best candidate.
 pub fn correct(word: &str, vocab: &BTreeSet<String>) -> Option<String> {
     let n = word.chars().count();
+    if n == 3 && !vocab.contains(word) && word.chars().all(|c| c.is_ascii_lowercase()) {
+        // Three letters: only a swap of two neighbours ("zpi" → "zip") is safe to undo.
+        let mut hits = vocab
+            .iter()
+            .filter(|v| v.len() == 3 && osa_distance(word, v) == 1 && sorted(v) == sorted(word));
+        let first = hits.next()?;
+        return hits.next().is_none().then(|| first.clone());
+    }
     if n < 4
         || vocab.contains(word)
         || COMMON_WORDS.contains(&word)
@@ -192,6 +205,12 @@ pub fn correct(word: &str, vocab: &BTreeSet<String>) -> Option<String> {
         Some((_, v)) if !tie => Some(v.clone()),
         _ => None,
     }
+}
+
+fn sorted(w: &str) -> Vec<char> {
+    let mut c: Vec<char> = w.chars().collect();
+    c.sort_unstable();
+    c
 }
 
 /// The clause as the skill matcher should see it.
@@ -268,6 +287,9 @@ mod tests {
         assert_eq!(correct("serch", &vocab).as_deref(), Some("search"));
         assert_eq!(correct("lease", &vocab), None);
         assert_eq!(correct("rename", &vocab), None);
+        let three: BTreeSet<String> = ["zip", "tar"].iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(correct("zpi", &three).as_deref(), Some("zip"));
+        assert_eq!(correct("zap", &three), None);
         // Regression: "sort the rest into folders" planned as "sort the best".
         let vocab: BTreeSet<String> = ["best", "them"].iter().map(|s| (*s).to_owned()).collect();
         assert_eq!(correct("rest", &vocab), None);

@@ -116,3 +116,60 @@ fn rename_patterns_and_case() {
             case=Some("lower")"#]],
     );
 }
+
+#[test]
+fn named_and_misspelt_folders_formats_and_negated_ages() {
+    // Regressions from the planner eval: each line once read a place or a format wrongly.
+    check(
+        "orgnaize my dekstop by file tpye",
+        expect![[r#"objects=["Desktop"]"#]],
+    );
+    check(
+        "turn the Thesis folder into one compressed file",
+        expect![[r#"objects=["Thesis"]"#]],
+    );
+    check(
+        "zip up the tax stuff in Documents/Taxes",
+        expect![[r#"
+        locations=["Documents/Taxes"]
+        format=Some("zip")"#]],
+    );
+    check(
+        "extract it into Restore/backup",
+        expect![[r#"
+        targets=["Restore/backup"]
+        refers_back=true"#]],
+    );
+    check(
+        "tar.gz the logs folder and nuke the originals",
+        expect![[r#"
+        objects=["logs"]
+        format=Some("tar.gz")
+        delete_originals=true"#]],
+    );
+    check(
+        "zpi the Photos 2023 foldr into photos.zip",
+        expect![[r#"
+        objects=["Photos 2023"]
+        targets=["photos.zip"]
+        format=Some("zip")"#]],
+    );
+    check(
+        "which of your skills would sort my photos into folders by month",
+        expect![[r#"
+        extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]
+        kind=Some("dir")"#]],
+    );
+    check(
+        "get rid of every file in Temp that hasn't been touched for 90 days",
+        expect![[r#"
+        locations=["Temp"]
+        modified_before=Some("90days")"#]],
+    );
+    check(
+        "find the files in Work/Clients not modified since 2022",
+        expect![[r#"
+        locations=["Work/Clients"]
+        modified_before=Some("2022-01-01")"#]],
+    );
+}
