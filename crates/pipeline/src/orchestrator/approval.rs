@@ -1,0 +1,248 @@
+//! Stages 11–13 of the orchestrator: the person's decision on each changing step (approve,
+//! override parameters, roll back to the step's snapshot), the final diff review, the commit and
+//! the plain-words report.
+
+use super::*;
+
+impl Orchestrator<'_> {
+    pub(super) fn hitl(
+        &mut self,
+        i: usize,
+        run: &mut Run,
+        ui: &mut dyn Interaction,
+    ) -> Result<State> {
+        let work = run.work.as_mut().expect("step work");
+        let (_, tool) = self
+            .skills
+            .tool(&work.step.skill, &work.step.tool)
+            .expect("loaded");
+        let mutates = tool.mutates();
+        let ask = match run.hitl {
+            HitlMode::All => true,
+            HitlMode::Key => mutates,
+            HitlMode::Bypass => false,
+        };
+        if !ask {
+            return Ok(State::Step(i, Stage::Stage));
+        }
+        let result = work.result.as_ref().expect("dispatched");
+        let review = StepReview {
+            step: work.step.step,
+            description: work.step.description.clone(),
+            skill: work.step.skill.clone(),
+            tool: work.step.tool.clone(),
+            mutates,
+            params: work.resolved.clone(),
+            summary: summarize(tool.primitive.operation(), &work.resolved, &result.data),
+            data: result.data.clone(),
+            changes: self.sandbox.changes()[work.changes_before..]
+                .iter()
+                .map(|c| c.op.render())
+                .collect(),
+        };
+        let snapshot = result.snapshot_id.clone();
+        match ui.review_step(&review) {
+            Decision::Approve => {
+                ui.event(&Event::Approved {
+                    step: work.step.step,
+                });
+                Ok(State::Step(i, Stage::Stage))
+            }
+            Decision::Override(params) if work.overrides < MAX_OVERRIDES => {
+                let undone = if snapshot.is_empty() {
+                    0
+                } else {
+                    self.sandbox.rollback(&snapshot)?
+                };
+                let _ = undone;
+                work.overrides += 1;
+                run.report.overrides += 1;
+                ui.event(&Event::Overridden {
+                    step: work.step.step,
+                    params: params.clone(),
+                });
+                work.params = params;
+                work.result = None;
+                run.deferred.retain(|d| d.step != work.step.step);
+                Ok(State::Step(i, Stage::ValidateParams))
+            }
+            Decision::Override(_) | Decision::RollBack => {
+                let undone = if snapshot.is_empty() {
+                    0
+                } else {
+                    self.sandbox.rollback(&snapshot)?
+                };
+                run.report.rollbacks += 1;
+                let n = work.step.step;
+                run.deferred.retain(|d| d.step != n);
+                ui.event(&Event::RolledBack {
+                    step: n,
+                    snapshot: snapshot.clone(),
+                    undone,
+                });
+                let step = run.report.plan.steps[i].clone();
+                run.context.mark_unavailable(n);
+                Self::outcome(
+                    run,
+                    &step,
+                    StepStatus::RolledBack,
+                    format!("rolled back ({undone} change(s) undone)"),
+                    None,
+                );
+                run.work = None;
+                Ok(State::Step(i + 1, Stage::Embed))
+            }
+        }
+    }
+
+    pub(super) fn review(&mut self, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
+        let changes: Vec<String> = self
+            .sandbox
+            .changes()
+            .iter()
+            .map(|c| c.op.render())
+            .collect();
+        if changes.is_empty() && run.deferred.is_empty() {
+            run.report.text = self.final_text(run, None);
+            ui.event(&Event::Report {
+                text: run.report.text.clone(),
+            });
+            return Ok(State::Done);
+        }
+        let review = DiffReview {
+            summary: self.final_text(run, None),
+            changes: changes.clone(),
+            dry_run: run.options.dry_run,
+        };
+        if run.options.dry_run {
+            ui.review_diff(&review);
+            run.report.text = format!(
+                "{}\nDry run: {} change(s) simulated, nothing was written.",
+                review.summary,
+                changes.len()
+            );
+            ui.event(&Event::Report {
+                text: run.report.text.clone(),
+            });
+            return Ok(State::Done);
+        }
+        let approved = ui.review_diff(&review);
+        ui.event(&Event::DiffReviewed {
+            changes: changes.len(),
+            approved,
+        });
+        if !approved {
+            run.report.text = format!(
+                "{}\nNot committed: the change was declined, nothing was written.",
+                review.summary
+            );
+            ui.event(&Event::Report {
+                text: run.report.text.clone(),
+            });
+            return Ok(State::Done);
+        }
+        Ok(State::Commit)
+    }
+
+    pub(super) fn commit(&mut self, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
+        let mut progress = |done: usize, total: usize, _op: &sandbox::ChangeOp| {
+            ui.event(&Event::CommitProgress { done, total });
+        };
+        let report = self.sandbox.commit(Some(&mut progress))?;
+        run.report.committed = true;
+        run.report.applied_changes = report.applied;
+        for step in std::mem::take(&mut run.deferred) {
+            let name = step
+                .params
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let description = step
+                .params
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let tags: Vec<String> = step
+                .params
+                .get("tags")
+                .and_then(Value::as_str)
+                .map(|t| t.split(',').map(|s| s.trim().to_owned()).collect())
+                .unwrap_or_default();
+            self.skills.scaffold(name, description, &tags)?;
+            self.retrieval.hot_reload(self.skills, name)?;
+        }
+        ui.event(&Event::Committed {
+            applied: report.applied,
+            summary: commit_summary(&report),
+        });
+        match self.retrieval.update_content(self.sandbox) {
+            Ok(sync) => ui.event(&Event::Reindexed {
+                embedded: sync.embedded_files,
+                removed: sync.removed_files,
+            }),
+            Err(e) => ui.event(&Event::Warning {
+                step: None,
+                message: format!("the content index could not be updated: {e}"),
+            }),
+        }
+        run.report.text = self.final_text(run, Some(&report));
+        ui.event(&Event::Report {
+            text: run.report.text.clone(),
+        });
+        Ok(State::Done)
+    }
+
+    /// The final report: what each mutating step did, then what was skipped and why.
+    pub(super) fn final_text(&self, run: &Run, commit: Option<&CommitReport>) -> String {
+        let mut lines: Vec<String> = Vec::new();
+        let mut last_read: Option<String> = None;
+        for o in &run.report.steps {
+            let mutates = self
+                .skills
+                .tool(&o.skill, &o.tool)
+                .is_some_and(|(_, t)| t.mutates());
+            match o.status {
+                StepStatus::Done if mutates => lines.push(format!("{}.", o.summary)),
+                StepStatus::Done => last_read = Some(o.summary.clone()),
+                StepStatus::RolledBack => lines.push(format!(
+                    "Step {} ({}/{}) was rolled back.",
+                    o.step, o.skill, o.tool
+                )),
+                StepStatus::Skipped | StepStatus::Failed => lines.push(format!(
+                    "Step {} ({}/{}) {}: {}",
+                    o.step,
+                    o.skill,
+                    o.tool,
+                    if o.status == StepStatus::Skipped {
+                        "was skipped"
+                    } else {
+                        "failed"
+                    },
+                    o.error
+                        .as_ref()
+                        .map_or(o.summary.as_str(), |e| e.message.as_str())
+                )),
+            }
+        }
+        if lines.is_empty()
+            && let Some(r) = last_read
+        {
+            lines.push(format!("{r}."));
+        }
+        if let Some(c) = commit {
+            lines.push(format!("Committed: {}.", commit_summary(c)));
+        }
+        lines.join(" ")
+    }
+}
+
+pub(super) fn commit_summary(r: &CommitReport) -> String {
+    let mut parts = vec![format!("{} change(s) written", r.applied)];
+    if r.trashed > 0 {
+        parts.push(format!("{} item(s) moved to the trash", r.trashed));
+    }
+    if r.deleted > r.trashed {
+        parts.push(format!("{} deleted for good", r.deleted - r.trashed));
+    }
+    parts.join(", ")
+}

@@ -1,0 +1,371 @@
+//! The rule planner's lexicon: folder words, place and format words, extension categories, and the
+//! regular expressions that read sizes, dates, ages, globs, patterns and the like. Pure data.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Folder names people use without the folder existing in the grounding list.
+pub(super) const COMMON_FOLDERS: &[&str] = &[
+    "downloads",
+    "desktop",
+    "documents",
+    "pictures",
+    "photos",
+    "music",
+    "videos",
+    "movies",
+    "home",
+    "tmp",
+    "temp",
+    "archive",
+    "archives",
+    "backup",
+    "backups",
+    "projects",
+    "screenshots",
+    "inbox",
+    "old",
+];
+
+/// Words that follow "in"/"to"/"into" without being a place.
+pub(super) const NOT_A_PLACE: &[&str] = &[
+    "it",
+    "them",
+    "they",
+    "there",
+    "here",
+    "this",
+    "that",
+    "these",
+    "those",
+    "one",
+    "ones",
+    "order",
+    "place",
+    "general",
+    "total",
+    "bulk",
+    "full",
+    "folders",
+    "subfolders",
+    "folder",
+    "directories",
+    "directory",
+    "files",
+    "file",
+    "names",
+    "name",
+    "groups",
+    "categories",
+    "category",
+    "type",
+    "types",
+    "kind",
+    "kinds",
+    "alphabetical",
+    "lowercase",
+    "uppercase",
+    "sequence",
+    "detail",
+    "details",
+    "size",
+    "sizes",
+    "date",
+    "dates",
+    "the",
+    "a",
+    "an",
+    "my",
+    "your",
+    "our",
+    "each",
+    "every",
+    "all",
+    "any",
+    "some",
+    "other",
+    "same",
+    "case",
+    "front",
+    "lower",
+    "upper",
+    "title",
+    "zip",
+    "tar",
+    "gz",
+    "tgz",
+    "tarball",
+    "archive",
+    "last",
+    "past",
+    "days",
+    "weeks",
+    "months",
+    "years",
+    "day",
+    "week",
+    "month",
+    "year",
+    "use",
+    "space",
+    "disk",
+    "question",
+    "words",
+    "word",
+    "mind",
+    "total",
+    "addition",
+    "favour",
+    "favor",
+    "case",
+    "short",
+    "fact",
+];
+
+pub(super) const DETERMINERS: &[&str] = &[
+    "the", "my", "our", "your", "this", "that", "a", "an", "his", "her",
+];
+
+pub(super) const FOLDER_NOUNS: &[&str] = &["folder", "folders", "directory", "dir", "directories"];
+
+/// "folder", "directory" and their misspellings ("foldr", "fodler").
+pub(super) fn is_folder_noun(word: &str) -> bool {
+    let w = word.to_lowercase();
+    let w = w.trim_end_matches([',', '.', ';', ':', '!', '?']);
+    FOLDER_NOUNS.contains(&w)
+        || w.len() >= 5 && super::super::normalize::osa_distance(w, "folder") == 1
+        || w.len() >= 8 && super::super::normalize::osa_distance(w, "directory") == 1
+}
+
+/// A bare word that is a misspelt common folder ("dekstop", "downlods", "Pictrues"): one edit
+/// from a folder name of six letters or more, and not just its singular ("picture").
+pub(super) fn misspelt_folder(word: &str) -> bool {
+    let w = word.to_lowercase();
+    if w.len() < 6 || COMMON_FOLDERS.contains(&w.as_str()) || !w.chars().all(char::is_alphabetic) {
+        return false;
+    }
+    let mut hits = COMMON_FOLDERS.iter().filter(|f| {
+        f.len() >= 6 && **f != format!("{w}s") && super::super::normalize::osa_distance(&w, f) == 1
+    });
+    hits.next().is_some() && hits.next().is_none()
+}
+
+/// Archive formats written like file names ("tar.gz"): a format, never a file to act on.
+pub(super) const FORMAT_WORDS: &[&str] = &[
+    "tar.gz", "tar.zst", "tar.bz2", "tar.xz", "tgz", ".zip", ".tar",
+];
+
+pub(super) fn re(s: &str) -> Regex {
+    Regex::new(s).expect("static regex")
+}
+
+pub(super) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(delete|remove|nuke|trash|erase|discard|drop|get rid of|bin)\s+(the\s+|all\s+)?originals?\b",
+    )
+});
+pub(super) static QUOTED: LazyLock<Regex> =
+    LazyLock::new(|| re(r#""([^"]+)"|“([^”]+)”|'([^']+)'|`([^`]+)`|‘([^’]+)’"#));
+pub(super) static SIZE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(larger|bigger|greater|more|over|above|at least|exceeding|heavier|smaller|less|under|below|at most|lighter|up to|>=?|<=?)\s*(?:than\s*)?(\d+(?:[.,]\d+)?)\s*(kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|bytes?|b)\b",
+    )
+});
+pub(super) static SIZE_PLUS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\s*\+"));
+pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(older than|more than|over|(?:not|never) (?:been )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past)?|untouched (?:for|in)|newer than|younger than|less than|within|in the last|in the past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
+    )
+});
+pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(today|yesterday|this week|last week|this month|last month|this year|last year|recently|recent|lately|new files|latest files)\b",
+    )
+});
+pub(super) static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(before|after|since|until|till|from|older than|newer than)\s+(\d{4}-\d{2}-\d{2})\b")
+});
+/// "not modified since 2022", "haven't touched since 2021": last changed before that year.
+pub(super) static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)\s+(?:since|after)\s+((?:19|20)\d{2})\b",
+    )
+});
+pub(super) static YEAR: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\b(?:from|in|during|of)\s+((?:19|20)\d{2})\b"));
+pub(super) static KEEP: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(newest|latest|most recent|newer|youngest|oldest|original|originals|earliest|older|shortest(?: path)?|first)\b",
+    )
+});
+pub(super) static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:except(?: for)?|excluding|but not|apart from|other than|without touching|not touching|(?:do not|don't|dont|never) touch|leave|leaving|skip|skipping|protect|protecting|ignore|ignoring)\s+((?:"[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+)(?:\s+(?:and|,)\s+(?:"[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+))*)(?:\s+(?:alone|untouched|intact|as is|folder|directory))?"#,
+    )
+});
+pub(super) static GLOB: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:^|\s)([\w\-\[\]]*\*[\w.\-*\[\]]*|[\w\-]*\?[\w.\-]+)(?:\s|$|,)"));
+pub(super) static DOT_EXT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:^|[\s(,/])\.([A-Za-z0-9]{1,6})\b"));
+pub(super) static PATTERN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
+pub(super) static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\breplace\s+(?:all\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+with\s+("[^"]*"|'[^']*'|\S+)"#,
+    )
+});
+pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?\b",
+    )
+});
+pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+)"#)
+});
+pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|that says|saying)\s+("[^"]+"|'[^']+'|.+)$"#,
+    )
+});
+pub(super) static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)^(?:the (?:last|past) )?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(?:day|week|month|year|hour)s?\b",
+    )
+});
+pub(super) static QUERY: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:about|mentioning|mention|mentions|containing|contain|contains|that talk about|talking about|related to|regarding|referring to|that discuss|discussing|with the words?|with the phrase|for)\s+(.+)$",
+    )
+});
+pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(them|these|those|it|they|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?)\b",
+    )
+});
+pub(super) static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(everywhere|recursive(?:ly)?|including sub-?folders|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|the whole tree|all levels|deep)\b",
+    )
+});
+pub(super) static RECURSIVE_OFF: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(top[- ]level only|only the top level|not (?:in )?sub-?folders|without sub-?folders|non-?recursive(?:ly)?|loose files|directly in)\b",
+    )
+});
+pub(super) static WHOLE_ROOT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(everything|this folder|this directory|the whole folder|the working folder|here|the current folder|all my files|all files)\b",
+    )
+});
+
+/// Extensions that are also ordinary words or verbs: accepted only as `.ext`, `*.ext` or followed
+/// by a file noun.
+pub(super) const AMBIGUOUS_EXTENSIONS: &[&str] = &[
+    "zip", "tar", "gz", "rar", "7z", "key", "pages", "numbers", "bin", "app", "tex", "dat", "raw",
+    "c", "h", "r", "go", "rs", "py", "js", "ts", "cs", "pl", "sh", "md", "org", "ass", "lz", "xz",
+    "cc", "kt", "rb", "mid", "ico", "ps1", "bash", "lua", "sql", "css", "vue", "log", "tmp", "bak",
+    "old", "doc", "txt", "iso",
+];
+
+pub(super) const FILE_NOUNS: &[&str] = &[
+    "file",
+    "files",
+    "document",
+    "documents",
+    "docs",
+    "images",
+    "image",
+    "photos",
+    "pictures",
+    "archives",
+    "songs",
+    "tracks",
+    "videos",
+    "clips",
+    "sheets",
+    "spreadsheets",
+    "scripts",
+    "logs",
+];
+
+/// Category words that select every extension of a sandbox category.
+pub(super) const CATEGORY_WORDS: &[(&str, &str)] = &[
+    ("photos", "Images"),
+    ("photo", "Images"),
+    ("pictures", "Images"),
+    ("pics", "Images"),
+    ("images", "Images"),
+    ("screenshots", "Images"),
+    ("music", "Audio"),
+    ("songs", "Audio"),
+    ("audio", "Audio"),
+    ("tracks", "Audio"),
+    ("podcasts", "Audio"),
+    ("videos", "Video"),
+    ("movies", "Video"),
+    ("clips", "Video"),
+    ("installers", "Installers"),
+    ("ebooks", "Ebooks"),
+    ("fonts", "Fonts"),
+    ("spreadsheets", "Data"),
+];
+
+pub(super) fn known_extension(word: &str) -> bool {
+    sandbox::CATEGORIES
+        .iter()
+        .any(|(_, exts)| exts.contains(&word))
+        || matches!(word, "log" | "tmp" | "bak" | "old" | "crdownload" | "part")
+}
+
+pub(super) fn category_extensions(category: &str) -> Vec<String> {
+    sandbox::CATEGORIES
+        .iter()
+        .find(|(c, _)| c.eq_ignore_ascii_case(category))
+        .map(|(_, exts)| exts.iter().map(|e| (*e).to_owned()).collect())
+        .unwrap_or_default()
+}
+
+pub(super) fn unquote(s: &str) -> String {
+    let t = s.trim();
+    for (a, b) in [("\"", "\""), ("'", "'"), ("`", "`"), ("“", "”"), ("‘", "’")] {
+        if let Some(inner) = t.strip_prefix(a).and_then(|r| r.strip_suffix(b)) {
+            return inner.to_owned();
+        }
+    }
+    t.trim_end_matches(['.', ',', ';', ':', '!', '?'])
+        .to_owned()
+}
+
+pub(super) fn number_word(w: &str) -> Option<u64> {
+    Some(match w.to_lowercase().as_str() {
+        "" | "a" | "an" | "one" => 1,
+        "two" => 2,
+        "three" => 3,
+        "four" => 4,
+        "five" => 5,
+        "six" => 6,
+        "seven" => 7,
+        "eight" => 8,
+        "nine" => 9,
+        "ten" => 10,
+        "twelve" => 12,
+        n => n.parse().ok()?,
+    })
+}
+
+/// `n unit` as an age string the sandbox's date parser reads (`30days`).
+pub(super) fn age(n: u64, unit: &str) -> String {
+    let unit = unit.to_lowercase();
+    let unit = unit.trim_end_matches('s');
+    let (n, unit) = match unit {
+        // humantime has no calendar months; a month is 30 days here, a year 365.
+        "month" => (n * 30, "days"),
+        "year" => (n * 365, "days"),
+        "week" => (n * 7, "days"),
+        "hour" => (n, "hours"),
+        _ => (n, "days"),
+    };
+    format!("{n}{unit}")
+}

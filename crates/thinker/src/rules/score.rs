@@ -1,0 +1,213 @@
+//! Scoring a clause's candidate tools: change-vs-look intent, trigger-phrase coverage, fit of the
+//! meta skills, and the text helpers the planner's step descriptions and queries use. Pure.
+
+use std::collections::BTreeSet;
+
+use contracts::{SkillDefinition, ToolDefinition};
+use retrieval::text::{content_words, stem};
+
+use super::extract::Slots;
+
+/// Verbs that ask for a change, and verbs that ask to look.
+const CHANGE_VERBS: &[&str] = &[
+    "remove",
+    "delete",
+    "dedupe",
+    "deduplicate",
+    "cleanup",
+    "purge",
+    "eliminate",
+    "drop",
+    "clear",
+    "organize",
+    "sort",
+    "tidy",
+    "declutter",
+    "group",
+    "categorize",
+    "move",
+    "copy",
+    "rename",
+    "number",
+    "zip",
+    "compress",
+    "archive",
+    "extract",
+    "unzip",
+    "create",
+    "make",
+    "put",
+    "replace",
+    "add",
+    "prepend",
+    "append",
+    "lowercase",
+    "uppercase",
+];
+const LOOK_VERBS: &[&str] = &[
+    "find", "show", "list", "scan", "check", "which", "what", "how", "count", "report", "preview",
+    "where", "search", "locate", "look", "tell",
+];
+
+/// A mutating tool for a clause that asks for a change; a read-only one for a clause that only
+/// asks to look.
+pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
+    let words = retrieval::text::words(text);
+    let change = words.iter().any(|w| CHANGE_VERBS.contains(&w.as_str()));
+    let look = words.iter().any(|w| LOOK_VERBS.contains(&w.as_str()));
+    match (tool.mutates(), change, look) {
+        (true, true, _) => 0.1,
+        (false, false, true) => 0.05,
+        _ => 0.0,
+    }
+}
+
+/// Words that turn a request towards the agent itself (its skills, what it can do).
+const META_WORDS: &[&str] = &[
+    "skill",
+    "skills",
+    "tool",
+    "tools",
+    "command",
+    "commands",
+    "capability",
+    "capabilities",
+    "able",
+    "learn",
+    "teach",
+    "help",
+    "you",
+    "your",
+    "yourself",
+    "agent",
+    "automate",
+    "automation",
+    "workflow",
+    "recipe",
+];
+
+/// Skills tagged `meta` (about the agent itself) fit only a clause that talks about the agent:
+/// "which document talks about insurance" is a file search, not a skill search.
+pub(super) fn meta_fit(skill: &SkillDefinition, text: &str) -> f32 {
+    if !skill.tags.iter().any(|t| t == "meta") {
+        return 0.0;
+    }
+    let words = retrieval::text::words(text);
+    if words.iter().any(|w| META_WORDS.contains(&w.as_str())) {
+        0.0
+    } else {
+        -0.3
+    }
+}
+
+/// How much a tool's trigger phrases back the clause: the share of a trigger's literal words the
+/// clause contains, best trigger, squared (a full match counts, a one-word overlap barely).
+pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> f32 {
+    let clause: BTreeSet<String> = content_words(text).iter().map(|w| stem(w)).collect();
+    retrieval::triggers_for_tool(skill, tool)
+        .iter()
+        .map(|t| {
+            let literal: String = strip_placeholders(t);
+            let words: Vec<String> = content_words(&literal).iter().map(|w| stem(w)).collect();
+            if words.is_empty() {
+                return 0.0;
+            }
+            let hit = words.iter().filter(|w| clause.contains(*w)).count();
+            let share = hit as f32 / words.len() as f32;
+            0.2 * share * share
+        })
+        .fold(0.0, f32::max)
+}
+
+pub(super) fn strip_placeholders(t: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0;
+    for ch in t.chars() {
+        match ch {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            c if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The words of a search clause that say what to look for: the clause minus its verb words.
+pub(super) fn query_text(text: &str) -> String {
+    const VERBS: &[&str] = &[
+        "search",
+        "find",
+        "look",
+        "locate",
+        "show",
+        "me",
+        "files",
+        "file",
+        "documents",
+        "for",
+        "which",
+        "where",
+        "is",
+        "are",
+        "the",
+        "my",
+        "all",
+        "any",
+        "that",
+        "mention",
+    ];
+    text.split_whitespace()
+        .filter(|w| !VERBS.contains(&w.to_lowercase().as_str()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub(super) fn describe_selection(s: &Slots, place: Option<&str>) -> String {
+    let mut what = Vec::new();
+    if s.empty {
+        what.push("empty".to_owned());
+    }
+    if !s.extensions.is_empty() {
+        let list: Vec<&str> = s.extensions.iter().take(4).map(String::as_str).collect();
+        what.push(format!("{} files", list.join("/")));
+    } else {
+        what.push("files".to_owned());
+    }
+    if let Some(g) = &s.glob {
+        what.push(format!("matching {g}"));
+    }
+    if let Some(n) = &s.name {
+        what.push(format!("named like \"{n}\""));
+    }
+    if let Some(v) = &s.min_size {
+        what.push(format!("of at least {v}"));
+    }
+    if let Some(v) = &s.max_size {
+        what.push(format!("of at most {v}"));
+    }
+    // "30days" is an age, "2022-01-01" a date.
+    let age = |v: &str| {
+        v.strip_suffix("days")
+            .or(v.strip_suffix("day"))
+            .filter(|n| n.chars().all(|c| c.is_ascii_digit()))
+            .map(|n| format!("{n} days"))
+    };
+    if let Some(v) = &s.modified_after {
+        what.push(match age(v) {
+            Some(a) => format!("modified in the last {a}"),
+            None => format!("modified after {v}"),
+        });
+    }
+    if let Some(v) = &s.modified_before {
+        what.push(match age(v) {
+            Some(a) => format!("not modified in the last {a}"),
+            None => format!("not modified since {v}"),
+        });
+    }
+    format!(
+        "find {} in {}",
+        what.join(" "),
+        place.unwrap_or("the working folder")
+    )
+}
