@@ -118,6 +118,35 @@ fn the_seed_request_commits_with_duplicates_in_the_trash() {
     );
     let trashed = env.data_home().join("Trash/files/holiday (1).jpg");
     assert_eq!(std::fs::read_to_string(trashed).unwrap(), "jpeg bytes");
+
+    // The run left a complete, verifiable trail.
+    let runs = env.json(&["audit", "list"]);
+    let id = runs[0]["run_id"].as_str().unwrap().to_owned();
+    assert_eq!(runs[0]["committed"], true, "{runs}");
+    assert_eq!(runs[0]["steps"], 3);
+    let shown = env.json(&["audit", "show", &id]);
+    let task = &shown["task"];
+    assert_eq!(task["status"], "done");
+    assert_eq!(task["sub_tasks"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        task["sub_tasks"][1]["cap_tasks"][0]["cap_name"],
+        "remove-duplicates/remove"
+    );
+    assert_eq!(task["sub_tasks"][1]["cap_tasks"][0]["status"], "Processed");
+    let text = String::from_utf8_lossy(&env.run(&["audit", "show", &id]).stdout).into_owned();
+    assert!(
+        text.contains("rollback") || text.contains("call     step 2 remove-duplicates/remove"),
+        "{text}"
+    );
+    let verify = env.run(&["audit", "verify"]);
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+    let stats = env.json(&["audit", "stats"]);
+    assert_eq!(stats["runs"], 1);
+    assert_eq!(stats["steps_matched"], 3);
 }
 
 #[test]

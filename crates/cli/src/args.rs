@@ -89,6 +89,11 @@ pub enum Command {
         #[arg(long)]
         failures: bool,
     },
+    /// The audit log: every request, step, primitive call and decision, hash-chained.
+    Audit {
+        #[command(subcommand)]
+        command: AuditCommand,
+    },
     /// Export the sandbox graph.
     Graph {
         #[command(subcommand)]
@@ -134,6 +139,26 @@ pub enum SkillsCommand {
         #[arg(long, value_name = "N")]
         count: Option<usize>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Recent requests: id, time, status, steps.
+    List {
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        limit: usize,
+    },
+    /// One request: its records in order, readable (with --json: the Task tree and entries).
+    Show { id: String },
+    /// Every entry, as json, yaml or csv.
+    Export {
+        #[arg(long, value_name = "FORMAT", default_value = "json")]
+        format: String,
+    },
+    /// Check the hash chain; names the first broken link and exits non-zero if there is one.
+    Verify,
+    /// Near-miss, override and rollback rates, mean latency per stage, tokens per request.
+    Stats,
 }
 
 #[derive(Debug, Subcommand)]

@@ -81,6 +81,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 failures,
             )
         }
+        Command::Audit { command } => crate::audit::audit_cmd(&env, command),
         Command::Graph {
             command: GraphCommand::Export { root, out },
         } => graph_export(&env, &root, out.as_deref()),

@@ -1,6 +1,7 @@
 //! `scope-weaver`: the headless command line over the engine, for scripting, CI and people without a display.
 
 mod args;
+mod audit;
 mod commands;
 mod output;
 mod plan;

@@ -17,6 +17,9 @@ pub fn payload(err: &anyhow::Error) -> contracts::ErrorPayload {
     if let Some(e) = err.downcast_ref::<retrieval::RetrievalError>() {
         return e.to_payload();
     }
+    if let Some(e) = err.downcast_ref::<audit::AuditError>() {
+        return e.to_payload();
+    }
     if let Some(e) = err.downcast_ref::<thinker::ThinkerError>() {
         return e.to_payload();
     }

@@ -304,6 +304,8 @@ pub fn run_cmd(
     let mut sandbox = open_sandbox(env, root)?;
     retrieval.index_sandbox(&mut sandbox)?;
     let mut planner = thinker::build_planner(&env.config)?;
+    // Every run leaves its trail; a log that cannot be opened stops the run before it starts.
+    let mut audit_log = audit::AuditLog::new(crate::audit::open_store(env)?);
     let mut ui = TerminalInteraction {
         yes: yes || (!interactive && dry_run),
         json: env.json,
@@ -327,8 +329,14 @@ pub fn run_cmd(
         retrieval: &mut retrieval,
         sandbox: &mut sandbox,
         planner: planner.as_mut(),
+        audit: Some(&mut audit_log),
     };
     let report = orchestrator.run(request, &options, &mut ui)?;
+    if !env.json
+        && let Some(id) = audit_log.run_id()
+    {
+        eprintln!("audit: request {id} recorded (scope-weaver audit show {id})");
+    }
     if env.json {
         print_json_line(&json!({"event": "done", "report": report}));
     } else {

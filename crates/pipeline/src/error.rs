@@ -11,6 +11,8 @@ pub enum PipelineError {
     NothingToDo,
     #[error("the run was cancelled")]
     Cancelled,
+    #[error("the audit log could not record the run, so nothing was committed: {}", .0.message)]
+    Audit(contracts::ErrorPayload),
     #[error(transparent)]
     Thinker(#[from] thinker::ThinkerError),
     #[error(transparent)]
@@ -27,6 +29,11 @@ impl ErrorCode for PipelineError {
             PipelineError::InvalidPlan(_) => "PLAN_INVALID",
             PipelineError::NothingToDo => "NOTHING_TO_DO",
             PipelineError::Cancelled => "CANCELLED",
+            PipelineError::Audit(p) => match p.code.as_str() {
+                "AUDIT_LOCKED" => "AUDIT_LOCKED",
+                "AUDIT_DISK_FULL" => "AUDIT_DISK_FULL",
+                _ => "AUDIT_UNAVAILABLE",
+            },
             PipelineError::Thinker(e) => e.code(),
             PipelineError::Retrieval(e) => e.code(),
             PipelineError::Sandbox(e) => e.code(),

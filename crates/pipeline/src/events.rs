@@ -96,6 +96,11 @@ pub enum Event {
         plan: Plan,
         usage: PlanUsage,
         notes: Vec<String>,
+        /// A model planner's prompt and verbatim answer (for the audit log).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        prompt: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        response: Option<String>,
     },
     Clarification {
         step: Option<u32>,
@@ -183,5 +188,17 @@ pub enum Event {
     },
     Report {
         text: String,
+    },
+    /// The run stopped with an error (after this, no more events).
+    Failed {
+        code: String,
+        message: String,
+    },
+    /// The run ended: whether it committed, and the time spent per stage.
+    Finished {
+        committed: bool,
+        dry_run: bool,
+        text: String,
+        stage_ms: std::collections::BTreeMap<Stage, f64>,
     },
 }

@@ -7,12 +7,14 @@
 //! the person only through `Interaction`; the disk changes only in `Sandbox::commit`, after the
 //! person approved the diff; every stage emits events (the audit log and the UI read them).
 
+mod audit;
 mod error;
 mod events;
 mod interaction;
 mod orchestrator;
 mod report;
 
+pub use audit::{AuditSink, RecordedEvents};
 pub use error::{PipelineError, Result};
 pub use events::{Event, SkillCandidate, Stage};
 pub use interaction::{AutoApprove, Decision, DiffReview, Interaction, ParamQuestion, StepReview};

@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use skills::SkillStore;
 use thinker::{CancelToken, PlanControl, PlanRequest, Planner, PlanningContext, validate_plan};
 
+use crate::audit::{AuditSink, Audited};
 use crate::events::{Event, SkillCandidate, Stage};
 use crate::interaction::{Decision, DiffReview, Interaction, ParamQuestion, StepReview};
 use crate::report::summarize;
@@ -122,6 +123,8 @@ pub struct Orchestrator<'a> {
     pub retrieval: &'a mut RetrievalPipeline,
     pub sandbox: &'a mut Sandbox,
     pub planner: &'a mut dyn Planner,
+    /// The audit log every event goes to first; `None` runs without one (tests, tooling).
+    pub audit: Option<&'a mut dyn AuditSink>,
 }
 
 impl std::fmt::Debug for Orchestrator<'_> {
@@ -157,14 +160,51 @@ fn candidate(hit: &retrieval::SkillHit, planned: bool) -> SkillCandidate {
     }
 }
 
-impl Orchestrator<'_> {
+impl<'a> Orchestrator<'a> {
     /// Takes one request through every stage. A failed or skipped step does not stop the run;
-    /// an invalid plan, a commit conflict or cancellation does.
+    /// an invalid plan, a commit conflict, cancellation or an audit log that cannot record does.
     pub fn run(
         &mut self,
         request: &str,
         options: &RunOptions,
         ui: &mut dyn Interaction,
+    ) -> Result<RunReport> {
+        let sink = self.audit.take();
+        let mut audited = Audited {
+            ui,
+            sink,
+            failure: None,
+        };
+        let result = match self.drive(request, options, &mut audited) {
+            Ok(report) => {
+                audited.event(&Event::Finished {
+                    committed: report.committed,
+                    dry_run: report.dry_run,
+                    text: report.text.clone(),
+                    stage_ms: report.stage_ms.clone(),
+                });
+                match audited.failure.take() {
+                    Some(f) => Err(PipelineError::Audit(f)),
+                    None => Ok(report),
+                }
+            }
+            Err(e) => {
+                audited.event(&Event::Failed {
+                    code: e.code().to_owned(),
+                    message: e.to_string(),
+                });
+                Err(e)
+            }
+        };
+        self.audit = audited.sink;
+        result
+    }
+
+    fn drive(
+        &mut self,
+        request: &str,
+        options: &RunOptions,
+        ui: &mut Audited<'_, 'a>,
     ) -> Result<RunReport> {
         let hitl = options.hitl.unwrap_or(self.config.hitl_mode);
         let mut run = Run {
@@ -218,6 +258,10 @@ impl Orchestrator<'_> {
                 open = Some((stage, step, Instant::now()));
             }
             state = self.advance(state, &mut run, ui)?;
+            // Nothing goes further, above all not to the disk, once the trail has a gap.
+            if let Some(f) = ui.failure.take() {
+                return Err(PipelineError::Audit(f));
+            }
         }
         if let Some((s, n, started)) = open {
             Self::finish_stage(&mut run, ui, s, n, started);
@@ -310,6 +354,8 @@ impl Orchestrator<'_> {
                 plan: planned.plan.clone(),
                 usage: planned.usage.clone(),
                 notes: planned.notes.clone(),
+                prompt: planned.prompt.clone(),
+                response: planned.response.clone(),
             });
             match &planned.clarification {
                 Some(q) if round < MAX_CLARIFICATIONS => {

@@ -163,6 +163,7 @@ impl World {
             retrieval: &mut self.retrieval,
             sandbox: &mut sandbox,
             planner,
+            audit: None,
         };
         let options = RunOptions {
             hitl: Some(hitl),

@@ -1,0 +1,71 @@
+//! Errors of the audit log, each with a stable code for the UI.
+
+use contracts::ErrorCode;
+
+pub type Result<T, E = AuditError> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error("the audit database {path} is locked by another process; try again when it is done")]
+    Locked { path: String },
+    #[error("the disk holding the audit database {path} is full: nothing was recorded")]
+    DiskFull { path: String },
+    #[error("the audit database {path} cannot be used: {message}")]
+    Unavailable { path: String, message: String },
+    #[error("applying the audit database's migrations failed: {0}")]
+    Migration(String),
+    #[error("{0}")]
+    Format(String),
+    #[error("no request `{0}` in the audit log")]
+    NotFound(String),
+}
+
+impl ErrorCode for AuditError {
+    fn code(&self) -> &'static str {
+        match self {
+            AuditError::Locked { .. } => "AUDIT_LOCKED",
+            AuditError::DiskFull { .. } => "AUDIT_DISK_FULL",
+            AuditError::Unavailable { .. } => "AUDIT_UNAVAILABLE",
+            AuditError::Migration(_) => "AUDIT_MIGRATION_FAILED",
+            AuditError::Format(_) => "AUDIT_FORMAT",
+            AuditError::NotFound(_) => "AUDIT_NOT_FOUND",
+        }
+    }
+}
+
+impl AuditError {
+    /// Classifies a database error: busy/locked, disk full, or anything else.
+    pub(crate) fn from_sqlx(path: &str, e: sqlx::Error) -> AuditError {
+        if let sqlx::Error::Database(db) = &e {
+            // SQLite primary result codes: 5 BUSY, 6 LOCKED, 13 FULL.
+            let primary = db
+                .code()
+                .and_then(|c| c.parse::<i64>().ok())
+                .map(|c| c & 0xff);
+            match primary {
+                Some(5 | 6) => {
+                    return AuditError::Locked {
+                        path: path.to_owned(),
+                    };
+                }
+                Some(13) => {
+                    return AuditError::DiskFull {
+                        path: path.to_owned(),
+                    };
+                }
+                _ => {}
+            }
+        }
+        if let sqlx::Error::Io(io) = &e
+            && io.raw_os_error() == Some(28)
+        {
+            return AuditError::DiskFull {
+                path: path.to_owned(),
+            };
+        }
+        AuditError::Unavailable {
+            path: path.to_owned(),
+            message: e.to_string(),
+        }
+    }
+}
