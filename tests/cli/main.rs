@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod logs;
 mod run;
 
 struct Env {

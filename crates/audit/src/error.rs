@@ -18,6 +18,8 @@ pub enum AuditError {
     Format(String),
     #[error("no request `{0}` in the audit log")]
     NotFound(String),
+    #[error("logging cannot start: {0}")]
+    Telemetry(String),
 }
 
 impl ErrorCode for AuditError {
@@ -29,6 +31,7 @@ impl ErrorCode for AuditError {
             AuditError::Migration(_) => "AUDIT_MIGRATION_FAILED",
             AuditError::Format(_) => "AUDIT_FORMAT",
             AuditError::NotFound(_) => "AUDIT_NOT_FOUND",
+            AuditError::Telemetry(_) => "LOG_UNAVAILABLE",
         }
     }
 }

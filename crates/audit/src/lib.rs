@@ -5,14 +5,18 @@
 //!
 //! Architecture invariants: entries are only ever appended (no update or delete statement exists
 //! in this crate); hashing, verification, rendering and statistics are pure functions of entries;
-//! the store is the only module that talks to the database.
+//! the store is the only module that talks to the database. `telemetry` installs the process's
+//! log and trace output (the pipeline's `tracing` spans) for the shells.
 
 mod chain;
 mod error;
+#[cfg(feature = "otlp")]
+mod otlp;
 mod record;
 mod sink;
 mod stats;
 mod store;
+mod telemetry;
 mod view;
 
 pub use chain::{BrokenLink, ChainHead, Entry, GENESIS, VerifyReport, next_entry, verify};
@@ -23,4 +27,8 @@ pub use record::{
 pub use sink::AuditLog;
 pub use stats::{AuditStats, stats};
 pub use store::AuditStore;
+pub use telemetry::{
+    ENV_LOG_FILTER, LOG_FILE_PREFIX, LOG_FILES_KEPT, LogSettings, Telemetry, init_telemetry,
+    log_files,
+};
 pub use view::{RunSummary, export, render_run, run_summaries, task_tree};

@@ -9,7 +9,7 @@ use contracts::{ErrorCode, ErrorPayload};
 use pipeline::{AuditSink, Event};
 use serde_json::{Value, json};
 
-use crate::record::{CapStatus, CapTask, Task, TaskStatus, sha256_hex};
+use crate::record::{CapStatus, CapTask, Task, TaskStatus};
 use crate::store::AuditStore;
 use crate::{AuditError, Result};
 
@@ -67,12 +67,9 @@ impl AuditLog {
             serde_json::to_value(event).map_err(|e| AuditError::Format(format!("event: {e}")))?;
         let kind = value["event"].as_str().unwrap_or("event").to_owned();
         match event {
-            Event::Request { text } => {
+            Event::Request { id, text } => {
                 let at = now();
-                self.run_id = Some(format!(
-                    "r{}",
-                    &sha256_hex(format!("{at}\n{text}").as_bytes())[..12]
-                ));
+                self.run_id = Some(id.clone());
                 self.steps.clear();
                 let mut task = Task::new("", vec![text.clone()]);
                 task.created_at.clone_from(&at);

@@ -20,6 +20,10 @@ pub struct Cli {
     /// Machine-readable JSON output.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Also write the log (log_level, log_format) to stderr; it always goes to
+    /// <state_dir>/logs. SCOPE_WEAVER_LOG=<filter> sets levels per module.
+    #[arg(long, short = 'v', global = true)]
+    pub verbose: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -27,6 +27,11 @@ pub struct Env {
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
     let config = PipelineConfig::load(cli.config.as_deref())?;
+    // Held to the end of the command: dropping it flushes the OpenTelemetry exporter.
+    let _telemetry = audit::init_telemetry(&audit::LogSettings {
+        stderr: cli.verbose,
+        ..audit::LogSettings::from_config(&config, "scope-weaver")
+    })?;
     let skills_dir = cli
         .skills
         .clone()

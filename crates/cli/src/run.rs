@@ -332,9 +332,8 @@ pub fn run_cmd(
         audit: Some(&mut audit_log),
     };
     let report = orchestrator.run(request, &options, &mut ui)?;
-    if !env.json
-        && let Some(id) = audit_log.run_id()
-    {
+    if !env.json {
+        let id = &report.id;
         eprintln!("audit: request {id} recorded (scope-weaver audit show {id})");
     }
     if env.json {

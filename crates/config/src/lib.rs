@@ -59,6 +59,7 @@ pub struct PipelineConfig {
     pub audit_db: Option<String>,
     pub log_format: LogFormat,
     pub log_level: LogLevel,
+    pub otlp_endpoint: Option<String>,
 }
 
 /// Where a value came from, for error messages.

@@ -34,6 +34,7 @@ pub(crate) struct Audited<'u, 's> {
 
 impl Interaction for Audited<'_, '_> {
     fn event(&mut self, event: &Event) {
+        crate::trace::trace_event(event);
         if self.failure.is_none()
             && let Some(sink) = self.sink.as_deref_mut()
             && let Err(e) = sink.record(event)

@@ -88,7 +88,9 @@ pub enum Event {
         step: Option<u32>,
         ms: f64,
     },
+    /// The run's first event: the request's id (shared by the audit log and the trace) and text.
     Request {
+        id: String,
         text: String,
     },
     Planned {
@@ -182,9 +184,13 @@ pub enum Event {
         applied: usize,
         summary: String,
     },
+    /// The ContentIndex after the commit; `pending` files stay stale until their change is
+    /// committed, `unreadable` ones are indexed by name only (both also give a `Warning`).
     Reindexed {
         embedded: usize,
         removed: usize,
+        pending: usize,
+        unreadable: Vec<String>,
     },
     Report {
         text: String,

@@ -5,7 +5,8 @@
 //!
 //! Architecture invariants: the orchestrator is an explicit state machine (`State`); it talks to
 //! the person only through `Interaction`; the disk changes only in `Sandbox::commit`, after the
-//! person approved the diff; every stage emits events (the audit log and the UI read them).
+//! person approved the diff; every stage emits events (the audit log and the UI read them) and
+//! runs inside a `tracing` span carrying the request's id.
 
 mod audit;
 mod error;
@@ -13,6 +14,7 @@ mod events;
 mod interaction;
 mod orchestrator;
 mod report;
+mod trace;
 
 pub use audit::{AuditSink, RecordedEvents};
 pub use error::{PipelineError, Result};
@@ -20,3 +22,4 @@ pub use events::{Event, SkillCandidate, Stage};
 pub use interaction::{AutoApprove, Decision, DiffReview, Interaction, ParamQuestion, StepReview};
 pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream};
 pub use report::summarize;
+pub use trace::request_id;

@@ -43,6 +43,8 @@ pub struct RunOptions {
     pub cancel: CancelToken,
     /// Planner tokens as they are generated (LLM planner).
     pub on_token: Option<TokenStream>,
+    /// The request's id; `None` gives a fresh one (see `request_id`).
+    pub request_id: Option<String>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -77,6 +79,8 @@ pub struct StepOutcome {
 /// The result of a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunReport {
+    /// The request's id in the audit log and the trace.
+    pub id: String,
     pub request: String,
     pub planner: String,
     pub plan: contracts::Plan,
@@ -169,13 +173,19 @@ impl<'a> Orchestrator<'a> {
         options: &RunOptions,
         ui: &mut dyn Interaction,
     ) -> Result<RunReport> {
+        let id = options
+            .request_id
+            .clone()
+            .unwrap_or_else(|| crate::trace::request_id(request));
+        let span = tracing::info_span!("request", id = %id);
+        let _in_request = span.enter();
         let sink = self.audit.take();
         let mut audited = Audited {
             ui,
             sink,
             failure: None,
         };
-        let result = match self.drive(request, options, &mut audited) {
+        let result = match self.drive(&id, request, options, &mut audited) {
             Ok(report) => {
                 audited.event(&Event::Finished {
                     committed: report.committed,
@@ -202,6 +212,7 @@ impl<'a> Orchestrator<'a> {
 
     fn drive(
         &mut self,
+        id: &str,
         request: &str,
         options: &RunOptions,
         ui: &mut Audited<'_, 'a>,
@@ -212,6 +223,7 @@ impl<'a> Orchestrator<'a> {
             options,
             hitl,
             report: RunReport {
+                id: id.to_owned(),
                 request: request.trim().to_owned(),
                 planner: self.planner.name(),
                 plan: contracts::Plan::default(),
@@ -233,6 +245,7 @@ impl<'a> Orchestrator<'a> {
         // The stage now running: events mark each change of (stage, step), so the final diff
         // review and the commit are one stage 13, as in seed 001's table.
         let mut open: Option<(Stage, Option<u32>, Instant)> = None;
+        let mut stage_span: Option<tracing::span::EnteredSpan> = None;
         while state != State::Done {
             if options.cancel.is_cancelled() {
                 return Err(PipelineError::Cancelled);
@@ -254,6 +267,16 @@ impl<'a> Orchestrator<'a> {
                 if let Some((s, n, started)) = open.take() {
                     Self::finish_stage(&mut run, ui, s, n, started);
                 }
+                drop(stage_span.take());
+                stage_span = Some(
+                    tracing::info_span!(
+                        "stage",
+                        stage = stage.label(),
+                        number = stage.number(),
+                        step
+                    )
+                    .entered(),
+                );
                 ui.event(&Event::StageStarted { stage, step });
                 open = Some((stage, step, Instant::now()));
             }
@@ -285,6 +308,7 @@ impl<'a> Orchestrator<'a> {
         match state {
             State::Input => {
                 ui.event(&Event::Request {
+                    id: run.report.id.clone(),
                     text: run.request.clone(),
                 });
                 if run.request.is_empty() {

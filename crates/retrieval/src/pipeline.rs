@@ -283,7 +283,17 @@ impl RetrievalPipeline {
         let Some((root, content)) = self.content.as_mut() else {
             return self.index_sandbox(sandbox);
         };
+        let started = std::time::Instant::now();
         let report = content.sync(sandbox, &*self.embedder, &spec)?;
+        tracing::info!(
+            embedded = report.embedded_files,
+            kept = report.kept_files,
+            removed = report.removed_files,
+            pending = report.pending_files,
+            unreadable = report.unreadable.len(),
+            ms = started.elapsed().as_secs_f64() * 1000.0,
+            "content index synced"
+        );
         content
             .index
             .save(&self.index_dir, &Self::content_name(root))?;

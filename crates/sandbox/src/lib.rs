@@ -221,8 +221,13 @@ impl Sandbox {
                 total: state.header.ops.len(),
             });
         }
+        let _span = tracing::info_span!("commit", ops = ops.len()).entered();
         let conflicts = commit::precheck(self.root(), &ops);
         if !conflicts.is_empty() {
+            tracing::warn!(
+                conflicts = conflicts.len(),
+                "commit refused: the disk changed"
+            );
             return Err(SandboxError::Conflicts(conflicts));
         }
         let header = JournalHeader {
@@ -239,7 +244,9 @@ impl Sandbox {
         };
         let mut progress = progress;
         for (i, op) in ops.iter().enumerate() {
+            tracing::debug!(index = i, op = %op.render(), "applying");
             commit::apply_op(self.root(), op, self.config.delete_mode).map_err(|e| {
+                tracing::error!(index = i, op = %op.render(), error = %e, "commit stopped");
                 SandboxError::CommitFailed {
                     index: i,
                     op: op.render(),
@@ -256,6 +263,7 @@ impl Sandbox {
         journal.finish()?;
         report.journal = None;
         self.after_commit();
+        tracing::info!(applied = report.applied, "committed");
         Ok(report)
     }
 

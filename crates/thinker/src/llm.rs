@@ -344,6 +344,7 @@ pub(crate) fn plan_with(
     control: &PlanControl,
 ) -> Result<Planned> {
     let started = Instant::now();
+    let _span = tracing::info_span!("llm_plan", model = name).entered();
     let prompt = build_prompt(request, cx, limits.top_k)?;
     let schema = plan_schema(cx.skills, limits.max_steps);
     let prompt_text = format!("{}\n\n{}", prompt.system, prompt.user);
@@ -395,6 +396,13 @@ pub(crate) fn plan_with(
             prompt_tokens
         };
         usage.completion_tokens += answer.completion_tokens;
+        tracing::debug!(
+            attempt,
+            prompt_tokens = answer.prompt_tokens,
+            completion_tokens = answer.completion_tokens,
+            finish = answer.finish.as_deref(),
+            "model answered"
+        );
         match check_answer(&answer.text, cx, limits.max_steps) {
             Ok(plan) => {
                 usage.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -441,6 +449,7 @@ pub(crate) fn plan_with(
                     )
                 };
                 messages.push((Role::User, feedback));
+                tracing::info!(attempt, problem = %problem, "plan rejected, asking for a repair");
                 last_problem = problem;
                 last_answer = Some(answer.text);
             }

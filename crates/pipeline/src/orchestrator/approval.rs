@@ -176,10 +176,20 @@ impl Orchestrator<'_> {
             summary: commit_summary(&report),
         });
         match self.retrieval.update_content(self.sandbox) {
-            Ok(sync) => ui.event(&Event::Reindexed {
-                embedded: sync.embedded_files,
-                removed: sync.removed_files,
-            }),
+            Ok(sync) => {
+                ui.event(&Event::Reindexed {
+                    embedded: sync.embedded_files,
+                    removed: sync.removed_files,
+                    pending: sync.pending_files,
+                    unreadable: sync.unreadable.clone(),
+                });
+                for message in reindex_warnings(&sync) {
+                    ui.event(&Event::Warning {
+                        step: None,
+                        message,
+                    });
+                }
+            }
             Err(e) => ui.event(&Event::Warning {
                 step: None,
                 message: format!("the content index could not be updated: {e}"),
@@ -245,4 +255,57 @@ pub(super) fn commit_summary(r: &CommitReport) -> String {
         parts.push(format!("{} deleted for good", r.deleted - r.trashed));
     }
     parts.join(", ")
+}
+
+/// The stale-node warnings of a ContentIndex sync: files left stale, files indexed by name only.
+pub(crate) fn reindex_warnings(sync: &retrieval::SyncReport) -> Vec<String> {
+    let mut out = Vec::new();
+    if sync.pending_files > 0 {
+        out.push(format!(
+            "{} file(s) stay stale in the content index until their change is committed",
+            sync.pending_files
+        ));
+    }
+    if !sync.unreadable.is_empty() {
+        let sample: Vec<&str> = sync.unreadable.iter().take(3).map(String::as_str).collect();
+        let more = if sync.unreadable.len() > 3 {
+            ", …"
+        } else {
+            ""
+        };
+        out.push(format!(
+            "{} file(s) could not be read and are indexed by name only ({}{more})",
+            sync.unreadable.len(),
+            sample.join(", ")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reindex_warnings;
+
+    #[test]
+    fn reindex_warnings_name_stale_and_unreadable_files() {
+        let quiet = retrieval::SyncReport::default();
+        assert!(reindex_warnings(&quiet).is_empty());
+        let sync = retrieval::SyncReport {
+            pending_files: 2,
+            unreadable: vec![
+                "a.bin".into(),
+                "b.bin".into(),
+                "c.bin".into(),
+                "d.bin".into(),
+            ],
+            ..retrieval::SyncReport::default()
+        };
+        expect_test::expect![[r#"
+            [
+                "2 file(s) stay stale in the content index until their change is committed",
+                "4 file(s) could not be read and are indexed by name only (a.bin, b.bin, c.bin, …)",
+            ]
+        "#]]
+        .assert_debug_eq(&reindex_warnings(&sync));
+    }
 }
