@@ -23,6 +23,12 @@ echo "ok: $(ls -d crates/*/ | wc -l) engine crates free of tauri"
 step "shipped skills validate"
 cargo run --quiet -p cli --bin scope-weaver -- skills validate
 
+step "PostgreSQL on loopback (the audit log's fleet path)"
+source "$ROOT/scripts/postgres.sh"
+start_test_postgres
+# Without the server the PostgreSQL tests would skip; here a missing server fails them.
+export SCOPE_WEAVER_REQUIRE_POSTGRES=1
+
 step "tests"
 cargo test --workspace --no-fail-fast 2>&1 | tee "$CARGO_TARGET_DIR/test-output.txt"
 status=${PIPESTATUS[0]}

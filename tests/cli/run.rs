@@ -232,3 +232,61 @@ fn the_llm_planner_runs_the_pipeline_on_a_tiny_model() {
     let events = events_of(&out);
     assert_eq!(events.last().unwrap()["error"]["code"], "MODEL_NOT_FOUND");
 }
+
+#[test]
+fn the_audit_log_can_live_in_postgresql() {
+    let Ok(url) = std::env::var("SCOPE_WEAVER_TEST_POSTGRES") else {
+        assert!(
+            std::env::var_os("SCOPE_WEAVER_REQUIRE_POSTGRES").is_none(),
+            "SCOPE_WEAVER_TEST_POSTGRES is not set (run scripts/test.sh)"
+        );
+        eprintln!("skipped: no PostgreSQL (SCOPE_WEAVER_TEST_POSTGRES is not set)");
+        return;
+    };
+    let (env, root) = downloads();
+    let root_arg = root.to_str().unwrap();
+    let out = env
+        .cmd(&[
+            "--json",
+            "run",
+            "--root",
+            root_arg,
+            "--dry-run",
+            SEED_REQUEST,
+        ])
+        .env("SCOPE_WEAVER_AUDIT_DB", &url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = events_of(&out);
+    let id = find(&events, "done")["report"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let audit = |args: &[&str]| {
+        let mut all = vec!["--json", "audit"];
+        all.extend_from_slice(args);
+        let out = env
+            .cmd(&all)
+            .env("SCOPE_WEAVER_AUDIT_DB", &url)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let shown = audit(&["show", &id]);
+    assert_eq!(shown["task"]["status"], "done");
+    assert_eq!(shown["task"]["sub_tasks"].as_array().unwrap().len(), 3);
+    let verified = audit(&["verify"]);
+    assert_eq!(verified["broken"], Value::Null, "{verified}");
+    // Nothing of it went to a local SQLite file.
+    assert!(!env.state().join("audit.sqlite").exists());
+}

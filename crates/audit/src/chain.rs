@@ -81,16 +81,42 @@ impl VerifyReport {
 /// Walks `entries` in `seq` order and names the first broken link; `head` is the stored chain
 /// head (when the store keeps one).
 pub fn verify(entries: impl IntoIterator<Item = Entry>, head: Option<&ChainHead>) -> VerifyReport {
-    let mut previous = GENESIS.to_owned();
-    let mut checked = 0;
-    let broken = |seq: i64, id: Option<&str>, reason: String| BrokenLink {
-        seq,
-        id: id.map(str::to_owned),
-        reason,
-    };
-    for (expected_seq, e) in (1_i64..).zip(entries) {
-        if e.seq != expected_seq {
-            let reason = if e.seq > expected_seq {
+    let mut v = ChainVerifier::default();
+    for e in entries {
+        if !v.push(e) {
+            break;
+        }
+    }
+    v.finish(head)
+}
+
+/// `verify` one entry at a time, for stores that stream the chain instead of loading it.
+#[derive(Debug)]
+pub struct ChainVerifier {
+    previous: String,
+    checked: usize,
+    broken: Option<BrokenLink>,
+}
+
+impl Default for ChainVerifier {
+    fn default() -> Self {
+        ChainVerifier {
+            previous: GENESIS.to_owned(),
+            checked: 0,
+            broken: None,
+        }
+    }
+}
+
+impl ChainVerifier {
+    /// Checks the next entry; `false` once a link is broken (later entries are not looked at).
+    pub fn push(&mut self, e: Entry) -> bool {
+        if self.broken.is_some() {
+            return false;
+        }
+        let expected_seq = self.checked as i64 + 1;
+        let reason = if e.seq != expected_seq {
+            Some(if e.seq > expected_seq {
                 format!(
                     "entry {expected_seq} is missing (the next entry has seq {}): deleted",
                     e.seq
@@ -100,62 +126,68 @@ pub fn verify(entries: impl IntoIterator<Item = Entry>, head: Option<&ChainHead>
                     "entry seq {} appears where {expected_seq} was expected",
                     e.seq
                 )
-            };
-            return VerifyReport {
-                checked,
-                head: Some(previous),
-                broken: Some(broken(expected_seq, Some(&e.id), reason)),
-            };
-        }
-        if e.previous_hash != previous {
-            return VerifyReport {
-                checked,
-                head: Some(previous),
-                broken: Some(broken(
-                    e.seq,
-                    Some(&e.id),
-                    "its previous_hash does not match the entry before it: an entry was \
-                     inserted, deleted or moved here"
-                        .into(),
-                )),
-            };
-        }
-        if e.compute_hash() != e.hash {
-            return VerifyReport {
-                checked,
-                head: Some(previous),
-                broken: Some(broken(
-                    e.seq,
-                    Some(&e.id),
-                    "its content does not match its hash: the entry was edited".into(),
-                )),
-            };
-        }
-        previous = e.hash;
-        checked += 1;
-    }
-    if let Some(h) = head
-        && (h.count != checked as i64 || h.hash != previous)
-    {
-        return VerifyReport {
-            checked,
-            head: Some(previous),
-            broken: Some(broken(
-                checked as i64 + 1,
-                None,
-                format!(
-                    "the chain ends at entry {checked} but its recorded head is entry {} \
-                     ({}…): entries at the end were deleted or the head was changed",
-                    h.count,
-                    &h.hash.get(..12).unwrap_or(&h.hash)
-                ),
-            )),
+            })
+        } else if e.previous_hash != self.previous {
+            Some(
+                "its previous_hash does not match the entry before it: an entry was inserted, \
+                 deleted or moved here"
+                    .into(),
+            )
+        } else if e.compute_hash() != e.hash {
+            Some("its content does not match its hash: the entry was edited".into())
+        } else {
+            None
         };
+        if let Some(reason) = reason {
+            self.broken = Some(BrokenLink {
+                seq: expected_seq,
+                id: Some(e.id),
+                reason,
+            });
+            return false;
+        }
+        self.previous = e.hash;
+        self.checked += 1;
+        true
     }
-    VerifyReport {
-        checked,
-        head: (checked > 0).then_some(previous),
-        broken: None,
+
+    /// The report, comparing the end of the chain with the stored `head`.
+    pub fn finish(self, head: Option<&ChainHead>) -> VerifyReport {
+        let ChainVerifier {
+            previous,
+            checked,
+            broken,
+        } = self;
+        if broken.is_some() {
+            return VerifyReport {
+                checked,
+                head: Some(previous),
+                broken,
+            };
+        }
+        if let Some(h) = head
+            && (h.count != checked as i64 || h.hash != previous)
+        {
+            return VerifyReport {
+                checked,
+                head: Some(previous),
+                broken: Some(BrokenLink {
+                    seq: checked as i64 + 1,
+                    id: None,
+                    reason: format!(
+                        "the chain ends at entry {checked} but its recorded head is entry {} \
+                         ({}…): entries at the end were deleted or the head was changed",
+                        h.count,
+                        &h.hash.get(..12).unwrap_or(&h.hash)
+                    ),
+                }),
+            };
+        }
+        VerifyReport {
+            checked,
+            head: (checked > 0).then_some(previous),
+            broken: None,
+        }
     }
 }
 

@@ -37,8 +37,9 @@ impl ErrorCode for AuditError {
 }
 
 impl AuditError {
-    /// Classifies a database error: busy/locked, disk full, or anything else.
-    pub(crate) fn from_sqlx(path: &str, e: sqlx::Error) -> AuditError {
+    /// Classifies a SQLite error: busy/locked, disk full (or the size cap), or anything else.
+    #[cfg(feature = "sqlite")]
+    pub(crate) fn from_sqlite(path: &str, e: sqlx::Error) -> AuditError {
         if let sqlx::Error::Database(db) = &e {
             // SQLite primary result codes: 5 BUSY, 6 LOCKED, 13 FULL.
             let primary = db
@@ -59,6 +60,33 @@ impl AuditError {
                 _ => {}
             }
         }
+        Self::other(path, e)
+    }
+
+    /// Classifies a PostgreSQL error by SQLSTATE: lock or statement timeout and deadlock are
+    /// `Locked`, 53100 is a full disk, the rest (a server that is down, bad credentials) is
+    /// `Unavailable`.
+    #[cfg(feature = "postgres")]
+    pub(crate) fn from_postgres(location: &str, e: sqlx::Error) -> AuditError {
+        if let sqlx::Error::Database(db) = &e {
+            match db.code().as_deref() {
+                Some("55P03" | "40P01" | "57014") => {
+                    return AuditError::Locked {
+                        path: location.to_owned(),
+                    };
+                }
+                Some("53100") => {
+                    return AuditError::DiskFull {
+                        path: location.to_owned(),
+                    };
+                }
+                _ => {}
+            }
+        }
+        Self::other(location, e)
+    }
+
+    fn other(path: &str, e: sqlx::Error) -> AuditError {
         if let sqlx::Error::Io(io) = &e
             && io.raw_os_error() == Some(28)
         {
@@ -69,6 +97,20 @@ impl AuditError {
         AuditError::Unavailable {
             path: path.to_owned(),
             message: e.to_string(),
+        }
+    }
+
+    /// A file-system error around the database (creating its folder).
+    #[cfg(feature = "sqlite")]
+    pub(crate) fn from_io(path: &str, what: &std::path::Path, e: &std::io::Error) -> AuditError {
+        if e.raw_os_error() == Some(28) {
+            return AuditError::DiskFull {
+                path: path.to_owned(),
+            };
+        }
+        AuditError::Unavailable {
+            path: path.to_owned(),
+            message: format!("creating {}: {e}", what.display()),
         }
     }
 }

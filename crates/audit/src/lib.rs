@@ -19,6 +19,7 @@ mod store;
 mod telemetry;
 mod view;
 
+pub use chain::ChainVerifier;
 pub use chain::{BrokenLink, ChainHead, Entry, GENESIS, VerifyReport, next_entry, verify};
 pub use error::{AuditError, Result};
 pub use record::{
@@ -26,7 +27,7 @@ pub use record::{
 };
 pub use sink::AuditLog;
 pub use stats::{AuditStats, stats};
-pub use store::AuditStore;
+pub use store::{AuditStore, DEFAULT_LOCK_TIMEOUT, StoreOptions, is_postgres_url, redact};
 pub use telemetry::{
     ENV_LOG_FILTER, LOG_FILE_PREFIX, LOG_FILES_KEPT, LogSettings, Telemetry, init_telemetry,
     log_files,

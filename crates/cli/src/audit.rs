@@ -1,6 +1,5 @@
 //! `scope-weaver audit list|show|export|verify|stats`: reading the audit log (`audit_db`).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -9,18 +8,11 @@ use serde_json::json;
 
 use crate::args::AuditCommand;
 use crate::commands::Env;
-use crate::output::{print_json, usage};
+use crate::output::print_json;
 
-/// The audit store at `audit_db` (a SQLite file; `postgres://` URLs are not supported yet).
+/// The audit store at `audit_db`: a SQLite file, or a `postgres://` URL.
 pub fn open_store(env: &Env) -> Result<AuditStore> {
-    let location = env.config.audit_db();
-    if location.starts_with("postgres://") || location.starts_with("postgresql://") {
-        return Err(usage(
-            "AUDIT_UNAVAILABLE",
-            "audit_db is a PostgreSQL URL; this build records to SQLite files only",
-        ));
-    }
-    Ok(AuditStore::open(&PathBuf::from(location))?)
+    Ok(AuditStore::connect(&env.config.audit_db())?)
 }
 
 pub fn audit_cmd(env: &Env, command: AuditCommand) -> Result<ExitCode> {
@@ -32,7 +24,7 @@ pub fn audit_cmd(env: &Env, command: AuditCommand) -> Result<ExitCode> {
             if env.json {
                 print_json(&json!(runs));
             } else if runs.is_empty() {
-                println!("The audit log at {} is empty.", store.path().display());
+                println!("The audit log at {} is empty.", store.location());
             } else {
                 for r in &runs {
                     println!(
@@ -72,7 +64,7 @@ pub fn audit_cmd(env: &Env, command: AuditCommand) -> Result<ExitCode> {
             } else if let Some(b) = &report.broken {
                 eprintln!(
                     "error[AUDIT_CHAIN_BROKEN]: the audit log {} is broken at entry {}{}: {}",
-                    store.path().display(),
+                    store.location(),
                     b.seq,
                     b.id.as_deref()
                         .map(|i| format!(" ({i})"))
