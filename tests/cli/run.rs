@@ -290,3 +290,75 @@ fn the_audit_log_can_live_in_postgresql() {
     // Nothing of it went to a local SQLite file.
     assert!(!env.state().join("audit.sqlite").exists());
 }
+
+/// A small tmpfs, unmounted on drop (needs root; `None` where mounting is not allowed).
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    fn mount(at: PathBuf, size: &str) -> Option<SmallDisk> {
+        std::fs::create_dir_all(&at).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&at)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then_some(SmallDisk(at))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_under_the_audit_log_stops_the_run_before_the_commit() {
+    let (env, root) = downloads();
+    let root_arg = root.to_str().unwrap();
+    let Some(disk) = SmallDisk::mount(env.home.path().join("small"), "8m") else {
+        eprintln!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    };
+    let db = disk.0.join("audit.sqlite");
+    let with_db = |args: &[&str]| {
+        env.cmd(args)
+            .env("SCOPE_WEAVER_AUDIT_DB", &db)
+            .output()
+            .unwrap()
+    };
+    // A first run creates the log; then the disk fills up.
+    let first = with_db(&["run", "--root", root_arg, "--dry-run", SEED_REQUEST]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let mut filler = std::fs::File::create(disk.0.join("filler")).unwrap();
+    let block = vec![0u8; 4096];
+    while std::io::Write::write_all(&mut filler, &block).is_ok() {}
+    drop(filler);
+    let before = files_below(&root);
+    let out = with_db(&["--json", "run", "--root", root_arg, "--yes", SEED_REQUEST]);
+    assert!(!out.status.success());
+    let last: Value = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .unwrap();
+    assert_eq!(last["error"]["code"], "AUDIT_DISK_FULL", "{last}");
+    assert_eq!(
+        files_below(&root),
+        before,
+        "nothing may reach the disk unaudited"
+    );
+    // Room again: the log verifies, with every record it acknowledged.
+    std::fs::remove_file(disk.0.join("filler")).unwrap();
+    let verify = with_db(&["audit", "verify"]);
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+}

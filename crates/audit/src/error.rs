@@ -57,6 +57,13 @@ impl AuditError {
                         path: path.to_owned(),
                     };
                 }
+                // An I/O error (writing the WAL, growing the shared-memory file, fsync) is a
+                // full disk when the disk has no room left.
+                Some(10) if no_room_beside(path) => {
+                    return AuditError::DiskFull {
+                        path: path.to_owned(),
+                    };
+                }
                 _ => {}
             }
         }
@@ -113,4 +120,17 @@ impl AuditError {
             message: format!("creating {}: {e}", what.display()),
         }
     }
+}
+
+/// Is the disk holding `db` out of room? Writes (and removes) a 64 KiB probe file beside it.
+#[cfg(feature = "sqlite")]
+fn no_room_beside(db: &str) -> bool {
+    use std::io::Write;
+    let probe = std::path::PathBuf::from(format!("{db}.space-probe"));
+    let result = std::fs::File::create(&probe).and_then(|mut f| {
+        f.write_all(&[0u8; 64 * 1024])?;
+        f.sync_all()
+    });
+    let _ = std::fs::remove_file(&probe);
+    matches!(result, Err(e) if e.raw_os_error() == Some(28))
 }
