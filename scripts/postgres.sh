@@ -3,7 +3,8 @@
 # scripts/sqlx-prepare.sh. Source it, then call `start_test_postgres`: it installs the server
 # (Debian's postgresql) if missing, creates a cluster in a temp folder, starts it on a free port
 # of 127.0.0.1 with trust authentication, exports SCOPE_WEAVER_TEST_POSTGRES (the URL), and stops
-# and removes it when the calling shell exits.
+# and removes it when the calling shell exits. PG_FSYNC=on keeps fsync on (benchmarks); tests
+# run with it off.
 
 start_test_postgres() {
     local bin
@@ -26,7 +27,7 @@ start_test_postgres() {
         --encoding=UTF8 --no-sync >"$PG_TEST_DIR/initdb.log" 2>&1 \
         || { cat "$PG_TEST_DIR/initdb.log" >&2; return 1; }
     "${PG_AS[@]}" "$bin/pg_ctl" -D "$PG_TEST_DIR/data" -l "$PG_TEST_DIR/server.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_TEST_DIR -c fsync=off" start >/dev/null \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $PG_TEST_DIR -c fsync=${PG_FSYNC:-off}" start >/dev/null \
         || { cat "$PG_TEST_DIR/server.log" >&2; return 1; }
     PG_TEST_BIN="$bin"
     export SCOPE_WEAVER_TEST_POSTGRES="postgres://postgres@127.0.0.1:$port/postgres"

@@ -4,7 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::{canonical_json, sha256_hex};
+use sha2::{Digest, Sha256};
+
+#[cfg(test)]
+use crate::record::sha256_hex;
+use crate::record::{canonical_json, hex};
 
 /// `previous_hash` of the first entry.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -31,6 +35,40 @@ pub struct Entry {
 impl Entry {
     /// The hash this entry must carry: SHA-256 over its canonical fields and its predecessor's hash.
     pub fn compute_hash(&self) -> String {
+        // The canonical JSON of the object below (keys sorted, no spaces), streamed into the
+        // hasher without building it: the same bytes as `canonical_json`, a third of the time.
+        struct Hashing(Sha256);
+        impl std::io::Write for Hashing {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.update(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = Hashing(Sha256::new());
+        let fields: [(&str, &str); 6] = [
+            ("at", &self.at),
+            ("body", &self.body),
+            ("id", &self.id),
+            ("kind", &self.kind),
+            ("previous_hash", &self.previous_hash),
+            ("run_id", &self.run_id),
+        ];
+        for (i, (key, value)) in fields.iter().enumerate() {
+            w.0.update(if i == 0 { "{\"" } else { ",\"" });
+            w.0.update(key);
+            w.0.update("\":");
+            serde_json::to_writer(&mut w, value).expect("writing to a hasher cannot fail");
+        }
+        w.0.update(format!(",\"seq\":{}}}", self.seq));
+        hex(&w.0.finalize())
+    }
+
+    /// `compute_hash` the slow, obvious way (the reference the streamed one is tested against).
+    #[cfg(test)]
+    fn compute_hash_reference(&self) -> String {
         let v = serde_json::json!({
             "seq": self.seq,
             "id": self.id,
@@ -217,6 +255,24 @@ pub fn next_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_streamed_hash_is_the_canonical_one() {
+        for e in chain(5) {
+            assert_eq!(e.compute_hash(), e.compute_hash_reference());
+        }
+        let odd = Entry {
+            seq: 1_234_567,
+            id: "a\"quoted\" \\ id\n".into(),
+            at: "2026-11-21T00:00:00Z".into(),
+            run_id: "r-ünïcødé-😀".into(),
+            kind: "event\u{1}".into(),
+            body: r#"{"k":"v","n":[1,2,{"z":null}]}"#.into(),
+            previous_hash: GENESIS.into(),
+            hash: String::new(),
+        };
+        assert_eq!(odd.compute_hash(), odd.compute_hash_reference());
+    }
 
     fn chain(n: usize) -> Vec<Entry> {
         let mut out: Vec<Entry> = Vec::new();

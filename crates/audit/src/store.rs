@@ -63,12 +63,16 @@ pub fn redact(target: &str) -> String {
     }
 }
 
-/// Runs `fut` to completion on `rt` from a scoped thread (safe inside another runtime).
+/// Runs `fut` to completion on `rt`: directly, or from a scoped thread when the caller is itself
+/// inside a runtime (where blocking on another one would panic).
 fn block_on<F>(rt: &tokio::runtime::Runtime, fut: F) -> F::Output
 where
     F: Future + Send,
     F::Output: Send,
 {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return rt.block_on(fut);
+    }
     std::thread::scope(|s| {
         s.spawn(|| rt.block_on(fut))
             .join()
@@ -84,6 +88,9 @@ where
     F: Future,
     F::Output: Send,
 {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return rt.block_on(make());
+    }
     std::thread::scope(|s| {
         s.spawn(|| rt.block_on(make()))
             .join()
