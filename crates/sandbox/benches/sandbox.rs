@@ -1,8 +1,9 @@
 //! Sandbox benchmarks, printed as a Markdown table (and written to `$BENCH_OUT` when set):
 //! scan of a generated 200k-file tree vs `find ROOT | wc -l` in the same run, and snapshot + rollback
-//! vs a full graph clone (the prototype's `G.copy()`) at 10k / 100k / 1M nodes.
+//! vs a full graph clone (the prototype's `G.copy()`) at 10k / 100k / 1M nodes, and duplicate
+//! finding on a generated tree vs `fclones group` (when fclones is installed; `$FCLONES` names it).
 //!
-//! Run: `cargo bench -p sandbox` (env: `BENCH_SCAN_FILES` to change the tree size).
+//! Run: `bash scripts/bench-sandbox.sh` (env: `BENCH_SCAN_FILES`, `BENCH_DUP_FILES` change the sizes).
 
 use std::path::Path;
 use std::process::Command;
@@ -175,9 +176,128 @@ fn snapshot_bench(out: &mut String) {
     out.push('\n');
 }
 
+/// A tree for duplicate finding: files of mixed sizes (log-distributed, 100 B to 4 MB), a quarter
+/// of them copies of earlier ones, and a tenth the same size as another file but different in the
+/// last bytes (so every stage of the pipeline has work). Deterministic.
+fn make_dup_tree(root: &Path, files: usize) -> u64 {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        seed >> 33
+    };
+    let mut written: Vec<(std::path::PathBuf, Vec<u8>)> = Vec::new();
+    let mut total = 0u64;
+    for i in 0..files {
+        let dir = root.join(format!("d{:02}/s{:02}", i % 37, (i / 37) % 11));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("f{i:06}.bin"));
+        let roll = next() % 100;
+        let bytes: Vec<u8> = if roll < 25 && !written.is_empty() {
+            written[(next() as usize) % written.len()].1.clone()
+        } else if roll < 35 && !written.is_empty() {
+            let mut b = written[(next() as usize) % written.len()].1.clone();
+            let n = b.len();
+            b[n - 1] ^= 0xff;
+            b
+        } else {
+            let exp = 100.0f64 * (40_000.0f64).powf((next() % 1000) as f64 / 1000.0);
+            let n = exp as usize;
+            let fill = next();
+            (0..n)
+                .map(|k| (k as u64).wrapping_mul(fill) as u8 ^ (k >> 7) as u8)
+                .collect()
+        };
+        total += bytes.len() as u64;
+        std::fs::write(&path, &bytes).unwrap();
+        if written.len() < 4000 {
+            written.push((path, bytes));
+        }
+    }
+    total
+}
+
+/// Groups in fclones' default text output: one header line (`hash, size * count:`) per group.
+fn fclones_groups(stdout: &str) -> usize {
+    stdout
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with(' ') && l.trim_end().ends_with(':'))
+        .count()
+}
+
+fn duplicates_bench(out: &mut String) {
+    let files: usize = std::env::var("BENCH_DUP_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let fclones = std::env::var("FCLONES").unwrap_or_else(|_| "fclones".into());
+    if Command::new(&fclones).arg("--version").output().is_err() {
+        eprintln!(
+            "duplicates: skipped ({fclones} not found; scripts/bench-sandbox.sh installs it)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = make_dup_tree(dir.path(), files);
+    let config = SandboxConfig {
+        delete_mode: DeleteMode::Trash,
+        on_conflict: ConflictPolicy::Fail,
+        state_dir: tempfile::tempdir().unwrap().keep(),
+    };
+    let params = json!({"path": "."});
+    let params = params.as_object().unwrap();
+    let mut ours_groups = 0;
+    let mut run_ours = |hash: &str| {
+        let mut p = params.clone();
+        p.insert("hash".into(), json!(hash));
+        time(3, || {
+            let mut sb =
+                sandbox::Sandbox::open(dir.path(), config.clone(), &ScanOptions::default())
+                    .unwrap();
+            let r = sb.call("find_duplicates", &p).unwrap();
+            ours_groups = r.data["group_count"].as_u64().unwrap() as usize;
+        })
+    };
+    // Warm the page cache once, so both read from memory.
+    run_ours("xxh3");
+    let ours = run_ours("xxh3");
+    let ours_sha = run_ours("sha256");
+    let mut theirs_groups = 0;
+    let theirs = time(3, || {
+        let o = Command::new(&fclones)
+            .arg("group")
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        theirs_groups = fclones_groups(&String::from_utf8_lossy(&o.stdout));
+    });
+    assert_eq!(ours_groups, theirs_groups, "both found the same groups");
+    let version = Command::new(&fclones)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "| duplicates ({version}) | files | data | groups | scope-weaver scan + find_duplicates (xxh3) | `fclones group` | ratio | with sha256 | ratio |\n|---|---|---|---|---|---|---|---|---|\n"
+    ));
+    out.push_str(&format!(
+        "| generated tree | {files} | {:.0} MB | {ours_groups} | {} | {} | {:.2}× | {} | {:.2}× |\n\n",
+        bytes as f64 / 1e6,
+        ms(ours),
+        ms(theirs),
+        ours.as_secs_f64() / theirs.as_secs_f64(),
+        ms(ours_sha),
+        ours_sha.as_secs_f64() / theirs.as_secs_f64(),
+    ));
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; any other filter argument is ignored.
     let mut out = String::new();
+    duplicates_bench(&mut out);
     scan_bench(&mut out);
     snapshot_bench(&mut out);
     println!("{out}");

@@ -320,6 +320,17 @@ impl<'a> Overlay<'a> {
                     self.entries.insert(path.clone(), Entry::Absent);
                 }
             }
+            // Both files must be there as scanned; `path` stays (as a link).
+            ChangeOp::Hardlink {
+                path,
+                to,
+                expect,
+                expect_to,
+                ..
+            } => {
+                self.source(path, expect.as_ref(), out);
+                self.source(to, expect_to.as_ref(), out);
+            }
         }
     }
 }
@@ -343,6 +354,9 @@ pub struct CommitReport {
     pub moved: usize,
     pub copied: usize,
     pub deleted: usize,
+    /// Files replaced by a hardlink to an identical file.
+    #[serde(default)]
+    pub linked: usize,
     /// Deletes that went to the system trash (the rest were permanent).
     pub trashed: usize,
     pub freed_bytes: u64,
@@ -359,6 +373,10 @@ impl CommitReport {
             | ChangeOp::ExtractArchive { .. } => self.created += 1,
             ChangeOp::Move { .. } => self.moved += 1,
             ChangeOp::Copy { .. } => self.copied += 1,
+            ChangeOp::Hardlink { size, .. } => {
+                self.linked += 1;
+                self.freed_bytes += size;
+            }
             ChangeOp::Delete { size, .. } => {
                 self.deleted += 1;
                 self.freed_bytes += size;
@@ -426,6 +444,17 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
                 .ok_or_else(|| Error::other(format!("{archive} is not a known archive type")))?;
             crate::archive::extract(&disk_path(root, archive), &disk_path(root, target), format)
         }
+        ChangeOp::Hardlink { path, to, .. } => {
+            // Link under a temporary name, then rename it over `path`: atomic, and `path`
+            // never goes missing.
+            let (p, kept) = (disk_path(root, path), disk_path(root, to));
+            let tmp = link_temp(&p);
+            free(&tmp)?;
+            std::fs::hard_link(&kept, &tmp)?;
+            std::fs::rename(&tmp, &p).inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            })
+        }
         ChangeOp::Delete { path, .. } => {
             let p = disk_path(root, path);
             std::fs::symlink_metadata(&p)?;
@@ -436,6 +465,13 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
             }
         }
     }
+}
+
+/// The temporary name a hardlink is made under before it replaces `path`.
+pub(crate) fn link_temp(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".sw-link");
+    path.with_file_name(name)
 }
 
 fn remove_tree(p: &Path) -> std::io::Result<()> {

@@ -73,6 +73,14 @@ pub enum ChangeOp {
         archive: String,
         target: String,
     },
+    /// Replace the file `path` by a hardlink to `to` (identical content; `path`'s copy is freed).
+    Hardlink {
+        path: String,
+        to: String,
+        size: u64,
+        expect: Option<Fingerprint>,
+        expect_to: Option<Fingerprint>,
+    },
 }
 
 impl ChangeOp {
@@ -100,6 +108,9 @@ impl ChangeOp {
             } => format!("+ archive {} -> {target}", sources.join(", ")),
             ChangeOp::ExtractArchive { archive, target } => {
                 format!("+ extract {archive} -> {target}/")
+            }
+            ChangeOp::Hardlink { path, to, size, .. } => {
+                format!("= link   {path} => {to} (frees {})", human_bytes(*size))
             }
         }
     }

@@ -215,6 +215,17 @@ fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
                 InDoubt::Applied
             }
         }
+        ChangeOp::Hardlink { path, to, .. } => {
+            if std::fs::symlink_metadata(crate::commit::link_temp(&at(path))).is_ok() {
+                return InDoubt::Partial;
+            }
+            match (same_file(&at(path), &at(to)), exists(path), exists(to)) {
+                (Some(true), _, _) => InDoubt::Applied,
+                (Some(false), _, _) => InDoubt::NotApplied,
+                (None, false, _) => InDoubt::Unclear(format!("`{path}` is gone")),
+                (None, _, _) => InDoubt::Unclear(format!("cannot compare `{path}` with `{to}`")),
+            }
+        }
         // Half-written archives or extractions are removed and redone.
         ChangeOp::CreateArchive { target, .. } | ChangeOp::ExtractArchive { target, .. } => {
             if exists(target) {
@@ -226,10 +237,26 @@ fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
     }
 }
 
+/// Are `a` and `b` one file (same device and inode)? `None` where that cannot be told.
+fn same_file(a: &Path, b: &Path) -> Option<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (ma, mb) = (std::fs::metadata(a).ok()?, std::fs::metadata(b).ok()?);
+        Some(ma.dev() == mb.dev() && ma.ino() == mb.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        None
+    }
+}
+
 fn clean_partial(root: &Path, op: &ChangeOp) -> std::io::Result<()> {
     let p = match op {
         ChangeOp::CreateFile { path, .. } => root.join(path),
         ChangeOp::Copy { to, .. } => root.join(to),
+        ChangeOp::Hardlink { path, .. } => crate::commit::link_temp(&root.join(path)),
         ChangeOp::CreateArchive { target, .. } | ChangeOp::ExtractArchive { target, .. } => {
             root.join(target)
         }

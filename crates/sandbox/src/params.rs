@@ -158,6 +158,20 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// Names of new items: a list, or text split on commas only (`"Taxes 2024"` is one name,
+    /// `"Photos, Videos"` two).
+    pub fn names(&self, name: &str) -> Result<Vec<String>> {
+        match self.get(name) {
+            Some(Value::String(s)) => Ok(s
+                .split(',')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(str::to_owned)
+                .collect()),
+            _ => self.list(name),
+        }
+    }
+
     /// One path inside the scope, as a node id.
     pub fn path(&self, name: &str, scope: &Scope, graph: &FileSystemGraph) -> Result<String> {
         match self.required(name)? {

@@ -203,11 +203,30 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             vec![dir()],
             vec![
                 p("min_size", T::Size, "ignore smaller files (default 1 byte)"),
+                p("max_size", T::Size, "ignore larger files"),
                 p("extension", T::Str, "only these extensions"),
+                p(
+                    "exclude",
+                    T::Paths,
+                    "files or folders left out of the search",
+                ),
                 recursive("true"),
+                p(
+                    "hash",
+                    T::Str,
+                    "content hash: xxh3 (fast, 128-bit, default) | sha256 (cryptographic)",
+                )
+                .choices(&["xxh3", "sha256"]),
+                p(
+                    "format",
+                    T::Str,
+                    "also return a `report`: json (none, default) | text | csv",
+                )
+                .choices(&["json", "text", "csv"]),
             ],
             "Duplicates",
-            "Groups of identical files (size, then partial hashes, then full SHA-256).",
+            "Groups of identical files: size, then hashes of the first block, the last block and \
+             the whole content (in parallel); hardlinks count as one file.",
         ),
         graph(
             "remove_duplicates",
@@ -221,13 +240,36 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                 p(
                     "keep",
                     T::Str,
-                    "which copy stays: newest | oldest | shortest_path",
+                    "which copy stays: newest | oldest | shortest_path | longest_path",
                 )
-                .choices(&["newest", "oldest", "shortest_path"]),
-                p("exclude", T::Paths, "paths never to delete"),
+                .choices(&["newest", "oldest", "shortest_path", "longest_path"]),
+                p(
+                    "action",
+                    T::Str,
+                    "what happens to the other copies: remove (default) | move (to `target`) | \
+                     hardlink (replaced by links to the kept file)",
+                )
+                .choices(&["remove", "move", "hardlink"]),
+                p(
+                    "target",
+                    T::Path,
+                    "action=move: the folder the extra copies go to (keeping their paths)",
+                ),
+                p(
+                    "reference",
+                    T::Paths,
+                    "folders of originals: never changed, and their copies elsewhere go",
+                ),
+                p(
+                    "priority",
+                    T::Paths,
+                    "folders in order of preference for the copy that stays",
+                ),
+                p("exclude", T::Paths, "files or folders left out entirely"),
+                conflict(),
             ],
             "Deleted",
-            "Delete all but one copy in each duplicate group.",
+            "Keep one copy per duplicate group; remove, move or hardlink the others.",
         ),
         graph(
             "organize_by_type",
@@ -355,7 +397,7 @@ pub fn dispatch(
         "copy_node" => ops::copy_node(g, cx, params),
         "find" => ops::find(g, cx, params),
         "analyze_directory" => ops::analyze_directory(g, cx, params),
-        "find_duplicates" => content::find_duplicates(g, cx, params),
+        "find_duplicates" => ops::find_duplicates(g, cx, params),
         "remove_duplicates" => ops::remove_duplicates(g, cx, params),
         "organize_by_type" => ops::organize_by_type(g, cx, params),
         "batch_rename" => ops::batch_rename(g, cx, params),

@@ -1,10 +1,10 @@
-//! Bulk graph methods: organize by type, batch rename (with swap handling), remove duplicates.
+//! Bulk graph methods: organize by type, batch rename (with swap handling).
 
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::{OpContext, Placement, check_name, delete_one, mkdir_p, move_one, outermost, place};
+use super::{OpContext, Placement, check_name, mkdir_p, move_one, outermost, place};
 use crate::categories::{CATEGORIES, category_of};
 use crate::error::{Result, SandboxError};
 use crate::graph::{FileSystemGraph, GraphError};
@@ -289,75 +289,4 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
         }
     }
     Ok(json!({"count": moved.len(), "moved": moved, "skipped": skipped}))
-}
-
-pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
-    let invalid = |message: String| SandboxError::InvalidParam {
-        method: p.method.to_owned(),
-        name: "groups".to_owned(),
-        message,
-    };
-    let groups_value = p.required("groups")?;
-    let groups = match groups_value {
-        Value::Object(o) => o.get("groups").cloned().unwrap_or(Value::Null),
-        other => other.clone(),
-    };
-    let Value::Array(groups) = groups else {
-        return Err(invalid(
-            "must be the `groups` list from remove-duplicates scan".into(),
-        ));
-    };
-    let keep = p.choice("keep", &["newest", "oldest", "shortest_path"], "newest")?;
-    let exclude = p.opt_paths("exclude", cx.scope, g)?;
-    let (mut deleted, mut kept, mut skipped_groups) = (Vec::new(), Vec::new(), 0usize);
-    let mut freed = 0u64;
-    for group in &groups {
-        let raw_paths = match group {
-            Value::Object(o) => o.get("paths").cloned().unwrap_or(Value::Null),
-            Value::Array(_) => group.clone(),
-            _ => Value::Null,
-        };
-        let Value::Array(raw) = raw_paths else {
-            return Err(invalid(format!("has an entry without `paths`: {group}")));
-        };
-        let mut members: Vec<Node> = Vec::new();
-        for r in raw.iter().filter_map(Value::as_str) {
-            let id = cx.scope.resolve(r, g)?;
-            if exclude.iter().any(|e| is_within(&id, e)) {
-                continue;
-            }
-            // Gone already (an earlier step removed it): nothing to keep or delete.
-            if let Some(n) = g.node(&id) {
-                members.push(n.clone());
-            }
-        }
-        if members.len() < 2 {
-            skipped_groups += 1;
-            continue;
-        }
-        members.sort_by(|a, b| match keep.as_str() {
-            "oldest" => a
-                .modified_at
-                .cmp(&b.modified_at)
-                .then_with(|| a.id.cmp(&b.id)),
-            "shortest_path" => a.id.len().cmp(&b.id.len()).then_with(|| a.id.cmp(&b.id)),
-            _ => b
-                .modified_at
-                .cmp(&a.modified_at)
-                .then_with(|| a.id.cmp(&b.id)),
-        });
-        kept.push(members[0].id.clone());
-        for m in &members[1..] {
-            freed += delete_one(g, cx, &m.id)?;
-            deleted.push(m.id.clone());
-        }
-    }
-    Ok(json!({
-        "deleted": deleted,
-        "count": deleted.len(),
-        "kept": kept,
-        "freed_bytes": freed,
-        "groups_processed": groups.len() - skipped_groups,
-        "groups_skipped": skipped_groups,
-    }))
 }

@@ -1,13 +1,15 @@
 //! The graph methods skills call. Pure: they change the graph and record the disk changes commit
 //! will make; they never touch the disk. Basic file operations live here; `find` (search and
-//! analysis) and `bulk` (organize, batch rename, duplicates) hold the rest.
+//! analysis), `bulk` (organize, batch rename) and `duplicates` hold the rest.
 
 mod archive;
 mod bulk;
+mod duplicates;
 mod find;
 
 pub use archive::{create_archive, extract_archive, list_archive};
-pub use bulk::{batch_rename, organize_by_type, remove_duplicates};
+pub use bulk::{batch_rename, organize_by_type};
+pub use duplicates::{find_duplicates, remove_duplicates};
 pub use find::{analyze_directory, find};
 
 use std::collections::BTreeMap;
@@ -282,7 +284,7 @@ pub fn create_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
     let parent = p.path("path", cx.scope, g)?;
     let kind = p.choice("type", &["file", "dir", "folder", "directory"], "file")?;
     let is_dir = kind != "file";
-    let names = p.list("name")?;
+    let names = p.names("name")?;
     if names.is_empty() {
         return Err(SandboxError::MissingParam {
             method: p.method.to_owned(),

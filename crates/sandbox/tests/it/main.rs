@@ -2,6 +2,7 @@
 
 mod archive;
 mod commit;
+mod duplicates;
 mod methods;
 mod rollback;
 mod scope;

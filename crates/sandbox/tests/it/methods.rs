@@ -334,6 +334,11 @@ fn create_copy_and_text() {
         "create_node",
         json!({"path": ".", "name": "Images, Documents", "type": "dir"}),
     );
+    // Regression: a name with a space is one name (it was split into "Taxes" and "2024").
+    fx.run(
+        "create_node",
+        json!({"path": ".", "name": "Taxes 2024", "type": "dir"}),
+    );
     fx.run("copy_node", json!({"source": "src", "target": "backup"}));
     fx.run("copy_node", json!({"source": "src/a.txt", "target": "src"}));
     let t = fx.run("extract_text", json!({"path": "backup/a.txt"}));
@@ -354,6 +359,7 @@ fn create_copy_and_text() {
         + create new/deeper/hello.md (4 bytes)
         + mkdir  Images/
         + mkdir  Documents/
+        + mkdir  Taxes 2024/
         + copy   src/ -> backup
         + copy   src/a.txt -> src/a (2).txt
     "#]]

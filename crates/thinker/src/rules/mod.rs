@@ -729,6 +729,14 @@ impl PlanBuilder<'_> {
             "recursive" => (json!(s.recursive?), "recursive"),
             "limit" | "top_n" => (json!(s.limit?), "limit"),
             "keep" => (json!(s.keep.clone()?), "keep"),
+            // For duplicates, a folder the person protects holds the originals: it is a
+            // `reference` of the removal (its copies elsewhere go), not left out of the scan.
+            "exclude" if method == "find_duplicates" || method == "remove_duplicates" => {
+                return None;
+            }
+            "reference" if method == "remove_duplicates" && !s.exclude.is_empty() => {
+                (json!(s.exclude), "exclude")
+            }
             "exclude" if !s.exclude.is_empty() => (json!(s.exclude), "exclude"),
             "format" => (json!(s.format.clone()?), "format"),
             "case" => (json!(s.case.clone()?), "case"),

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Sandbox benchmarks (crates/sandbox/benches/sandbox.rs): duplicate finding vs fclones, scan vs
+# find, snapshots vs graph copies. Installs fclones (cargo install, into the target dir) when it
+# is missing; the table goes to bench-results/sandbox.md.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+tools="$CARGO_TARGET_DIR/bench-tools"
+if ! command -v fclones >/dev/null 2>&1 && [ ! -x "$tools/bin/fclones" ]; then
+    cargo install --locked --root "$tools" fclones
+fi
+export FCLONES="${FCLONES:-$(command -v fclones || echo "$tools/bin/fclones")}"
+BENCH_OUT="$ROOT/bench-results/sandbox.md" cargo bench -p sandbox --bench sandbox
