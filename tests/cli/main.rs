@@ -474,3 +474,55 @@ fn skills_watch_reloads_an_edited_skill() {
         "{stdout}"
     );
 }
+
+#[test]
+fn duplicates_report_as_csv_and_a_protected_folder_keeps_the_originals() {
+    let env = Env::new(&[
+        ("Library/a.jpg", "AAAA"),
+        ("Downloads/a.jpg", "AAAA"),
+        ("Downloads/b.txt", "B"),
+    ]);
+    let out = env.run(&[
+        "tool",
+        "remove-duplicates",
+        "scan",
+        "--root",
+        env.root(),
+        "path=.",
+        "format=csv",
+        "hash=sha256",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("group,hash,size,count,path\n1,"),
+        "{stdout}"
+    );
+    let rows = stdout.lines().take_while(|l| !l.is_empty()).count();
+    assert_eq!(rows, 3, "{stdout}");
+    {
+        // The whole pipeline from a request: the protected folder holds the originals, which
+        // stay; their copy elsewhere goes.
+        let out = env.run(&[
+            "--json",
+            "run",
+            "--root",
+            env.root(),
+            "--yes",
+            "remove duplicates, never touch Library",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains(r#""reference":["Library"]"#), "{stdout}");
+        assert!(env.root.path().join("Library/a.jpg").exists());
+        assert!(!env.root.path().join("Downloads/a.jpg").exists());
+    }
+}

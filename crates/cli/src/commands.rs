@@ -600,6 +600,11 @@ fn tool_cmd(
 
 /// A readable rendering of a method result: counts first, then lists of nodes or moves.
 pub fn print_result(data: &Value) {
+    // A tool asked for a report (text, CSV) prints it as it is.
+    if let Some(report) = data.get("report").and_then(Value::as_str) {
+        print!("{report}");
+        return;
+    }
     let Some(obj) = data.as_object() else {
         println!("{data}");
         return;

@@ -238,7 +238,11 @@ fn duplicates_bench(out: &mut String) {
         );
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    // Not under a dot-folder: fclones skips hidden paths by default.
+    let dir = tempfile::Builder::new()
+        .prefix("sw-bench-dups")
+        .tempdir()
+        .unwrap();
     let bytes = make_dup_tree(dir.path(), files);
     let config = SandboxConfig {
         delete_mode: DeleteMode::Trash,
