@@ -34,7 +34,8 @@ cargo test --workspace --no-fail-fast 2>&1 | tee "$CARGO_TARGET_DIR/test-output.
 status=${PIPESTATUS[0]}
 
 step "tests of the optional OpenTelemetry exporter (feature otlp)"
-cargo test -p audit --features otlp --test otlp --no-fail-fast 2>&1 | tee -a "$CARGO_TARGET_DIR/test-output.txt"
+# --workspace keeps feature unification as in the main build (no second build of sqlx).
+cargo test --workspace --features audit/otlp --test otlp --no-fail-fast 2>&1 | tee -a "$CARGO_TARGET_DIR/test-output.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 passed=$(grep -Eo 'test result: [a-z]+\. [0-9]+ passed' "$CARGO_TARGET_DIR/test-output.txt" | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' "$CARGO_TARGET_DIR/test-output.txt" | awk '{s+=$1} END {print s+0}')
