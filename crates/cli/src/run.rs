@@ -10,8 +10,8 @@ use anyhow::Result;
 use config::HitlMode;
 use contracts::PlanStep;
 use pipeline::{
-    Decision, DiffReview, Event, Interaction, Orchestrator, ParamQuestion, RunOptions,
-    SkillCandidate, Stage, StepReview,
+    Decision, DiffDecision, DiffReview, Event, Interaction, Orchestrator, ParamQuestion,
+    RunOptions, SkillCandidate, Stage, StepReview,
 };
 use serde_json::{Value, json};
 
@@ -253,7 +253,7 @@ impl Interaction for TerminalInteraction {
         }
     }
 
-    fn review_diff(&mut self, d: &DiffReview) -> bool {
+    fn review_diff(&mut self, d: &DiffReview) -> DiffDecision {
         if !self.json {
             // The summary is the final report's text: shown here only when the person decides.
             let asking = !d.dry_run && !self.yes;
@@ -269,15 +269,41 @@ impl Interaction for TerminalInteraction {
             ));
         }
         if d.dry_run {
-            return false;
+            return DiffDecision::Discard;
         }
         if self.yes {
-            return true;
+            return DiffDecision::Commit;
         }
-        matches!(
-            self.ask("Commit to disk? [y/N]").as_deref(),
-            Some("y" | "Y" | "yes")
-        )
+        let undo = if d.rollback_points.len() > 1 {
+            format!(
+                ", or u<step> to undo from a step on ({})",
+                d.rollback_points
+                    .iter()
+                    .map(|p| format!("u{}", p.step))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        } else {
+            String::new()
+        };
+        loop {
+            let answer = self.ask(&format!("Commit to disk? [y/N{undo}]"));
+            match answer.as_deref() {
+                Some("y" | "Y" | "yes") => return DiffDecision::Commit,
+                Some(a) if a.starts_with('u') => {
+                    let point = a[1..]
+                        .trim()
+                        .parse::<u32>()
+                        .ok()
+                        .and_then(|n| d.rollback_points.iter().find(|p| p.step == n));
+                    match point {
+                        Some(p) => return DiffDecision::RollBackTo(p.snapshot.clone()),
+                        None => self.say("no such step among the rollback points"),
+                    }
+                }
+                _ => return DiffDecision::Discard,
+            }
+        }
     }
 }
 

@@ -60,6 +60,7 @@ pub struct PipelineConfig {
     pub log_format: LogFormat,
     pub log_level: LogLevel,
     pub otlp_endpoint: Option<String>,
+    pub shortcut: String,
 }
 
 /// Where a value came from, for error messages.

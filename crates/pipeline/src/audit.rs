@@ -5,7 +5,9 @@
 use contracts::{ErrorPayload, PlanStep};
 
 use crate::events::{Event, SkillCandidate};
-use crate::interaction::{Decision, DiffReview, Interaction, ParamQuestion, StepReview};
+use crate::interaction::{
+    Decision, DiffDecision, DiffReview, Interaction, ParamQuestion, StepReview,
+};
 
 /// Records the events of runs (the audit log implements it; tests can keep them in memory).
 pub trait AuditSink {
@@ -44,6 +46,10 @@ impl Interaction for Audited<'_, '_> {
         self.ui.event(event);
     }
 
+    fn sandbox_changed(&mut self, sandbox: &sandbox::Sandbox) {
+        self.ui.sandbox_changed(sandbox);
+    }
+
     fn clarify_request(&mut self, question: &str) -> Option<String> {
         self.ui.clarify_request(question)
     }
@@ -60,7 +66,7 @@ impl Interaction for Audited<'_, '_> {
         self.ui.review_step(review)
     }
 
-    fn review_diff(&mut self, review: &DiffReview) -> bool {
+    fn review_diff(&mut self, review: &DiffReview) -> DiffDecision {
         self.ui.review_diff(review)
     }
 }

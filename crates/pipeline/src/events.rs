@@ -150,6 +150,8 @@ pub enum Event {
         step: u32,
         snapshot: String,
         changes: Vec<String>,
+        /// The same changes, structured.
+        ops: Vec<sandbox::ChangeOp>,
     },
     Approved {
         step: u32,
@@ -158,6 +160,7 @@ pub enum Event {
         step: u32,
         params: Map<String, Value>,
     },
+    /// A step's changes were undone: at its own review, or at the final diff review (`RollBackTo`).
     RolledBack {
         step: u32,
         snapshot: String,

@@ -3,6 +3,7 @@
 //! final diff. The CLI implements it on the terminal; the desktop app in its windows.
 
 use contracts::{ParamType, PlanStep};
+use sandbox::{ChangeOp, Sandbox};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -30,11 +31,15 @@ pub struct StepReview {
     pub skill: String,
     pub tool: String,
     pub mutates: bool,
+    /// The step deletes something.
+    pub destructive: bool,
     pub params: Map<String, Value>,
     pub summary: String,
     pub data: Value,
     /// The graph changes this step made, one line each.
     pub changes: Vec<String>,
+    /// The same changes, structured (approval cards group them by kind).
+    pub ops: Vec<ChangeOp>,
 }
 
 /// The person's answer to a step review.
@@ -46,18 +51,46 @@ pub enum Decision {
     RollBack,
 }
 
+/// A staged step the person can roll the pending change back to at the final review.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RollbackPoint {
+    pub step: u32,
+    /// The snapshot taken before the step: rolling back to it undoes this step and every later one.
+    pub snapshot: String,
+    pub skill: String,
+    pub tool: String,
+    /// How many changes the step made.
+    pub changes: usize,
+}
+
 /// The whole pending change before commit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffReview {
     pub changes: Vec<String>,
+    pub ops: Vec<ChangeOp>,
     pub summary: String,
     pub dry_run: bool,
+    /// Oldest first.
+    pub rollback_points: Vec<RollbackPoint>,
+}
+
+/// The person's answer to the final diff review.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiffDecision {
+    Commit,
+    Discard,
+    /// Undo every staged step from this snapshot on, then review the diff again.
+    RollBackTo(String),
 }
 
 /// How the pipeline talks to the person.
 pub trait Interaction {
     /// Every event of the run, in order (progress, graph deltas, scores).
     fn event(&mut self, _event: &Event) {}
+
+    /// The sandbox's graph or pending changes just changed (a step ran, was rolled back, or the
+    /// change was committed): a graph view may re-read it here.
+    fn sandbox_changed(&mut self, _sandbox: &Sandbox) {}
 
     /// The planner did not understand (part of) the request: the person's answer, added to the
     /// request, or `None`/empty to go on with what was understood.
@@ -71,8 +104,9 @@ pub trait Interaction {
 
     fn review_step(&mut self, review: &StepReview) -> Decision;
 
-    /// Commit the pending change?
-    fn review_diff(&mut self, review: &DiffReview) -> bool;
+    /// Commit the pending change, discard it, or roll part of it back. In a dry run the answer
+    /// only matters for `RollBackTo`.
+    fn review_diff(&mut self, review: &DiffReview) -> DiffDecision;
 }
 
 /// Answers everything with the planner's choices and approves everything: `--yes`, tests, CI.
@@ -102,7 +136,7 @@ impl Interaction for AutoApprove {
         Decision::Approve
     }
 
-    fn review_diff(&mut self, _review: &DiffReview) -> bool {
-        true
+    fn review_diff(&mut self, _review: &DiffReview) -> DiffDecision {
+        DiffDecision::Commit
     }
 }

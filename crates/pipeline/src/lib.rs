@@ -19,7 +19,10 @@ mod trace;
 pub use audit::{AuditSink, RecordedEvents};
 pub use error::{PipelineError, Result};
 pub use events::{Event, SkillCandidate, Stage};
-pub use interaction::{AutoApprove, Decision, DiffReview, Interaction, ParamQuestion, StepReview};
+pub use interaction::{
+    AutoApprove, Decision, DiffDecision, DiffReview, Interaction, ParamQuestion, RollbackPoint,
+    StepReview,
+};
 pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream};
 pub use report::summarize;
 pub use trace::request_id;

@@ -19,7 +19,9 @@ use thinker::{CancelToken, PlanControl, PlanRequest, Planner, PlanningContext, v
 
 use crate::audit::{AuditSink, Audited};
 use crate::events::{Event, SkillCandidate, Stage};
-use crate::interaction::{Decision, DiffReview, Interaction, ParamQuestion, StepReview};
+use crate::interaction::{
+    Decision, DiffDecision, DiffReview, Interaction, ParamQuestion, RollbackPoint, StepReview,
+};
 use crate::report::summarize;
 use crate::{PipelineError, Result};
 
@@ -149,6 +151,8 @@ struct Run<'r> {
     work: Option<StepWork>,
     /// Skill-store operations (scaffold) run after the sandbox commit.
     deferred: Vec<PlanStep>,
+    /// Staged steps that changed the graph, oldest first: where the final review can roll back to.
+    points: Vec<RollbackPoint>,
 }
 
 fn payload(e: &impl ErrorCode) -> ErrorPayload {
@@ -240,6 +244,7 @@ impl<'a> Orchestrator<'a> {
             context: PipelineContext::default(),
             work: None,
             deferred: Vec::new(),
+            points: Vec::new(),
         };
         let mut state = State::Input;
         // The stage now running: events mark each change of (stage, step), so the final diff
@@ -597,25 +602,33 @@ impl<'a> Orchestrator<'a> {
             Stage::Snapshot => {
                 let work = run.work.as_ref().expect("step work");
                 let result = work.result.as_ref().expect("dispatched");
-                let changes: Vec<String> = self.sandbox.changes()[work.changes_before..]
+                let ops: Vec<sandbox::ChangeOp> = self.sandbox.changes()[work.changes_before..]
                     .iter()
-                    .map(|c| c.op.render())
+                    .map(|c| c.op.clone())
                     .collect();
                 ui.event(&Event::GraphDelta {
                     step: n,
                     snapshot: result.snapshot_id.clone(),
-                    changes,
+                    changes: ops.iter().map(sandbox::ChangeOp::render).collect(),
+                    ops,
                 });
+                ui.sandbox_changed(self.sandbox);
                 Ok(State::Step(i, Stage::Hitl))
             }
             Stage::Hitl => self.hitl(i, run, ui),
             Stage::Stage => {
                 let work = run.work.take().expect("step work");
                 let result = work.result.expect("dispatched");
-                if !result.snapshot_id.is_empty()
-                    && self.sandbox.changes().len() > work.changes_before
-                {
+                let made = self.sandbox.changes().len() - work.changes_before;
+                if !result.snapshot_id.is_empty() && made > 0 {
                     self.sandbox.stage(&result.snapshot_id)?;
+                    run.points.push(RollbackPoint {
+                        step: n,
+                        snapshot: result.snapshot_id.clone(),
+                        skill: work.step.skill.clone(),
+                        tool: work.step.tool.clone(),
+                        changes: made,
+                    });
                 }
                 let (_, tool) = self
                     .skills

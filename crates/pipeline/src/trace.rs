@@ -107,6 +107,7 @@ pub(crate) fn trace_event(event: &Event) {
             step,
             snapshot,
             changes,
+            ..
         } => {
             tracing::debug!(step = *step, snapshot = %snapshot, changes = changes.len(), "graph delta")
         }

@@ -9,8 +9,8 @@ use std::time::{Duration, SystemTime};
 use config::{DeleteMode, HitlMode, PipelineConfig};
 use contracts::{Plan, PlanStep};
 use pipeline::{
-    Decision, DiffReview, Event, Interaction, Orchestrator, ParamQuestion, PipelineError,
-    RunOptions, RunReport, SkillCandidate, StepReview, StepStatus,
+    Decision, DiffDecision, DiffReview, Event, Interaction, Orchestrator, ParamQuestion,
+    PipelineError, RunOptions, RunReport, SkillCandidate, StepReview, StepStatus,
 };
 use retrieval::RetrievalPipeline;
 use sandbox::{Sandbox, SandboxConfig, ScanOptions};
@@ -31,6 +31,9 @@ struct Scripted {
     before_commit: Option<Box<dyn FnMut()>>,
     events: Vec<Event>,
     reviews: Vec<u32>,
+    /// At the first diff review, roll back to this snapshot (then commit what is left).
+    roll_back_to: Option<String>,
+    diff_reviews: Vec<DiffReview>,
 }
 
 impl Interaction for Scripted {
@@ -63,11 +66,15 @@ impl Interaction for Scripted {
             None => Decision::Approve,
         }
     }
-    fn review_diff(&mut self, _d: &DiffReview) -> bool {
+    fn review_diff(&mut self, d: &DiffReview) -> DiffDecision {
+        self.diff_reviews.push(d.clone());
+        if let Some(snapshot) = self.roll_back_to.take() {
+            return DiffDecision::RollBackTo(snapshot);
+        }
         if let Some(f) = self.before_commit.as_mut() {
             f();
         }
-        true
+        DiffDecision::Commit
     }
 }
 
@@ -273,6 +280,95 @@ fn worked_example_removes_duplicates_except_the_excluded_pair_then_sorts_by_type
             .iter()
             .any(|e| matches!(e, Event::Reindexed { .. }))
     );
+}
+
+#[test]
+fn final_review_rolls_back_to_a_step_then_commits_the_rest() {
+    let mut w = world(&downloads());
+    // At the final diff review the person undoes the sorting (step 3) and keeps the dedup.
+    let mut ui = Scripted {
+        roll_back_to: Some("snap-3".into()),
+        ..Scripted::default()
+    };
+    let report = w
+        .run(
+            &mut RulePlanner,
+            "remove duplicates in Downloads, then sort the rest into folders by type",
+            HitlMode::Bypass,
+            &mut ui,
+        )
+        .unwrap();
+    let points: Vec<String> = ui.diff_reviews[0]
+        .rollback_points
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} {}/{} {}",
+                p.step, p.snapshot, p.skill, p.tool, p.changes
+            )
+        })
+        .collect();
+    expect_test::expect![[r#"
+        [
+            "2 snap-2 remove-duplicates/remove 3",
+            "3 snap-3 organize-by-type/organize 11",
+        ]
+    "#]]
+    .assert_debug_eq(&points);
+    // Asked again with only step 2's changes, all of them deletes.
+    assert_eq!(ui.diff_reviews.len(), 2);
+    assert_eq!(ui.diff_reviews[1].rollback_points.len(), 1);
+    assert!(ui.diff_reviews[1].ops.iter().all(|op| op.is_destructive()));
+    assert!(report.committed);
+    assert_eq!(report.rollbacks, 1);
+    assert_eq!(report.steps[2].status, StepStatus::RolledBack);
+    let rolled: Vec<&Event> = ui
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::RolledBack { .. }))
+        .collect();
+    expect_test::expect![[r#"
+        [
+            RolledBack {
+                step: 3,
+                snapshot: "snap-3",
+                undone: 28,
+            },
+        ]
+    "#]]
+    .assert_debug_eq(&rolled);
+    expect_test::expect![[r#"
+        beach.jpg
+        export.csv
+        notes.txt
+        old/
+        report_final.pdf
+        setup.exe
+        song.mp3"#]]
+    .assert_eq(&w.tree());
+}
+
+#[test]
+fn a_rollback_point_that_does_not_exist_is_a_warning_and_the_diff_is_asked_again() {
+    let mut w = world(&downloads());
+    let mut ui = Scripted {
+        roll_back_to: Some("snap-99".into()),
+        ..Scripted::default()
+    };
+    let report = w
+        .run(
+            &mut RulePlanner,
+            "remove duplicates in Downloads",
+            HitlMode::Bypass,
+            &mut ui,
+        )
+        .unwrap();
+    assert!(report.committed);
+    assert_eq!(ui.diff_reviews.len(), 2);
+    assert!(ui.events.iter().any(|e| matches!(
+        e,
+        Event::Warning { message, .. } if message.contains("snap-99")
+    )));
 }
 
 #[test]

@@ -17,6 +17,7 @@ mod params;
 mod primitives;
 mod scan;
 mod scope;
+mod view;
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +37,9 @@ pub use params::{format_time, now_secs, parse_date, parse_size};
 pub use primitives::graph_primitive_table;
 pub use scan::{ScanIssue, ScanOptions};
 pub use scope::{Scope, ScopeError};
+pub use view::{
+    Totals, TreeView, ViewKind, ViewNode, ViewOptions, ViewStatus, render_view, tree_view,
+};
 
 /// The levers the sandbox uses.
 #[derive(Debug, Clone)]

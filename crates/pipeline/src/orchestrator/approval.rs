@@ -26,19 +26,22 @@ impl Orchestrator<'_> {
             return Ok(State::Step(i, Stage::Stage));
         }
         let result = work.result.as_ref().expect("dispatched");
+        let ops: Vec<sandbox::ChangeOp> = self.sandbox.changes()[work.changes_before..]
+            .iter()
+            .map(|c| c.op.clone())
+            .collect();
         let review = StepReview {
             step: work.step.step,
             description: work.step.description.clone(),
             skill: work.step.skill.clone(),
             tool: work.step.tool.clone(),
             mutates,
+            destructive: ops.iter().any(sandbox::ChangeOp::is_destructive),
             params: work.resolved.clone(),
             summary: summarize(tool.primitive.operation(), &work.resolved, &result.data),
             data: result.data.clone(),
-            changes: self.sandbox.changes()[work.changes_before..]
-                .iter()
-                .map(|c| c.op.render())
-                .collect(),
+            changes: ops.iter().map(sandbox::ChangeOp::render).collect(),
+            ops,
         };
         let snapshot = result.snapshot_id.clone();
         match ui.review_step(&review) {
@@ -55,6 +58,7 @@ impl Orchestrator<'_> {
                     self.sandbox.rollback(&snapshot)?
                 };
                 let _ = undone;
+                ui.sandbox_changed(self.sandbox);
                 work.overrides += 1;
                 run.report.overrides += 1;
                 ui.event(&Event::Overridden {
@@ -80,6 +84,7 @@ impl Orchestrator<'_> {
                     snapshot: snapshot.clone(),
                     undone,
                 });
+                ui.sandbox_changed(self.sandbox);
                 let step = run.report.plan.steps[i].clone();
                 run.context.mark_unavailable(n);
                 Self::outcome(
@@ -96,52 +101,99 @@ impl Orchestrator<'_> {
     }
 
     pub(super) fn review(&mut self, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
-        let changes: Vec<String> = self
-            .sandbox
-            .changes()
-            .iter()
-            .map(|c| c.op.render())
-            .collect();
-        if changes.is_empty() && run.deferred.is_empty() {
-            run.report.text = self.final_text(run, None);
-            ui.event(&Event::Report {
-                text: run.report.text.clone(),
+        // Rolling back to an earlier step asks again, with the smaller diff.
+        let mut rounds = 0;
+        loop {
+            let ops: Vec<sandbox::ChangeOp> = self
+                .sandbox
+                .changes()
+                .iter()
+                .map(|c| c.op.clone())
+                .collect();
+            if ops.is_empty() && run.deferred.is_empty() {
+                run.report.text = self.final_text(run, None);
+                ui.event(&Event::Report {
+                    text: run.report.text.clone(),
+                });
+                return Ok(State::Done);
+            }
+            let review = DiffReview {
+                summary: self.final_text(run, None),
+                changes: ops.iter().map(sandbox::ChangeOp::render).collect(),
+                ops,
+                dry_run: run.options.dry_run,
+                rollback_points: run.points.clone(),
+            };
+            let decision = ui.review_diff(&review);
+            if let DiffDecision::RollBackTo(snapshot) = &decision {
+                rounds += 1;
+                if rounds <= run.report.plan.steps.len() + 1 {
+                    self.roll_back_to(run, ui, snapshot)?;
+                    continue;
+                }
+            }
+            let n = review.changes.len();
+            if run.options.dry_run {
+                run.report.text = format!(
+                    "{}\nDry run: {n} change(s) simulated, nothing was written.",
+                    review.summary
+                );
+                ui.event(&Event::Report {
+                    text: run.report.text.clone(),
+                });
+                return Ok(State::Done);
+            }
+            let approved = decision == DiffDecision::Commit;
+            ui.event(&Event::DiffReviewed {
+                changes: n,
+                approved,
             });
-            return Ok(State::Done);
+            if !approved {
+                run.report.text = format!(
+                    "{}\nNot committed: the change was declined, nothing was written.",
+                    review.summary
+                );
+                ui.event(&Event::Report {
+                    text: run.report.text.clone(),
+                });
+                return Ok(State::Done);
+            }
+            return Ok(State::Commit);
         }
-        let review = DiffReview {
-            summary: self.final_text(run, None),
-            changes: changes.clone(),
-            dry_run: run.options.dry_run,
+    }
+
+    /// Undoes the staged steps from `snapshot` on (the person clicked a rollback point).
+    fn roll_back_to(
+        &mut self,
+        run: &mut Run,
+        ui: &mut dyn Interaction,
+        snapshot: &str,
+    ) -> Result<()> {
+        let Some(at) = run.points.iter().position(|p| p.snapshot == snapshot) else {
+            ui.event(&Event::Warning {
+                step: None,
+                message: format!("{snapshot} is not a rollback point of this run"),
+            });
+            return Ok(());
         };
-        if run.options.dry_run {
-            ui.review_diff(&review);
-            run.report.text = format!(
-                "{}\nDry run: {} change(s) simulated, nothing was written.",
-                review.summary,
-                changes.len()
-            );
-            ui.event(&Event::Report {
-                text: run.report.text.clone(),
-            });
-            return Ok(State::Done);
+        let undone = self.sandbox.rollback(snapshot)?;
+        let gone = run.points.split_off(at);
+        for point in &gone {
+            run.deferred.retain(|d| d.step != point.step);
+            run.context.mark_unavailable(point.step);
+            if let Some(o) = run.report.steps.iter_mut().find(|o| o.step == point.step) {
+                o.status = StepStatus::RolledBack;
+                o.summary = "rolled back at the final review".to_owned();
+            }
+            run.report.rollbacks += 1;
         }
-        let approved = ui.review_diff(&review);
-        ui.event(&Event::DiffReviewed {
-            changes: changes.len(),
-            approved,
+        ui.event(&Event::RolledBack {
+            step: gone[0].step,
+            snapshot: snapshot.to_owned(),
+            undone,
         });
-        if !approved {
-            run.report.text = format!(
-                "{}\nNot committed: the change was declined, nothing was written.",
-                review.summary
-            );
-            ui.event(&Event::Report {
-                text: run.report.text.clone(),
-            });
-            return Ok(State::Done);
-        }
-        Ok(State::Commit)
+        ui.sandbox_changed(self.sandbox);
+        Ok(())
     }
 
     pub(super) fn commit(&mut self, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
@@ -175,6 +227,7 @@ impl Orchestrator<'_> {
             applied: report.applied,
             summary: commit_summary(&report),
         });
+        ui.sandbox_changed(self.sandbox);
         match self.retrieval.update_content(self.sandbox) {
             Ok(sync) => {
                 ui.event(&Event::Reindexed {

@@ -7,3 +7,4 @@ mod methods;
 mod rollback;
 mod scope;
 mod support;
+mod view;

@@ -1,0 +1,589 @@
+//! The engine behind the desktop app's windows, with no window in it: one `Engine` owns the loaded
+//! skills, the indexes, the planner and the audit log; runs one request at a time on the calling
+//! thread while a window answers its questions from another; serves graph views, skill authoring
+//! (list, check, save with hot reload, create) and settings.
+//!
+//! Architecture invariants: nothing here knows Tauri (the app's commands are one-line adapters
+//! over `Engine` methods); every failure is a `SessionError` with a stable code; app-wide changes
+//! (pipeline events, graph changes, skill reloads, model loading) go out as `Notice`s through one
+//! callback; the disk is written only by the pipeline's commit and by `skill_save`/`skill_create`
+//! and `settings_set` (the user's own files).
+
+mod authoring;
+mod error;
+mod questions;
+mod settings;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
+use std::time::Duration;
+
+use config::{HitlMode, PipelineConfig};
+use pipeline::{Event, Orchestrator, RunOptions, RunReport};
+use retrieval::RetrievalPipeline;
+use sandbox::{
+    Change, FileSystemGraph, Sandbox, SandboxConfig, ScanOptions, TreeView, ViewOptions,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use skills::SkillStore;
+use thinker::{CancelToken, Planner};
+
+pub use authoring::{SkillInfo, SkillSaved, ToolInfo};
+pub use error::{Result, SessionError};
+pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
+pub use settings::Settings;
+
+/// Something every window may want to know. `channel()` names the app-wide event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Notice {
+    /// Every event of the running request.
+    Pipeline { run_id: String, event: Event },
+    /// Text a model planner generates, as it comes.
+    Token { run_id: String, text: String },
+    /// The sandbox's graph changed: re-request the view.
+    GraphChanged { reason: String },
+    /// A skill folder was (re)loaded, from the editor or an external edit.
+    SkillsChanged {
+        name: String,
+        outcome: String,
+        reembedded: bool,
+        documents: usize,
+        diagnostics: Vec<skills::Diagnostic>,
+    },
+    /// Loading a configured model.
+    ModelProgress {
+        component: String,
+        state: String,
+        message: String,
+    },
+}
+
+impl Notice {
+    pub fn channel(&self) -> &'static str {
+        match self {
+            Notice::Pipeline { .. } => "pipeline://event",
+            Notice::Token { .. } => "pipeline://token",
+            Notice::GraphChanged { .. } => "graph://changed",
+            Notice::SkillsChanged { .. } => "skills://changed",
+            Notice::ModelProgress { .. } => "models://progress",
+        }
+    }
+}
+
+/// Where notices go (the app emits them to every window).
+pub type Notify = Arc<dyn Fn(Notice) + Send + Sync>;
+
+/// How to start an engine.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    pub config: PipelineConfig,
+    pub skills_dir: PathBuf,
+    /// The user's YAML config file that Settings writes (`None`: the platform's default place).
+    pub config_file: Option<PathBuf>,
+}
+
+/// What `app_info` shows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AppInfo {
+    pub root: Option<String>,
+    pub shortcut: String,
+    pub shortcut_error: Option<String>,
+    pub planner: String,
+    pub embedder: String,
+    pub skills_dir: String,
+    pub state_dir: String,
+    pub version: String,
+}
+
+/// An agent the bar offers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Agent {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub skills: usize,
+    pub default: bool,
+}
+
+/// A scanned working folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RootSummary {
+    pub files: u64,
+    pub dirs: u64,
+    pub bytes: u64,
+}
+
+/// One request from the bar.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct RunRequest {
+    pub request: String,
+    #[serde(default)]
+    pub dry_run: bool,
+    #[serde(default)]
+    pub hitl: Option<String>,
+}
+
+/// What the graph window draws: the view of the latest graph (scan, or the running request's).
+#[derive(Debug, Clone)]
+struct ViewSource {
+    graph: FileSystemGraph,
+    changes: Vec<Change>,
+    root_path: String,
+}
+
+impl ViewSource {
+    fn of(sandbox: &Sandbox) -> ViewSource {
+        ViewSource {
+            graph: sandbox.graph().clone(),
+            changes: sandbox.changes().to_vec(),
+            root_path: sandbox.root().display().to_string(),
+        }
+    }
+}
+
+/// The parts a run needs exclusively.
+struct Core {
+    store: SkillStore,
+    retrieval: RetrievalPipeline,
+    planner: Box<dyn Planner>,
+    audit: Option<audit::AuditLog>,
+    root: Option<PathBuf>,
+}
+
+/// The engine of one app process.
+pub struct Engine {
+    config: RwLock<PipelineConfig>,
+    skills_dir: PathBuf,
+    config_file: Option<PathBuf>,
+    core: Mutex<Core>,
+    view: RwLock<Option<ViewSource>>,
+    board: QuestionBoard,
+    running: Mutex<Option<CancelToken>>,
+    /// Skill folders saved while a run held the core; reloaded when it ends.
+    pending_reloads: Mutex<Vec<PathBuf>>,
+    skill_count: AtomicUsize,
+    labels: RwLock<(String, String)>,
+    shortcut_error: RwLock<Option<String>>,
+    /// Read-only audit store for the history list (the run's own log is in `Core`).
+    history_store: Mutex<Option<audit::AuditStore>>,
+    notify: Notify,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("skills_dir", &self.skills_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn read<T: Clone>(m: &RwLock<T>) -> T {
+    m.read().unwrap_or_else(PoisonError::into_inner).clone()
+}
+
+fn write<T>(m: &RwLock<T>, value: T) {
+    *m.write().unwrap_or_else(PoisonError::into_inner) = value;
+}
+
+/// Clears the running marker when a run ends, however it ends.
+struct Running<'a>(&'a Mutex<Option<CancelToken>>);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        *lock(self.0) = None;
+    }
+}
+
+impl Engine {
+    /// Loads the skills, builds the indexes and the planner. A configured model that fails to
+    /// load is reported (`ModelProgress` failed → fallback) and the embedded default is used.
+    pub fn open(options: EngineOptions, notify: Notify) -> Result<Arc<Engine>> {
+        let config = options.config;
+        let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
+        let store = SkillStore::load(&options.skills_dir, table)?;
+        let (retrieval, planner) = settings::load_models(&config, &store, &notify);
+        let labels = (
+            planner.name(),
+            retrieval.embedder().fingerprint().to_owned(),
+        );
+        let engine = Arc::new(Engine {
+            skill_count: AtomicUsize::new(capabilities(&store)),
+            core: Mutex::new(Core {
+                store,
+                retrieval,
+                planner,
+                audit: None,
+                root: None,
+            }),
+            config: RwLock::new(config),
+            skills_dir: options.skills_dir,
+            config_file: options.config_file,
+            view: RwLock::new(None),
+            board: QuestionBoard::default(),
+            running: Mutex::new(None),
+            pending_reloads: Mutex::new(Vec::new()),
+            labels: RwLock::new(labels),
+            shortcut_error: RwLock::new(None),
+            history_store: Mutex::new(None),
+            notify,
+        });
+        Ok(engine)
+    }
+
+    pub fn config(&self) -> PipelineConfig {
+        read(&self.config)
+    }
+
+    pub fn skills_dir(&self) -> &Path {
+        &self.skills_dir
+    }
+
+    pub fn info(&self) -> AppInfo {
+        let config = self.config();
+        let (planner, embedder) = read(&self.labels);
+        AppInfo {
+            root: lock_root(self),
+            shortcut: config.shortcut.clone(),
+            shortcut_error: read(&self.shortcut_error),
+            planner,
+            embedder,
+            skills_dir: self.skills_dir.display().to_string(),
+            state_dir: config.state_dir().display().to_string(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        }
+    }
+
+    /// The app could not register the global shortcut (shown quietly in the bar).
+    pub fn set_shortcut_error(&self, error: Option<String>) {
+        write(&self.shortcut_error, error);
+    }
+
+    pub fn agents(&self) -> Vec<Agent> {
+        vec![Agent {
+            id: "files".into(),
+            name: "Files".into(),
+            description:
+                "Cleans up, sorts, deduplicates, renames, searches and archives the files \
+                          in your working folder — simulated first, written only after you approve."
+                    .into(),
+            skills: self.skill_count.load(Ordering::Relaxed),
+            default: true,
+        }]
+    }
+
+    /// Scans `path` as the working folder and indexes its contents.
+    pub fn set_root(&self, path: &Path) -> Result<RootSummary> {
+        if !path.is_dir() {
+            return Err(SessionError::BadRoot {
+                path: path.display().to_string(),
+                message: "not a folder".into(),
+            });
+        }
+        let config = self.config();
+        let mut sandbox = Sandbox::open(
+            path,
+            SandboxConfig::from_pipeline(&config),
+            &ScanOptions::default(),
+        )
+        .map_err(|e| SessionError::BadRoot {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let summary = summary_of(sandbox.graph());
+        {
+            let mut core = self.busy_or_lock()?;
+            if let Err(e) = core.retrieval.index_sandbox(&mut sandbox) {
+                tracing::warn!("content index of {}: {e}", path.display());
+            }
+            core.root = Some(sandbox.root().to_owned());
+        }
+        write(&self.view, Some(ViewSource::of(&sandbox)));
+        self.emit(Notice::GraphChanged {
+            reason: "root".into(),
+        });
+        Ok(summary)
+    }
+
+    fn emit(&self, notice: Notice) {
+        (self.notify)(notice);
+    }
+
+    /// The core, unless a run holds it (then `RUN_BUSY` at once instead of waiting).
+    fn busy_or_lock(&self) -> Result<MutexGuard<'_, Core>> {
+        match self.core.try_lock() {
+            Ok(g) => Ok(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => Err(SessionError::Busy),
+        }
+    }
+
+    /// Runs one request through the pipeline on this thread. Events and questions go to `sink`
+    /// (and events also out as `Notice::Pipeline`); answers come through [`Engine::answer`].
+    pub fn run(
+        &self,
+        request: &RunRequest,
+        sink: &mut (dyn FnMut(Message) + Send),
+    ) -> Result<RunReport> {
+        let cancel = {
+            let mut running = lock(&self.running);
+            if running.is_some() {
+                return Err(SessionError::Busy);
+            }
+            let token = CancelToken::new();
+            *running = Some(token.clone());
+            token
+        };
+        let _running = Running(&self.running);
+        let hitl = match request.hitl.as_deref() {
+            None | Some("") => None,
+            Some(h) => Some(HitlMode::parse(h).ok_or_else(|| {
+                SessionError::InvalidAnswer(format!("hitl must be one of {}", HitlMode::allowed()))
+            })?),
+        };
+        let config = self.config();
+        let mut core = lock(&self.core);
+        let root = core.root.clone().ok_or(SessionError::NoRoot)?;
+        // Every request starts from the disk as it is now.
+        let mut sandbox = Sandbox::open(
+            &root,
+            SandboxConfig::from_pipeline(&config),
+            &ScanOptions::default(),
+        )?;
+        if let Err(e) = core.retrieval.index_sandbox(&mut sandbox) {
+            tracing::warn!("content index: {e}");
+        }
+        let scanned = ViewSource::of(&sandbox);
+        write(&self.view, Some(scanned.clone()));
+        self.emit(Notice::GraphChanged {
+            reason: "scan".into(),
+        });
+        if core.audit.is_none() {
+            core.audit = Some(audit::AuditLog::new(audit::AuditStore::connect(
+                &config.audit_db(),
+            )?));
+        }
+        let run_id = pipeline::request_id(&request.request);
+        let notify = self.notify.clone();
+        let id = run_id.clone();
+        let mut forward = move |m: Message| {
+            if let Message::Event { event } = &m {
+                notify(Notice::Pipeline {
+                    run_id: id.clone(),
+                    event: event.clone(),
+                });
+            }
+            sink(m);
+        };
+        let view = &self.view;
+        let notify = self.notify.clone();
+        let mut on_sandbox = move |s: &Sandbox| {
+            write(view, Some(ViewSource::of(s)));
+            notify(Notice::GraphChanged {
+                reason: "delta".into(),
+            });
+        };
+        let mut ui = WindowInteraction {
+            board: &self.board,
+            sink: &mut forward,
+            cancel: cancel.clone(),
+            on_sandbox: &mut on_sandbox,
+        };
+        let tokens = self.notify.clone();
+        let id = run_id.clone();
+        let options = RunOptions {
+            hitl,
+            dry_run: request.dry_run,
+            cancel,
+            on_token: Some(Arc::new(move |text: &str| {
+                tokens(Notice::Token {
+                    run_id: id.clone(),
+                    text: text.to_owned(),
+                })
+            })),
+            request_id: Some(run_id),
+        };
+        let core = &mut *core;
+        let mut orchestrator = Orchestrator {
+            config: &config,
+            skills: &mut core.store,
+            retrieval: &mut core.retrieval,
+            sandbox: &mut sandbox,
+            planner: core.planner.as_mut(),
+            audit: core
+                .audit
+                .as_mut()
+                .map(|a| a as &mut dyn pipeline::AuditSink),
+        };
+        let result = orchestrator.run(&request.request, &options, &mut ui);
+        // The graph window shows the disk again: as committed, or as it was.
+        let committed = result.as_ref().is_ok_and(|r| r.committed);
+        write(
+            &self.view,
+            Some(if committed {
+                ViewSource::of(&sandbox)
+            } else {
+                scanned
+            }),
+        );
+        self.skill_count
+            .store(capabilities(&core.store), Ordering::Relaxed);
+        let pending = std::mem::take(&mut *lock(&self.pending_reloads));
+        for folder in pending {
+            self.reload_locked(core, &folder);
+        }
+        self.emit(Notice::GraphChanged {
+            reason: "finished".into(),
+        });
+        Ok(result?)
+    }
+
+    /// Answers question `id` of the running request.
+    pub fn answer(&self, id: u64, answer: &Value) -> Result<()> {
+        self.board.answer(id, answer)
+    }
+
+    /// Cancels the running request: open questions get the safe answer, nothing is written.
+    pub fn cancel(&self) {
+        if let Some(token) = lock(&self.running).as_ref() {
+            token.cancel();
+        }
+    }
+
+    pub fn is_running(&self) -> bool {
+        lock(&self.running).is_some()
+    }
+
+    /// Rolls the pending change back to a step's snapshot while the final review is open.
+    pub fn rollback_to(&self, snapshot: &str) -> Result<()> {
+        self.board.roll_back_to(snapshot)
+    }
+
+    /// Questions now waiting for an answer.
+    pub fn waiting_questions(&self) -> usize {
+        self.board.waiting()
+    }
+
+    /// Recent requests from the audit log, newest first.
+    pub fn history(&self, limit: usize) -> Result<Vec<audit::RunSummary>> {
+        let mut store = lock(&self.history_store);
+        if store.is_none() {
+            *store = Some(audit::AuditStore::connect(&self.config().audit_db())?);
+        }
+        let entries = store.as_ref().expect("opened").entries()?;
+        Ok(audit::run_summaries(&entries)
+            .into_iter()
+            .take(limit)
+            .collect())
+    }
+
+    /// The visible part of the working folder's tree, laid out.
+    pub fn graph_view(&self, expanded: &[String], limit: usize) -> Result<TreeView> {
+        let view = self.view.read().unwrap_or_else(PoisonError::into_inner);
+        let source = view.as_ref().ok_or(SessionError::NoRoot)?;
+        Ok(sandbox::tree_view(
+            &source.graph,
+            &source.changes,
+            &source.root_path,
+            &ViewOptions {
+                expanded: expanded.iter().cloned().collect(),
+                limit: limit.clamp(1, 2000),
+                expand_changed: true,
+            },
+        ))
+    }
+
+    /// Watches the skills folder: an external edit reloads (and re-embeds) only that skill and
+    /// goes out as `SkillsChanged`. The thread ends when the engine is dropped.
+    pub fn watch_skills(self: &Arc<Self>) -> Result<()> {
+        let watcher = retrieval::SkillWatcher::start(&self.skills_dir)?;
+        let weak: Weak<Engine> = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("skill-watcher".into())
+            .spawn(move || {
+                loop {
+                    let burst = watcher.next_burst(Duration::from_millis(500));
+                    let Some(engine) = weak.upgrade() else { break };
+                    for folder in burst.map(|b| b.folders).unwrap_or_default() {
+                        engine.reload_when_free(&folder);
+                    }
+                }
+            })
+            .map_err(|e| SessionError::Write {
+                path: "skill-watcher thread".into(),
+                message: e.to_string(),
+            })?;
+        Ok(())
+    }
+
+    /// Reloads a skill folder now, or after the running request if one holds the core.
+    fn reload_when_free(&self, folder: &Path) -> Option<SkillSaved> {
+        match self.busy_or_lock() {
+            Ok(mut core) => Some(self.reload_locked(&mut core, folder)),
+            Err(_) => {
+                let mut pending = lock(&self.pending_reloads);
+                if !pending.iter().any(|p| p == folder) {
+                    pending.push(folder.to_owned());
+                }
+                None
+            }
+        }
+    }
+
+    fn reload_locked(&self, core: &mut Core, folder: &Path) -> SkillSaved {
+        let saved = authoring::reload(&mut core.store, &mut core.retrieval, folder);
+        self.skill_count
+            .store(capabilities(&core.store), Ordering::Relaxed);
+        self.emit(Notice::SkillsChanged {
+            name: saved.name.clone(),
+            outcome: saved.outcome.clone(),
+            reembedded: saved.reembedded,
+            documents: saved.documents,
+            diagnostics: saved.diagnostics.clone(),
+        });
+        saved
+    }
+}
+
+fn lock_root(engine: &Engine) -> Option<String> {
+    match engine.core.try_lock() {
+        Ok(core) => core.root.as_ref().map(|p| p.display().to_string()),
+        Err(_) => read(&engine.view).map(|v| v.root_path),
+    }
+}
+
+/// Loaded skills the planner may use (the template folder is not one).
+fn capabilities(store: &SkillStore) -> usize {
+    store
+        .skills()
+        .filter(|s| s.dir.file_name().is_none_or(|n| n != skills::TEMPLATE_DIR))
+        .count()
+}
+
+fn summary_of(graph: &FileSystemGraph) -> RootSummary {
+    let mut s = RootSummary {
+        files: 0,
+        dirs: 0,
+        bytes: 0,
+    };
+    for n in graph.nodes() {
+        if n.is_dir() {
+            s.dirs += u64::from(n.id != sandbox::ROOT_ID);
+        } else {
+            s.files += 1;
+            s.bytes += n.size;
+        }
+    }
+    s
+}
+
+/// The JSON a window receives for a notice (its payload).
+pub fn notice_payload(notice: &Notice) -> Value {
+    serde_json::to_value(notice).unwrap_or_else(|e| json!({"error": e.to_string()}))
+}

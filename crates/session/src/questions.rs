@@ -1,0 +1,378 @@
+//! Questions and answers between the run's thread and the windows: the run posts a question
+//! (approve this step, pick a skill, review the diff …) to its message sink and waits; a window
+//! answers it by id from any thread. `WindowInteraction` is the pipeline's `Interaction` on top.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+use contracts::PlanStep;
+use pipeline::{
+    Decision, DiffDecision, DiffReview, Event, Interaction, ParamQuestion, SkillCandidate,
+    StepReview,
+};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use thinker::CancelToken;
+
+use crate::error::{Result, SessionError};
+
+/// What the person is asked. Serialised as `{"type": "...", ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Question {
+    ClarifyRequest {
+        question: String,
+    },
+    ChooseSkill {
+        step: PlanStep,
+        candidates: Vec<SkillCandidate>,
+    },
+    ClarifyParam {
+        question: ParamQuestion,
+    },
+    ReviewStep {
+        review: StepReview,
+    },
+    ReviewDiff {
+        review: DiffReview,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    ClarifyRequest,
+    ChooseSkill { candidates: usize },
+    ClarifyParam,
+    ReviewStep,
+    ReviewDiff,
+}
+
+impl Question {
+    fn kind(&self) -> Kind {
+        match self {
+            Question::ClarifyRequest { .. } => Kind::ClarifyRequest,
+            Question::ChooseSkill { candidates, .. } => Kind::ChooseSkill {
+                candidates: candidates.len(),
+            },
+            Question::ClarifyParam { .. } => Kind::ClarifyParam,
+            Question::ReviewStep { .. } => Kind::ReviewStep,
+            Question::ReviewDiff { .. } => Kind::ReviewDiff,
+        }
+    }
+}
+
+/// What the run's channel carries. Serialised as `{"kind": "...", ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Message {
+    Event {
+        event: Event,
+    },
+    Question {
+        id: u64,
+        question: Question,
+    },
+    /// The question was answered (possibly from another window, or by cancelling): close it.
+    Answered {
+        id: u64,
+    },
+}
+
+/// A checked answer, as the run consumes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    Text(Option<String>),
+    Choice(Option<usize>),
+    Value(Option<Value>),
+    Step(Decision),
+    Diff(DiffDecision),
+}
+
+fn invalid(msg: &str) -> SessionError {
+    SessionError::InvalidAnswer(msg.to_owned())
+}
+
+fn decision_of(answer: &Value) -> Result<(&str, &Map<String, Value>)> {
+    let obj = answer
+        .as_object()
+        .ok_or_else(|| invalid("expected {\"decision\": …}"))?;
+    let d = obj
+        .get("decision")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("expected {\"decision\": …}"))?;
+    Ok((d, obj))
+}
+
+impl Kind {
+    /// Checks a window's JSON answer against the question it answers.
+    fn parse(self, answer: &Value) -> Result<Answer> {
+        match self {
+            Kind::ClarifyRequest => match answer {
+                Value::Null => Ok(Answer::Text(None)),
+                Value::String(s) => Ok(Answer::Text(Some(s.clone()))),
+                _ => Err(invalid("expected the answer text or null")),
+            },
+            Kind::ChooseSkill { candidates } => match answer {
+                Value::Null => Ok(Answer::Choice(None)),
+                v => match v.as_u64() {
+                    Some(i) if (i as usize) < candidates => Ok(Answer::Choice(Some(i as usize))),
+                    _ => Err(invalid(&format!(
+                        "expected a candidate index below {candidates}, or null to skip"
+                    ))),
+                },
+            },
+            Kind::ClarifyParam => Ok(Answer::Value(match answer {
+                Value::Null => None,
+                v => Some(v.clone()),
+            })),
+            Kind::ReviewStep => {
+                let (d, obj) = decision_of(answer)?;
+                match d {
+                    "approve" => Ok(Answer::Step(Decision::Approve)),
+                    "roll_back" => Ok(Answer::Step(Decision::RollBack)),
+                    "override" => match obj.get("params") {
+                        Some(Value::Object(p)) => Ok(Answer::Step(Decision::Override(p.clone()))),
+                        _ => Err(invalid("an override needs \"params\": {…}")),
+                    },
+                    _ => Err(invalid("decision must be approve, override or roll_back")),
+                }
+            }
+            Kind::ReviewDiff => {
+                let (d, obj) = decision_of(answer)?;
+                match d {
+                    "commit" => Ok(Answer::Diff(DiffDecision::Commit)),
+                    "discard" => Ok(Answer::Diff(DiffDecision::Discard)),
+                    "roll_back_to" => match obj.get("snapshot").and_then(Value::as_str) {
+                        Some(s) => Ok(Answer::Diff(DiffDecision::RollBackTo(s.to_owned()))),
+                        None => Err(invalid("roll_back_to needs \"snapshot\"")),
+                    },
+                    _ => Err(invalid("decision must be commit, discard or roll_back_to")),
+                }
+            }
+        }
+    }
+}
+
+/// The questions now waiting, by id.
+#[derive(Debug, Default)]
+pub struct QuestionBoard {
+    inner: Mutex<Board>,
+}
+
+#[derive(Debug, Default)]
+struct Board {
+    next: u64,
+    waiting: HashMap<u64, (Kind, Sender<Answer>)>,
+}
+
+impl QuestionBoard {
+    fn open(&self, kind: Kind, tx: Sender<Answer>) -> u64 {
+        let mut b = self.inner.lock().expect("board lock");
+        b.next += 1;
+        let id = b.next;
+        b.waiting.insert(id, (kind, tx));
+        id
+    }
+
+    fn close(&self, id: u64) {
+        self.inner.lock().expect("board lock").waiting.remove(&id);
+    }
+
+    /// Answers question `id`; the answer must fit the question.
+    pub fn answer(&self, id: u64, answer: &Value) -> Result<()> {
+        let b = self.inner.lock().expect("board lock");
+        let (kind, tx) = b
+            .waiting
+            .get(&id)
+            .ok_or(SessionError::UnknownQuestion(id))?;
+        let parsed = kind.parse(answer)?;
+        tx.send(parsed)
+            .map_err(|_| SessionError::UnknownQuestion(id))
+    }
+
+    /// Answers the open final diff review with a rollback (the graph window's rollback points).
+    pub fn roll_back_to(&self, snapshot: &str) -> Result<()> {
+        let b = self.inner.lock().expect("board lock");
+        let (_, tx) = b
+            .waiting
+            .values()
+            .find(|(k, _)| *k == Kind::ReviewDiff)
+            .ok_or(SessionError::NotAtReview)?;
+        tx.send(Answer::Diff(DiffDecision::RollBackTo(snapshot.to_owned())))
+            .map_err(|_| SessionError::NotAtReview)
+    }
+
+    /// How many questions wait (tests).
+    pub fn waiting(&self) -> usize {
+        self.inner.lock().expect("board lock").waiting.len()
+    }
+}
+
+/// The pipeline's `Interaction` for windows: events and questions go to `sink`; answers come
+/// through the board. A cancelled run gets the safe answer (roll back, discard, skip) at once.
+pub struct WindowInteraction<'a> {
+    pub board: &'a QuestionBoard,
+    pub sink: &'a mut (dyn FnMut(Message) + Send),
+    pub cancel: CancelToken,
+    /// Called whenever the sandbox changed (the graph view re-reads it).
+    pub on_sandbox: &'a mut (dyn FnMut(&sandbox::Sandbox) + Send),
+}
+
+impl std::fmt::Debug for WindowInteraction<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WindowInteraction").finish_non_exhaustive()
+    }
+}
+
+const POLL: Duration = Duration::from_millis(50);
+
+impl WindowInteraction<'_> {
+    /// Posts `question` and waits for its answer; `None` when the run was cancelled.
+    fn ask(&mut self, question: Question) -> Option<Answer> {
+        let (tx, rx) = mpsc::channel();
+        let id = self.board.open(question.kind(), tx);
+        (self.sink)(Message::Question { id, question });
+        let answer = loop {
+            match rx.recv_timeout(POLL) {
+                Ok(a) => break Some(a),
+                Err(RecvTimeoutError::Timeout) if self.cancel.is_cancelled() => break None,
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break None,
+            }
+        };
+        self.board.close(id);
+        (self.sink)(Message::Answered { id });
+        answer
+    }
+}
+
+impl Interaction for WindowInteraction<'_> {
+    fn event(&mut self, event: &Event) {
+        (self.sink)(Message::Event {
+            event: event.clone(),
+        });
+    }
+
+    fn sandbox_changed(&mut self, sandbox: &sandbox::Sandbox) {
+        (self.on_sandbox)(sandbox);
+    }
+
+    fn clarify_request(&mut self, question: &str) -> Option<String> {
+        match self.ask(Question::ClarifyRequest {
+            question: question.to_owned(),
+        }) {
+            Some(Answer::Text(t)) => t,
+            _ => None,
+        }
+    }
+
+    fn choose_skill(&mut self, step: &PlanStep, candidates: &[SkillCandidate]) -> Option<usize> {
+        match self.ask(Question::ChooseSkill {
+            step: step.clone(),
+            candidates: candidates.to_vec(),
+        }) {
+            Some(Answer::Choice(c)) => c,
+            _ => None,
+        }
+    }
+
+    fn clarify_param(&mut self, question: &ParamQuestion) -> Option<Value> {
+        match self.ask(Question::ClarifyParam {
+            question: question.clone(),
+        }) {
+            Some(Answer::Value(v)) => v,
+            _ => None,
+        }
+    }
+
+    fn review_step(&mut self, review: &StepReview) -> Decision {
+        match self.ask(Question::ReviewStep {
+            review: review.clone(),
+        }) {
+            Some(Answer::Step(d)) => d,
+            _ => Decision::RollBack,
+        }
+    }
+
+    fn review_diff(&mut self, review: &DiffReview) -> DiffDecision {
+        match self.ask(Question::ReviewDiff {
+            review: review.clone(),
+        }) {
+            Some(Answer::Diff(d)) => d,
+            _ => DiffDecision::Discard,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn answers_are_checked_against_their_question() {
+        let cases = [
+            (
+                Kind::ClarifyRequest,
+                json!("only pdfs"),
+                "Text(Some(\"only pdfs\"))",
+            ),
+            (Kind::ClarifyRequest, json!(3), "INVALID_ANSWER"),
+            (
+                Kind::ChooseSkill { candidates: 2 },
+                json!(1),
+                "Choice(Some(1))",
+            ),
+            (
+                Kind::ChooseSkill { candidates: 2 },
+                json!(2),
+                "INVALID_ANSWER",
+            ),
+            (
+                Kind::ChooseSkill { candidates: 2 },
+                json!(null),
+                "Choice(None)",
+            ),
+            (
+                Kind::ReviewStep,
+                json!({"decision": "approve"}),
+                "Step(Approve)",
+            ),
+            (
+                Kind::ReviewStep,
+                json!({"decision": "override"}),
+                "INVALID_ANSWER",
+            ),
+            (
+                Kind::ReviewStep,
+                json!({"decision": "override", "params": {"keep": "oldest"}}),
+                "Step(Override({\"keep\": String(\"oldest\")}))",
+            ),
+            (Kind::ReviewStep, json!("yes"), "INVALID_ANSWER"),
+            (
+                Kind::ReviewDiff,
+                json!({"decision": "commit"}),
+                "Diff(Commit)",
+            ),
+            (
+                Kind::ReviewDiff,
+                json!({"decision": "roll_back_to", "snapshot": "snap-2"}),
+                "Diff(RollBackTo(\"snap-2\"))",
+            ),
+            (
+                Kind::ReviewDiff,
+                json!({"decision": "roll_back_to"}),
+                "INVALID_ANSWER",
+            ),
+        ];
+        for (kind, answer, want) in cases {
+            let got = match kind.parse(&answer) {
+                Ok(a) => format!("{a:?}"),
+                Err(e) => e.payload().code,
+            };
+            assert_eq!(got, want, "{kind:?} {answer}");
+        }
+    }
+}

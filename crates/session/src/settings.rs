@@ -1,0 +1,275 @@
+//! Settings: the working folder, the planner and embedder backends with their local model files,
+//! the approval mode and the global shortcut. Saving validates every key (all problems at once),
+//! writes the user's YAML file, and loads changed models in the background; a model that fails
+//! to load leaves the embedded default in place.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use config::{EmbeddingBackend, PipelineConfig, ThinkerBackend};
+use retrieval::RetrievalPipeline;
+use serde::{Deserialize, Serialize};
+use serde_yaml::{Mapping, Value as Yaml};
+use skills::SkillStore;
+use thinker::Planner;
+
+use crate::error::{Result, SessionError};
+use crate::{Engine, Notice, Notify, lock, write};
+
+/// The levers the Settings window edits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub working_root: Option<PathBuf>,
+    pub thinker_backend: String,
+    pub thinker_model_path: Option<PathBuf>,
+    pub embedding_backend: String,
+    pub embedding_model_path: Option<PathBuf>,
+    pub hitl_mode: String,
+    pub shortcut: String,
+    /// Where they are saved (read-only).
+    #[serde(default)]
+    pub config_file: Option<PathBuf>,
+}
+
+fn progress(notify: &Notify, component: &str, state: &str, message: String) {
+    notify(Notice::ModelProgress {
+        component: component.into(),
+        state: state.into(),
+        message,
+    });
+}
+
+/// The configured embedder and planner, or the embedded defaults where a model fails to load.
+pub(crate) fn load_models(
+    config: &PipelineConfig,
+    store: &SkillStore,
+    notify: &Notify,
+) -> (RetrievalPipeline, Box<dyn Planner>) {
+    (
+        load_retrieval(config, store, notify),
+        load_planner(config, notify),
+    )
+}
+
+fn load_retrieval(
+    config: &PipelineConfig,
+    store: &SkillStore,
+    notify: &Notify,
+) -> RetrievalPipeline {
+    let model = config.embedding_backend != EmbeddingBackend::Lexical;
+    if model {
+        progress(
+            notify,
+            "embedder",
+            "loading",
+            format!("loading the {} embedder", config.embedding_backend),
+        );
+    }
+    let loaded = RetrievalPipeline::open(config).and_then(|mut r| {
+        r.build_index(store)?;
+        Ok(r)
+    });
+    match loaded {
+        Ok(r) => {
+            if model {
+                progress(
+                    notify,
+                    "embedder",
+                    "ready",
+                    r.embedder().fingerprint().to_owned(),
+                );
+            }
+            r
+        }
+        Err(e) => {
+            progress(notify, "embedder", "failed", e.to_string());
+            let fallback = PipelineConfig {
+                embedding_backend: EmbeddingBackend::Lexical,
+                embedding_model_path: None,
+                ..config.clone()
+            };
+            progress(
+                notify,
+                "embedder",
+                "fallback",
+                "using the embedded lexical embedder".into(),
+            );
+            RetrievalPipeline::open(&fallback).expect("the lexical embedder needs no model")
+        }
+    }
+}
+
+fn load_planner(config: &PipelineConfig, notify: &Notify) -> Box<dyn Planner> {
+    let model = config.thinker_backend != ThinkerBackend::Rule;
+    if model {
+        progress(
+            notify,
+            "planner",
+            "loading",
+            format!("loading the {} planner", config.thinker_backend),
+        );
+    }
+    match thinker::build_planner(config) {
+        Ok(p) => {
+            if model {
+                progress(notify, "planner", "ready", p.name());
+            }
+            p
+        }
+        Err(e) => {
+            progress(notify, "planner", "failed", e.to_string());
+            progress(
+                notify,
+                "planner",
+                "fallback",
+                "using the embedded rule planner".into(),
+            );
+            Box::new(thinker::RulePlanner)
+        }
+    }
+}
+
+impl Engine {
+    /// The user's config file that Settings writes.
+    pub fn config_file(&self) -> Option<PathBuf> {
+        self.config_file.clone().or_else(|| {
+            std::env::var_os(config::ENV_CONFIG_FILE)
+                .map(PathBuf::from)
+                .or_else(|| dirs::config_dir().map(|d| d.join("scope-weaver/config.yaml")))
+        })
+    }
+
+    pub fn settings(&self) -> Settings {
+        let c = self.config();
+        Settings {
+            working_root: c.working_root.clone(),
+            thinker_backend: c.thinker_backend.as_str().into(),
+            thinker_model_path: c.thinker_model_path.clone(),
+            embedding_backend: c.embedding_backend.as_str().into(),
+            embedding_model_path: c.embedding_model_path.clone(),
+            hitl_mode: c.hitl_mode.as_str().into(),
+            shortcut: c.shortcut.clone(),
+            config_file: self.config_file(),
+        }
+    }
+
+    /// Validates and saves `settings`, then applies them: a new working folder is scanned, new
+    /// models load on a background thread (progress as `ModelProgress`).
+    pub fn set_settings(self: &Arc<Self>, settings: &Settings) -> Result<Settings> {
+        let file = self.config_file().ok_or_else(|| SessionError::Write {
+            path: "config file".into(),
+            message: "no config directory on this system".into(),
+        })?;
+        let mut map: Mapping = match std::fs::read_to_string(&file) {
+            Ok(text) => serde_yaml::from_str::<Option<Mapping>>(&text)
+                .map_err(|e| {
+                    SessionError::engine(&config::ConfigError::Syntax {
+                        path: file.clone(),
+                        message: e.to_string(),
+                    })
+                })?
+                .unwrap_or_default(),
+            Err(_) => Mapping::new(),
+        };
+        let path = |p: &Option<PathBuf>| match p {
+            Some(p) if !p.as_os_str().is_empty() => Yaml::String(p.display().to_string()),
+            _ => Yaml::Null,
+        };
+        for (key, value) in [
+            ("working_root", path(&settings.working_root)),
+            (
+                "thinker_backend",
+                Yaml::String(settings.thinker_backend.clone()),
+            ),
+            ("thinker_model_path", path(&settings.thinker_model_path)),
+            (
+                "embedding_backend",
+                Yaml::String(settings.embedding_backend.clone()),
+            ),
+            ("embedding_model_path", path(&settings.embedding_model_path)),
+            ("hitl_mode", Yaml::String(settings.hitl_mode.clone())),
+            (
+                "shortcut",
+                Yaml::String(settings.shortcut.trim().to_owned()),
+            ),
+        ] {
+            map.insert(Yaml::String(key.into()), value);
+        }
+        let text = serde_yaml::to_string(&map).map_err(|e| SessionError::Write {
+            path: file.display().to_string(),
+            message: e.to_string(),
+        })?;
+        // Validate the whole file (every problem at once) before it replaces the old one.
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| SessionError::Write {
+                path: dir.display().to_string(),
+                message: e.to_string(),
+            })?;
+        }
+        let tmp = file.with_extension("yaml.saving");
+        let written = std::fs::write(&tmp, &text).map_err(|e| SessionError::Write {
+            path: tmp.display().to_string(),
+            message: e.to_string(),
+        });
+        written?;
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        let config = match PipelineConfig::load_from(Some(&tmp), env) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e.into());
+            }
+        };
+        std::fs::rename(&tmp, &file).map_err(|e| SessionError::Write {
+            path: file.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let before = self.config();
+        write(&self.config, config.clone());
+        if config.working_root != before.working_root
+            && let Some(root) = &config.working_root
+        {
+            self.set_root(root)?;
+        }
+        let models_changed = (
+            config.thinker_backend,
+            &config.thinker_model_path,
+            config.embedding_backend,
+            &config.embedding_model_path,
+        ) != (
+            before.thinker_backend,
+            &before.thinker_model_path,
+            before.embedding_backend,
+            &before.embedding_model_path,
+        );
+        if models_changed {
+            let engine = Arc::clone(self);
+            std::thread::spawn(move || engine.reload_models(&config));
+        }
+        Ok(self.settings())
+    }
+
+    /// Loads the configured models and swaps them in (after the running request, if any).
+    fn reload_models(&self, config: &PipelineConfig) {
+        let store = {
+            let core = lock(&self.core);
+            core.store.clone()
+        };
+        let (retrieval, planner) = load_models(config, &store, &self.notify);
+        let labels = (
+            planner.name(),
+            retrieval.embedder().fingerprint().to_owned(),
+        );
+        let mut core = lock(&self.core);
+        let root = core.root.clone();
+        core.retrieval = retrieval;
+        core.planner = planner;
+        drop(core);
+        write(&self.labels, labels);
+        if let Some(root) = root
+            && let Err(e) = self.set_root(&root)
+        {
+            tracing::warn!("re-indexing {}: {e}", root.display());
+        }
+    }
+}

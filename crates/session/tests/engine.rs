@@ -1,0 +1,393 @@
+//! The engine as the desktop app drives it, without a window: a request runs on one thread while
+//! another answers its questions (as the bar does), rolls back from the graph window, cancels;
+//! skill saves re-embed only that skill; settings are validated as a whole.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use config::{DeleteMode, PipelineConfig};
+use serde_json::json;
+use session::{Engine, EngineOptions, Message, Notice, Question, RunRequest, Settings};
+
+const SEED: &str = "Clean up my Downloads folder – remove duplicates, then organize the remaining \
+                    files into subfolders by type";
+
+struct World {
+    _state: tempfile::TempDir,
+    home: tempfile::TempDir,
+    skills: tempfile::TempDir,
+    engine: Arc<Engine>,
+    notices: Arc<Mutex<Vec<Notice>>>,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+fn world() -> World {
+    let state = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let skills = tempfile::tempdir().unwrap();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"),
+        skills.path(),
+    );
+    let d = home.path().join("Downloads");
+    std::fs::create_dir_all(d.join("old")).unwrap();
+    for (name, body) in [
+        ("report_v1.pdf", "quarterly report\n"),
+        ("report_final.pdf", "quarterly report\n"),
+        ("beach.jpg", "JPEG holiday\n"),
+        ("beach (1).jpg", "JPEG holiday\n"),
+        ("old/beach.jpg", "JPEG holiday\n"),
+        ("song.mp3", "ID3 song\n"),
+        ("export.csv", "a,b\n1,2\n"),
+    ] {
+        std::fs::write(d.join(name), body).unwrap();
+    }
+    let config = PipelineConfig {
+        state_dir: Some(state.path().to_owned()),
+        delete_mode: DeleteMode::Permanent,
+        ..PipelineConfig::default()
+    };
+    let notices = Arc::new(Mutex::new(Vec::new()));
+    let sink = notices.clone();
+    let engine = Engine::open(
+        EngineOptions {
+            config,
+            skills_dir: skills.path().to_owned(),
+            config_file: Some(state.path().join("config.yaml")),
+        },
+        Arc::new(move |n| sink.lock().unwrap().push(n)),
+    )
+    .unwrap();
+    engine.set_root(home.path()).unwrap();
+    World {
+        _state: state,
+        home,
+        skills,
+        engine,
+        notices,
+    }
+}
+
+/// Starts `request` on its own thread; its messages arrive on the returned receiver.
+fn start(
+    engine: &Arc<Engine>,
+    request: RunRequest,
+) -> (
+    mpsc::Receiver<Message>,
+    std::thread::JoinHandle<session::Result<pipeline::RunReport>>,
+) {
+    let (tx, rx) = mpsc::channel();
+    let engine = engine.clone();
+    let handle = std::thread::spawn(move || {
+        let mut sink = move |m: Message| {
+            let _ = tx.send(m);
+        };
+        engine.run(&request, &mut sink)
+    });
+    (rx, handle)
+}
+
+fn next_question(rx: &mpsc::Receiver<Message>) -> Option<(u64, Question)> {
+    loop {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(Message::Question { id, question }) => return Some((id, question)),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+}
+
+fn files(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p: PathBuf = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_seed_request_runs_while_another_thread_answers_and_commits() {
+    let w = world();
+    let (rx, handle) = start(
+        &w.engine,
+        RunRequest {
+            request: SEED.into(),
+            ..RunRequest::default()
+        },
+    );
+    let mut asked = Vec::new();
+    while let Some((id, q)) = next_question(&rx) {
+        match q {
+            Question::ReviewStep { review } => {
+                asked.push(format!(
+                    "step {} {}/{} destructive={} ops={}",
+                    review.step,
+                    review.skill,
+                    review.tool,
+                    review.destructive,
+                    review.ops.len()
+                ));
+                // The graph window sees the step's simulated changes while it waits.
+                let view = w.engine.graph_view(&[], 60).unwrap();
+                assert!(
+                    view.nodes
+                        .iter()
+                        .any(|n| n.status != sandbox::ViewStatus::Unchanged)
+                );
+                w.engine
+                    .answer(id, &json!({"decision": "approve"}))
+                    .unwrap();
+            }
+            Question::ReviewDiff { review } => {
+                asked.push(format!("diff {} changes", review.changes.len()));
+                // A wrong answer is refused with its code and the question stays open.
+                let e = w
+                    .engine
+                    .answer(id, &json!({"decision": "maybe"}))
+                    .unwrap_err();
+                assert_eq!(e.payload().code, "INVALID_ANSWER");
+                w.engine.answer(id, &json!({"decision": "commit"})).unwrap();
+            }
+            other => panic!("unexpected question {other:?}"),
+        }
+    }
+    let report = handle.join().unwrap().unwrap();
+    assert!(report.committed, "{}", report.text);
+    expect_test::expect![[r#"
+        [
+            "step 2 remove-duplicates/remove destructive=true ops=3",
+            "step 3 organize-by-type/organize destructive=false ops=8",
+            "diff 11 changes",
+        ]
+    "#]]
+    .assert_debug_eq(&asked);
+    expect_test::expect![[r#"
+        [
+            "Audio/song.mp3",
+            "Data/export.csv",
+            "Documents/report_final.pdf",
+            "Images/beach (1).jpg",
+        ]
+    "#]]
+    .assert_debug_eq(&files(&w.home.path().join("Downloads")));
+    // After the run the view shows the disk as committed, with nothing pending.
+    let view = w.engine.graph_view(&["Downloads".into()], 60).unwrap();
+    let pending: Vec<_> = view
+        .nodes
+        .iter()
+        .filter(|n| n.status != sandbox::ViewStatus::Unchanged)
+        .map(|n| (&n.id, n.status))
+        .collect();
+    assert!(pending.is_empty(), "{pending:?}");
+    assert!(view.nodes.iter().any(|n| n.id == "Downloads/Images"));
+    let notices = w.notices.lock().unwrap();
+    assert!(notices.iter().any(|n| matches!(
+        n,
+        Notice::Pipeline {
+            event: pipeline::Event::Committed { .. },
+            ..
+        }
+    )));
+    assert!(
+        notices
+            .iter()
+            .any(|n| matches!(n, Notice::GraphChanged { reason } if reason == "delta"))
+    );
+    drop(notices);
+    let history = w.engine.history(5).unwrap();
+    assert_eq!(history[0].request, SEED);
+    assert_eq!(history[0].committed, Some(true));
+}
+
+#[test]
+fn a_rollback_point_clicked_in_the_graph_window_undoes_the_later_steps() {
+    let w = world();
+    let (rx, handle) = start(
+        &w.engine,
+        RunRequest {
+            request: SEED.into(),
+            hitl: Some("bypass".into()),
+            ..RunRequest::default()
+        },
+    );
+    // No diff review is open yet: refused.
+    assert_eq!(
+        w.engine.rollback_to("snap-3").unwrap_err().payload().code,
+        "NOT_AT_REVIEW"
+    );
+    let mut rounds = 0;
+    while let Some((id, q)) = next_question(&rx) {
+        let Question::ReviewDiff { review } = q else {
+            panic!("bypass asks only for the diff")
+        };
+        rounds += 1;
+        if rounds == 1 {
+            assert_eq!(review.rollback_points.len(), 2);
+            w.engine
+                .rollback_to(&review.rollback_points[1].snapshot)
+                .unwrap();
+        } else {
+            assert!(review.ops.iter().all(|op| op.is_destructive()));
+            w.engine.answer(id, &json!({"decision": "commit"})).unwrap();
+        }
+    }
+    let report = handle.join().unwrap().unwrap();
+    assert_eq!(rounds, 2);
+    assert!(report.committed);
+    assert!(!w.home.path().join("Downloads/Images").exists());
+    assert!(!w.home.path().join("Downloads/beach.jpg").exists());
+}
+
+#[test]
+fn cancelling_while_a_question_waits_writes_nothing_and_frees_the_engine() {
+    let w = world();
+    let before = files(w.home.path());
+    let (rx, handle) = start(
+        &w.engine,
+        RunRequest {
+            request: SEED.into(),
+            ..RunRequest::default()
+        },
+    );
+    let (_id, _q) = next_question(&rx).unwrap();
+    // A second request while one runs is refused at once.
+    let mut sink = |_m: Message| {};
+    let busy = w
+        .engine
+        .run(
+            &RunRequest {
+                request: "list Downloads".into(),
+                ..RunRequest::default()
+            },
+            &mut sink,
+        )
+        .unwrap_err();
+    assert_eq!(busy.payload().code, "RUN_BUSY");
+    w.engine.cancel();
+    let err = handle.join().unwrap().unwrap_err();
+    assert_eq!(err.payload().code, "CANCELLED");
+    assert_eq!(files(w.home.path()), before);
+    assert_eq!(w.engine.waiting_questions(), 0);
+    assert!(!w.engine.is_running());
+}
+
+#[test]
+fn saving_a_skill_re_embeds_it_and_a_broken_edit_keeps_the_previous_version() {
+    let w = world();
+    let (_, text) = w.engine.skill_source("archive-files").unwrap();
+    // A new description (the folded block up to `tags:`) that no other skill shares.
+    let start = text.find("description:").unwrap();
+    let end = text.find("\ntags:").unwrap();
+    let edited = format!(
+        "{}description: Feed the quokka colony and brush every wombat.{}",
+        &text[..start],
+        &text[end..]
+    );
+    assert!(
+        w.engine
+            .skill_check("archive-files", &edited)
+            .iter()
+            .all(|d| !d.is_error())
+    );
+    let saved = w.engine.skill_save("archive-files", &edited).unwrap();
+    assert_eq!(saved.outcome, "loaded");
+    assert!(saved.reembedded);
+    let ranking = w
+        .engine
+        .skill_search("feed the quokkas and brush the wombats")
+        .unwrap();
+    assert_eq!(ranking.hits[0].skill, "archive-files");
+
+    let broken = text.replacen("name:", "nmae:", 1);
+    let problems = w.engine.skill_check("archive-files", &broken);
+    assert!(
+        problems.iter().any(|d| d.is_error() && d.line > 0),
+        "{problems:?}"
+    );
+    let saved = w.engine.skill_save("archive-files", &broken).unwrap();
+    assert_eq!(saved.outcome, "kept_previous");
+    assert!(!saved.diagnostics.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(w.skills.path().join("archive-files/SKILL.md")).unwrap(),
+        broken
+    );
+    // The last good version still answers.
+    assert_eq!(
+        w.engine
+            .skill_search("feed the quokkas and brush the wombats")
+            .unwrap()
+            .hits[0]
+            .skill,
+        "archive-files"
+    );
+    let listed = w.engine.skills_list().unwrap();
+    let archive = listed.iter().find(|s| s.name == "archive-files").unwrap();
+    assert!(archive.diagnostics.iter().any(skills::Diagnostic::is_error));
+    assert_eq!(listed.len(), 10);
+
+    let created = w
+        .engine
+        .skill_create("rename-photos", "Rename holiday photos by date")
+        .unwrap();
+    assert_eq!(created.outcome, "loaded");
+    assert_eq!(w.engine.skills_list().unwrap().len(), 11);
+    assert_eq!(w.engine.agents()[0].skills, 11);
+    assert_eq!(
+        w.engine.skill_source("../etc").unwrap_err().payload().code,
+        "UNKNOWN_SKILL"
+    );
+}
+
+#[test]
+fn settings_report_every_problem_and_leave_the_file_as_it_was() {
+    let w = world();
+    let mut s = w.engine.settings();
+    s.thinker_backend = "gpt".into();
+    s.hitl_mode = "sometimes".into();
+    let err = w.engine.set_settings(&s).unwrap_err().payload();
+    assert_eq!(err.code, "CONFIG_INVALID");
+    assert!(
+        err.message.contains("thinker_backend") && err.message.contains("hitl_mode"),
+        "{}",
+        err.message
+    );
+    let file = s.config_file.clone().unwrap();
+    assert!(!file.exists());
+
+    let good = Settings {
+        hitl_mode: "all".into(),
+        shortcut: "Ctrl+Shift+K".into(),
+        ..w.engine.settings()
+    };
+    let saved = w.engine.set_settings(&good).unwrap();
+    assert_eq!(saved.hitl_mode, "all");
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("Ctrl+Shift+K")
+    );
+    assert_eq!(w.engine.info().shortcut, "Ctrl+Shift+K");
+}

@@ -1,0 +1,283 @@
+// Spotlight bar window: the request input, agents, recent requests, window links, and the keyboard model.
+import '../styles/base.css';
+import './bar.css';
+import { api, on, channel, EVENTS } from '../ipc.js';
+import { h, replace } from '../lib/dom.js';
+import { icon } from '../lib/icons.js';
+import { loadSkills } from '../lib/skills.js';
+import { History } from './history.js';
+import { RunView } from './run-view.js';
+
+const state = {
+  phase: 'idle', // idle | running | done
+  run: null,
+  agents: [],
+  agent: null,
+  skills: [],
+  info: null,
+};
+
+// ---------------------------------------------------------------- layout
+
+const input = h('input#request.request-input', {
+  type: 'text',
+  placeholder: 'What should I do with your files?',
+  autocomplete: 'off',
+  spellcheck: 'false',
+  'aria-label': 'Request',
+});
+const phaseEl = h('span.input-hint', h('kbd', '⏎'), ' run');
+const agentsEl = h('div.agents', { role: 'listbox', 'aria-label': 'Agents', 'aria-orientation': 'horizontal' });
+const results = h('main.results', { tabindex: '-1' });
+const rootEl = h('span.root-path');
+const warnEl = h('span.shortcut-warning', { hidden: true });
+const dryRun = h('input#dry-run', { type: 'checkbox' });
+const history = new History({ onPick: pickRequest });
+
+function navButton(label, text, iconName, key) {
+  return h(
+    `button.btn.ghost.small.open-${label}`,
+    { type: 'button', title: `Open ${text}`, onClick: () => openWindow(label), dataset: { window: label } },
+    icon(iconName),
+    text,
+    key ? h('kbd', key) : null,
+  );
+}
+
+const app = h(
+  'div.panel',
+  h('header.search', icon('search', 'search-icon'), input, phaseEl),
+  agentsEl,
+  results,
+  h(
+    'footer.footer',
+    h('span.root', icon('folder'), rootEl),
+    warnEl,
+    h('span.spacer'),
+    h('label.toggle', { title: 'Simulate only; nothing is written' }, dryRun, h('span.toggle-track'), 'Dry run'),
+    navButton('graph', 'Graph', 'graph'),
+    navButton('editor', 'Skills', 'puzzle'),
+    navButton('settings', 'Settings', 'gear'),
+  ),
+);
+document.getElementById('app').replaceWith(app);
+
+// ---------------------------------------------------------------- data
+
+async function loadInfo() {
+  try {
+    state.info = await api.appInfo();
+  } catch (err) {
+    state.info = null;
+    rootEl.textContent = `App info unavailable (${err.code})`;
+    return;
+  }
+  const { root, shortcut, shortcut_error: shortcutError } = state.info;
+  rootEl.textContent = root ?? 'No working folder — choose one in Settings';
+  rootEl.title = root ?? '';
+  rootEl.classList.toggle('unset', !root);
+  warnEl.hidden = !shortcutError;
+  if (shortcutError) {
+    replace(warnEl, icon('warning'), `${shortcut ?? 'Shortcut'} unavailable`);
+    warnEl.title = shortcutError;
+  }
+}
+
+async function loadAgents() {
+  try {
+    state.agents = (await api.agents()) ?? [];
+  } catch {
+    state.agents = [];
+  }
+  state.agent = (state.agents.find((a) => a.default) ?? state.agents[0])?.id ?? null;
+  renderAgents();
+}
+
+function renderAgents() {
+  agentsEl.hidden = state.agents.length === 0;
+  replace(
+    agentsEl,
+    state.agents.map((a) =>
+      h(
+        'button.agent',
+        {
+          type: 'button',
+          role: 'option',
+          'aria-selected': String(a.id === state.agent),
+          tabindex: a.id === state.agent ? '0' : '-1',
+          title: a.description ?? '',
+          dataset: { agent: a.id },
+          onClick: () => selectAgent(a.id, true),
+        },
+        h('span.agent-name', a.name),
+        h('span.agent-count', `${a.skills} skills`),
+      ),
+    ),
+    h('span.agents-hint', state.agents.length > 1 ? 'Tab · ← → to switch agent' : ''),
+  );
+}
+
+function selectAgent(id, focus = false) {
+  state.agent = id;
+  renderAgents();
+  if (focus) agentsEl.querySelector(`[data-agent="${CSS.escape(id)}"]`)?.focus();
+}
+
+agentsEl.addEventListener('keydown', (e) => {
+  if (e.key === 'ArrowUp') {
+    e.preventDefault();
+    input.focus();
+    return;
+  }
+  if (e.key === 'ArrowDown') {
+    e.preventDefault();
+    results.querySelector('button')?.focus();
+    return;
+  }
+  if (!['ArrowLeft', 'ArrowRight', 'Home', 'End'].includes(e.key) || !state.agents.length) return;
+  e.preventDefault();
+  const ids = state.agents.map((a) => a.id);
+  let i = ids.indexOf(state.agent);
+  if (e.key === 'Home') i = 0;
+  else if (e.key === 'End') i = ids.length - 1;
+  else if (e.key === 'ArrowLeft') i = (i - 1 + ids.length) % ids.length;
+  else i = (i + 1) % ids.length;
+  selectAgent(ids[i], true);
+});
+
+// ---------------------------------------------------------------- idle view
+
+function showIdle() {
+  replace(results, history.el);
+}
+
+function pickRequest(text) {
+  input.value = text;
+  history.resetRecall();
+  if (state.phase === 'done') setPhase('idle');
+  input.focus();
+  input.setSelectionRange(text.length, text.length);
+}
+
+function setPhase(phase) {
+  state.phase = phase;
+  document.documentElement.dataset.phase = phase;
+  input.readOnly = phase === 'running';
+  if (phase === 'idle') {
+    state.run = null;
+    showIdle();
+  }
+  replace(phaseEl, phase === 'running' ? h('span.spinner') : [h('kbd', '⏎'), ' run']);
+}
+
+// ---------------------------------------------------------------- running
+
+async function startRun(text) {
+  history.resetRecall();
+  setPhase('running');
+  const run = new RunView({
+    request: text,
+    dryRun: dryRun.checked,
+    skills: state.skills,
+    answer: (id, answer) => api.answer(id, answer),
+    cancel: () => api.cancelRun(),
+  });
+  state.run = run;
+  replace(results, run.el);
+  const onEvent = channel((msg) => {
+    if (state.run === run) run.onMessage(msg);
+  });
+  try {
+    const report = await api.runRequest({ request: text, dryRun: dryRun.checked, hitl: null, onEvent });
+    run.finish(report);
+  } catch (err) {
+    run.fail(err);
+  }
+  if (state.run === run) {
+    setPhase('done');
+    input.focus();
+    input.select();
+  }
+  history.load();
+}
+
+// ---------------------------------------------------------------- keyboard
+
+input.addEventListener('keydown', (e) => {
+  if (e.isComposing) return;
+  if (e.key === 'Enter' && !e.shiftKey) {
+    e.preventDefault();
+    e.stopPropagation();
+    if (state.phase === 'running') {
+      state.run?.focus();
+      return;
+    }
+    const text = input.value.trim();
+    if (text) startRun(text);
+    return;
+  }
+  if (state.phase === 'running') return;
+  if (e.key === 'ArrowUp' && (input.value === '' || history.recalling)) {
+    const text = history.recall(+1);
+    if (text !== null) {
+      e.preventDefault();
+      input.value = text;
+      input.setSelectionRange(text.length, text.length);
+    }
+  } else if (e.key === 'ArrowDown' && history.recalling) {
+    e.preventDefault();
+    input.value = history.recall(-1) ?? '';
+  }
+});
+
+input.addEventListener('input', () => {
+  history.resetRecall();
+  // Typing after a finished run starts over: the recent list comes back.
+  if (state.phase === 'done') setPhase('idle');
+});
+
+document.addEventListener('keydown', (e) => {
+  if (e.isComposing) return;
+  if (e.key === 'Escape') {
+    e.preventDefault();
+    if (state.run?.escape()) return;
+    hideBar();
+    return;
+  }
+  if (state.phase === 'running' && state.run?.handleKey(e)) e.preventDefault();
+});
+
+function hideBar() {
+  api.hideBar().catch(() => {});
+}
+
+function openWindow(label) {
+  api.openWindow(label).catch((err) => console.warn('open_window', err));
+}
+
+/** Puts the focus where typing or Enter should go. */
+function focusDefault() {
+  if (state.phase === 'running' && state.run?.focus()) return;
+  input.focus();
+  input.select();
+}
+
+window.addEventListener('focus', focusDefault);
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') focusDefault();
+});
+
+// ---------------------------------------------------------------- start
+
+setPhase('idle');
+input.focus();
+loadInfo();
+loadAgents();
+history.load();
+loadSkills().then((s) => {
+  state.skills = s;
+});
+on(EVENTS.graphChanged, (p) => {
+  if (p?.reason === 'root') loadInfo();
+});
+on(EVENTS.skillsChanged, () => loadSkills(true).then((s) => (state.skills = s)));

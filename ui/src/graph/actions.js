@@ -1,0 +1,103 @@
+// Graph side panel, part 2: the action history — one rollback point per graph_delta, "Roll back to here".
+import { api } from '../ipc.js';
+import { h, replace, toast } from '../lib/dom.js';
+import { icon } from '../lib/icons.js';
+import { opsOf, groupOps, countsText } from '../lib/ops.js';
+import { skillColor } from '../lib/skills.js';
+
+export class ActionHistory {
+  /** @param {(step:number) => string|null} skillOf  the skill that ran a step */
+  constructor(skillOf) {
+    this.skillOf = skillOf;
+    this.skills = [];
+    this.items = [];
+    this.committed = false;
+    this.el = h('section.side-section.actions');
+    this.render();
+  }
+
+  reset() {
+    this.items = [];
+    this.committed = false;
+    this.render();
+  }
+
+  onEvent(ev) {
+    switch (ev.event) {
+      case 'request':
+        this.reset();
+        return;
+      case 'graph_delta': {
+        const ops = opsOf(ev);
+        // A step run again (params overridden) replaces its earlier entry.
+        this.items = this.items.filter((i) => i.step !== ev.step);
+        this.items.push({ step: ev.step, snapshot: ev.snapshot, ops, n: ops.length || ev.changes?.length || 0, undone: false });
+        this.items.sort((a, b) => a.step - b.step);
+        break;
+      }
+      case 'rolled_back':
+        for (const i of this.items) if (i.step >= ev.step) i.undone = true;
+        break;
+      case 'committed':
+        this.committed = true;
+        break;
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  async rollBack(item, button) {
+    button.disabled = true;
+    try {
+      await api.rollbackTo(item.snapshot);
+      toast(`Rolled back to ${item.snapshot}: step ${item.step} and later undone`, 'ok');
+    } catch (err) {
+      const text =
+        err.code === 'NOT_AT_REVIEW'
+          ? 'Roll back is possible while the final review is open in the bar.'
+          : `${err.code}: ${err.message}`;
+      toast(text, 'error', 5000);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  render() {
+    replace(
+      this.el,
+      h('header.side-head', h('h2', 'Action history'), this.committed ? h('span.badge.ok', 'Committed') : null),
+      this.items.length
+        ? h(
+            'ol.history-points',
+            this.items.map((item) => {
+              const skill = this.skillOf(item.step);
+              const button = h(
+                'button.btn.small.rollback-here',
+                {
+                  type: 'button',
+                  title: `Undo step ${item.step} and every later step (${item.snapshot})`,
+                  disabled: this.committed || item.undone,
+                },
+                icon('undo'),
+                'Roll back to here',
+              );
+              button.addEventListener('click', () => this.rollBack(item, button));
+              const counts = countsText(groupOps(item.ops));
+              return h(
+                `li.point${item.undone ? '.undone' : ''}`,
+                { dataset: { snapshot: item.snapshot, step: String(item.step) }, style: { '--skill': skillColor(this.skills, skill) } },
+                h('span.point-rail', h('span.dot')),
+                h(
+                  'div.point-main',
+                  h('div.point-title', `Step ${item.step}`, skill ? h('span.faint', ` · ${skill}`) : null),
+                  h('div.point-meta.faint', h('span.code', item.snapshot), ` · ${item.n} change${item.n === 1 ? '' : 's'}`, counts && item.n ? ` (${counts})` : ''),
+                ),
+                button,
+              );
+            }),
+          )
+        : h('p.faint.side-empty', 'Each simulated step becomes a rollback point here.'),
+    );
+  }
+}

@@ -1,0 +1,153 @@
+// Graph side panel, part 1: the pipeline of the current run — plan steps, matched skill, score and runner-ups, stage.
+import { h, replace } from '../lib/dom.js';
+import { stageLabel, isGlobalStage } from '../lib/stages.js';
+import { skillColor } from '../lib/skills.js';
+
+function bar(score, color) {
+  return h('span.score', { style: { '--skill': color } }, h('span', { style: { width: `${Math.round(Math.max(0, Math.min(1, score ?? 0)) * 100)}%` } }));
+}
+
+export class Pipeline {
+  constructor() {
+    this.skills = [];
+    this.el = h('section.side-section.pipeline');
+    this.reset(null);
+  }
+
+  reset(runId) {
+    this.runId = runId;
+    this.request = '';
+    this.steps = new Map();
+    this.current = null;
+    this.state = runId ? 'running' : 'idle';
+    this.render();
+  }
+
+  step(n) {
+    if (n === null || n === undefined) return null;
+    if (!this.steps.has(n)) this.steps.set(n, { step: n, status: 'pending', runnerUps: [] });
+    return this.steps.get(n);
+  }
+
+  /** The step's skill (for highlight colours). */
+  skillOf(n) {
+    return this.steps.get(n)?.skill ?? null;
+  }
+
+  onEvent(ev, runId) {
+    if (ev.event === 'request' || (runId && this.runId && runId !== this.runId)) this.reset(runId ?? ev.id ?? null);
+    if (!this.runId && runId) this.runId = runId;
+    if (this.state === 'idle') this.state = 'running';
+    const s = this.step(ev.step);
+    switch (ev.event) {
+      case 'request':
+        this.request = ev.text;
+        break;
+      case 'stage_started':
+        this.current = { stage: ev.stage, step: ev.step };
+        if (s && !isGlobalStage(ev.stage) && s.status === 'pending') s.status = 'running';
+        break;
+      case 'planned':
+        for (const p of ev.plan?.steps ?? []) Object.assign(this.step(p.step), { description: p.description, skill: p.skill, tool: p.tool });
+        break;
+      case 'skill_matched':
+        if (s) Object.assign(s, { skill: ev.skill, tool: ev.tool, score: ev.score, confident: ev.confident, runnerUps: ev.runner_ups ?? [] });
+        break;
+      case 'near_miss': {
+        if (!s) break;
+        const chosen = typeof ev.chosen === 'number' ? ev.candidates?.[ev.chosen] : ev.chosen;
+        s.nearMiss = { by: ev.by, candidates: ev.candidates ?? [] };
+        if (chosen?.skill) Object.assign(s, { skill: chosen.skill, tool: chosen.tool, score: chosen.score ?? s.score });
+        else s.nearMiss.none = true;
+        break;
+      }
+      case 'dispatched':
+        if (s) Object.assign(s, { summary: ev.ok ? ev.summary : ev.error?.message ?? 'failed', status: ev.ok ? 'done' : 'failed', ms: ev.ms });
+        break;
+      case 'skipped':
+        if (s) Object.assign(s, { status: 'skipped', summary: ev.reason ?? ev.code });
+        break;
+      case 'rolled_back':
+        for (const st of this.steps.values()) if (st.step >= ev.step && st.status !== 'pending') st.status = 'rolled_back';
+        break;
+      case 'failed':
+        this.state = 'failed';
+        this.error = `${ev.code}: ${ev.message}`;
+        break;
+      case 'finished':
+        this.state = ev.committed ? 'committed' : 'done';
+        this.current = null;
+        break;
+      default:
+        break;
+    }
+    this.render();
+  }
+
+  render() {
+    const badge = {
+      idle: ['muted', 'Idle'],
+      running: ['info', 'Running'],
+      done: ['muted', 'Done'],
+      committed: ['ok', 'Committed'],
+      failed: ['danger', 'Failed'],
+    }[this.state];
+    const n = this.steps.size;
+    const current = this.current
+      ? `${this.current.step ? `Step ${this.current.step}/${n || '?'} · ` : ''}${stageLabel(this.current.stage)}`
+      : this.state === 'idle'
+        ? 'Start a request in the bar to follow it here.'
+        : '';
+    replace(
+      this.el,
+      h('header.side-head', h('h2', 'Pipeline'), h(`span.badge.${badge[0]}.pipeline-state`, badge[1])),
+      this.request ? h('div.pipeline-request', { title: this.request }, this.request) : null,
+      current ? h('div.pipeline-stage', current) : null,
+      this.error && this.state === 'failed' ? h('div.pipeline-error', this.error) : null,
+      n
+        ? h(
+            'ol.psteps',
+            [...this.steps.values()].sort((a, b) => a.step - b.step).map((s) => this.stepEl(s)),
+          )
+        : null,
+    );
+  }
+
+  stepEl(s) {
+    const color = skillColor(this.skills, s.skill);
+    const active = this.current?.step === s.step;
+    return h(
+      `li.pstep${active ? '.active' : ''}`,
+      { dataset: { step: String(s.step), status: s.status } },
+      h('div.pstep-head', h('span.pstep-num', String(s.step)), h('span.pstep-desc', { title: s.description ?? '' }, s.description ?? `Step ${s.step}`)),
+      s.skill
+        ? h(
+            'div.pstep-match',
+            { style: { '--skill': color } },
+            h('span.dot'),
+            h('span.pstep-skill', { title: `${s.skill} / ${s.tool}` }, s.skill, h('span.faint', ` / ${s.tool}`)),
+            s.score !== undefined ? bar(s.score, color) : h('span'),
+            h('span.pstep-score.code', s.score !== undefined ? s.score.toFixed(2) : ''),
+          )
+        : null,
+      s.runnerUps?.length
+        ? h(
+            'ul.runnerups',
+            s.runnerUps.slice(0, 3).map((r) =>
+              h(
+                'li',
+                { title: `${r.skill} / ${r.tool}` },
+                h('span.ru-name', r.skill, h('span.faint', ` / ${r.tool}`)),
+                bar(r.score, skillColor(this.skills, r.skill)),
+                h('span.code.faint', (r.score ?? 0).toFixed(2)),
+              ),
+            ),
+          )
+        : null,
+      s.confident === false || s.nearMiss
+        ? h('div.pstep-note.warn', s.nearMiss ? (s.nearMiss.none ? 'Near miss · skipped' : `Near miss · chosen by ${s.nearMiss.by ?? 'person'}`) : 'Low confidence')
+        : null,
+      s.summary ? h(`div.pstep-note${s.status === 'failed' ? '.error' : ''}`, s.summary) : null,
+    );
+  }
+}

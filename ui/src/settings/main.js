@@ -1,0 +1,244 @@
+// Settings window: working folder, planner/embedder backends and model files, HITL mode, shortcut; model progress.
+import '../styles/base.css';
+import './settings.css';
+import { api, on, EVENTS } from '../ipc.js';
+import { h, replace } from '../lib/dom.js';
+import { icon } from '../lib/icons.js';
+
+let current = null;
+
+// ---------------------------------------------------------------- fields
+
+function textField(id, placeholder) {
+  return h(`input.field#${id}`, { type: 'text', placeholder, spellcheck: 'false', autocomplete: 'off' });
+}
+
+function segmented(name, options) {
+  return h(
+    'div.segmented',
+    { role: 'radiogroup', 'aria-label': name },
+    options.map(([value, label]) =>
+      h('label.seg-option', h('input', { type: 'radio', name, value }), h('span', label)),
+    ),
+  );
+}
+
+function radioValue(name) {
+  return document.querySelector(`input[name="${name}"]:checked`)?.value ?? null;
+}
+
+function setRadio(name, value) {
+  for (const r of document.querySelectorAll(`input[name="${name}"]`)) r.checked = r.value === value;
+}
+
+const root = textField('working-root', '/home/you');
+const plannerModel = textField('planner-model', 'Path to a .gguf model file');
+const embedderModel = textField('embedder-model', 'Folder holding the model files');
+const shortcut = textField('shortcut', 'Alt+Space');
+const configFile = h('span.code.config-file');
+const errorsEl = h('div.errors', { role: 'alert', hidden: true });
+const statusEl = h('span.save-status', { role: 'status', 'aria-live': 'polite' });
+const progressList = h('ul.progress-list');
+const saveBtn = h('button.btn.primary.save', { type: 'submit' }, 'Save', h('kbd', 'Ctrl S'));
+
+async function choose(input, picker) {
+  try {
+    const path = await picker();
+    if (path) {
+      input.value = path;
+      input.dispatchEvent(new Event('input'));
+    }
+  } catch (err) {
+    setStatus(`${err.code}: ${err.message}`, 'error');
+  }
+}
+
+const chooseBtn = (input, picker, label) =>
+  h('button.btn.choose', { type: 'button', onClick: () => choose(input, picker), 'aria-label': label }, icon('folder'), 'Choose…');
+
+function row(label, hint, ...control) {
+  return h('div.row', h('div.row-label', h('span.label', label), hint ? h('span.hint', hint) : null), h('div.row-control', ...control));
+}
+
+const hitlOptions = [
+  ['all', 'Every step', 'Approve each step before the next runs.'],
+  ['key', 'Key steps', 'Approve steps that change files; read-only steps just run.'],
+  ['bypass', 'No approvals', 'Only the final review before anything is written.'],
+];
+
+const form = h(
+  'form.settings',
+  { novalidate: true, onSubmit: (e) => { e.preventDefault(); save(); } },
+  h('header.s-head', h('h1', icon('gear'), 'Settings'), h('span.faint', 'Saved to ', configFile)),
+  h(
+    'div.s-body',
+    h(
+      'section.group',
+      h('h2', 'Files'),
+      row('Working folder', 'The folder the agent may read and change.', h('div.path-row', root, chooseBtn(root, () => api.pickFolder(), 'Choose working folder'))),
+    ),
+    h(
+      'section.group',
+      h('h2', 'Models'),
+      row('Planner', 'Turns requests into plans.', segmented('planner', [['rule', 'Rule-based'], ['mistralrs', 'Local LLM (mistral.rs)']])),
+      row(
+        'Planner model',
+        'A GGUF file, used with the local LLM.',
+        h('div.path-row.planner-model', plannerModel, chooseBtn(plannerModel, () => api.pickFile([{ name: 'GGUF model', extensions: ['gguf'] }]), 'Choose planner model')),
+      ),
+      row('Embedder', 'Matches plan steps to skills.', segmented('embedder', [['lexical', 'Lexical'], ['bert', 'BERT'], ['mistralrs', 'mistral.rs']])),
+      row(
+        'Embedder model',
+        'A model folder, for BERT or mistral.rs.',
+        h('div.path-row.embedder-model', embedderModel, chooseBtn(embedderModel, () => api.pickFolder(), 'Choose embedder model folder')),
+      ),
+    ),
+    h(
+      'section.group',
+      h('h2', 'Approvals & shortcut'),
+      row(
+        'Ask me',
+        null,
+        h(
+          'div.hitl',
+          { role: 'radiogroup', 'aria-label': 'Approval mode' },
+          hitlOptions.map(([value, label, hint]) =>
+            h('label.hitl-option', h('input', { type: 'radio', name: 'hitl', value }), h('span.hitl-text', h('span.hitl-label', label), h('span.hint', hint))),
+          ),
+        ),
+      ),
+      row('Shortcut', 'Shows the bar from anywhere.', shortcut),
+    ),
+    errorsEl,
+    h('section.group.progress', h('h2', 'Model loading'), progressList),
+  ),
+  h('footer.s-foot', statusEl, h('span.spacer'), h('button.btn.ghost', { type: 'button', onClick: () => load() }, 'Revert'), saveBtn),
+);
+document.getElementById('app').replaceWith(h('div.swin', form));
+
+// ---------------------------------------------------------------- behaviour
+
+function syncEnabled() {
+  const plannerOn = radioValue('planner') === 'mistralrs';
+  const embedderOn = ['bert', 'mistralrs'].includes(radioValue('embedder'));
+  for (const el of form.querySelectorAll('.planner-model input, .planner-model button')) el.disabled = !plannerOn;
+  for (const el of form.querySelectorAll('.embedder-model input, .embedder-model button')) el.disabled = !embedderOn;
+}
+form.addEventListener('change', syncEnabled);
+
+function setStatus(text, kind = '') {
+  statusEl.className = `save-status ${kind}`;
+  replace(statusEl, text ? [kind === 'ok' ? icon('check') : kind === 'error' ? icon('warning') : null, text] : []);
+}
+
+function fill(s) {
+  current = s;
+  root.value = s.working_root ?? '';
+  setRadio('planner', s.thinker_backend ?? 'rule');
+  plannerModel.value = s.thinker_model_path ?? '';
+  setRadio('embedder', s.embedding_backend ?? 'lexical');
+  embedderModel.value = s.embedding_model_path ?? '';
+  setRadio('hitl', s.hitl_mode ?? 'key');
+  shortcut.value = s.shortcut ?? '';
+  configFile.textContent = s.config_file ?? '—';
+  syncEnabled();
+}
+
+function read() {
+  const orNull = (v) => (v.trim() === '' ? null : v.trim());
+  return {
+    working_root: orNull(root.value),
+    thinker_backend: radioValue('planner'),
+    thinker_model_path: orNull(plannerModel.value),
+    embedding_backend: radioValue('embedder'),
+    embedding_model_path: orNull(embedderModel.value),
+    hitl_mode: radioValue('hitl'),
+    shortcut: orNull(shortcut.value),
+    config_file: current?.config_file ?? null,
+  };
+}
+
+/** "a; b" or multi-line messages → one problem per entry. */
+function problems(message) {
+  return String(message)
+    .split(/\n|;\s+/)
+    .map((s) => s.replace(/^\s*[-•*]\s*/, '').trim())
+    .filter(Boolean);
+}
+
+function showErrors(err) {
+  if (!err) {
+    errorsEl.hidden = true;
+    errorsEl.replaceChildren();
+    return;
+  }
+  const list = err.code === 'CONFIG_INVALID' ? problems(err.message) : [`${err.code}: ${err.message}`];
+  replace(
+    errorsEl,
+    h('div.errors-head', icon('warning'), err.code === 'CONFIG_INVALID' ? `${list.length} problem${list.length === 1 ? '' : 's'} — nothing was saved` : 'Could not save'),
+    h('ul', list.map((p) => h('li', p))),
+  );
+  errorsEl.hidden = false;
+  errorsEl.scrollIntoView({ block: 'nearest' });
+}
+
+async function load() {
+  showErrors(null);
+  try {
+    fill(await api.settingsGet());
+    setStatus('');
+  } catch (err) {
+    setStatus(`Settings unavailable — ${err.code}: ${err.message}`, 'error');
+  }
+}
+
+async function save() {
+  saveBtn.disabled = true;
+  setStatus('Saving…');
+  showErrors(null);
+  try {
+    fill(await api.settingsSet(read()));
+    setStatus('Saved · models load in the background', 'ok');
+  } catch (err) {
+    showErrors(err);
+    setStatus('Not saved', 'error');
+  } finally {
+    saveBtn.disabled = false;
+  }
+}
+
+document.addEventListener('keydown', (e) => {
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+    e.preventDefault();
+    save();
+  }
+});
+
+const STATE_ICON = { loading: null, ready: 'check', failed: 'x', fallback: 'undo' };
+
+function onProgress(p) {
+  if (!p) return;
+  const time = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  progressList.querySelector('.empty')?.remove();
+  progressList.append(
+    h(
+      `li.progress-line.${p.state}`,
+      { dataset: { component: p.component, state: p.state } },
+      p.state === 'loading' ? h('span.spinner') : icon(STATE_ICON[p.state] ?? 'spark'),
+      h('span.p-time.faint', time),
+      h('span.p-component', p.component),
+      h('span.p-state', p.state),
+      h('span.p-message', { title: p.message ?? '' }, p.message ?? ''),
+    ),
+  );
+  // A finished component stops spinning on its earlier "loading" lines.
+  if (p.state !== 'loading') {
+    for (const li of progressList.querySelectorAll(`li.loading[data-component="${p.component}"] .spinner`)) li.replaceWith(icon('clock'));
+  }
+  while (progressList.children.length > 40) progressList.firstChild.remove();
+  progressList.scrollTop = progressList.scrollHeight;
+}
+
+replace(progressList, h('li.empty.faint', 'No model is loading.'));
+on(EVENTS.modelsProgress, onProgress);
+load();

@@ -1,0 +1,346 @@
+// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors.
+import { test, expect } from './support/harness.mjs';
+import { appInfo, agents, history, skills, seedScript, SEED_REQUEST } from './support/fixtures.mjs';
+
+const RESPONSES = { app_info: appInfo, agents, history, skills_list: skills, answer: null, cancel_run: null, hide_bar: null, open_window: null };
+
+async function openBar(app, extra = {}) {
+  await app.open('bar', { responses: { ...RESPONSES, ...extra } });
+  await expect(app.page.locator('#request')).toBeFocused();
+}
+
+async function startSeed(app, page) {
+  await page.locator('#request').fill(SEED_REQUEST);
+  await page.keyboard.press('Enter');
+  const [args] = await app.waitForCalls('run_request');
+  return args;
+}
+
+const ev = (event) => ({ kind: 'event', event });
+
+test('idle bar: input focused, agents, working folder, recent requests', async ({ app, page }) => {
+  await openBar(app, { app_info: { ...appInfo, shortcut_error: 'Alt+Space is taken by another program' } });
+  await expect(page.locator('.agent')).toHaveCount(2);
+  await expect(page.locator('.agent[aria-selected="true"]')).toHaveText(/Files/);
+  await expect(page.locator('.root-path')).toHaveText('/home/u');
+  await expect(page.locator('.shortcut-warning')).toBeVisible();
+  await expect(page.locator('.shortcut-warning')).toHaveAttribute('title', /taken by another program/);
+  await expect(page.locator('.history-item')).toHaveCount(3);
+  await expect(page.locator('.history-item').nth(1).locator('.history-status')).toHaveText('committed');
+  await expect(page.locator('.history-item').nth(2).locator('.history-status')).toHaveText('failed');
+  expect(await app.calls('history')).toEqual([{ limit: 20 }]);
+  // Tab reaches the agents; arrows switch the selection.
+  await page.keyboard.press('Tab');
+  await expect(page.locator('.agent').first()).toBeFocused();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.locator('.agent[aria-selected="true"]')).toHaveText(/Skill author/);
+  await expect(page.locator('.agent').nth(1)).toBeFocused();
+  await page.locator('#request').fill('Clean up');
+  await app.screenshot('bar-idle');
+});
+
+test('seed request: stages, destructive approval, organize approval, diff review, commit, report', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  const args = await startSeed(app, page);
+  expect(args).toMatchObject({ request: SEED_REQUEST, dry_run: false, hitl: null });
+  expect(args.on_event).toMatch(/^__CHANNEL__:\d+$/);
+
+  // Before the plan: the request-level stages.
+  await app.send(s.phases[0].slice(0, 4));
+  await expect(page.locator('.pre-stage.running')).toHaveText(/Planning/);
+  await app.send(s.phases[0].slice(4));
+  await expect(page.locator('.plan .step')).toHaveCount(3);
+  await expect(page.locator('.run-status')).toHaveText(/Waiting|Step 2\/3 · Review/);
+  // Step 1 went through all its stages; the stepper shows them done.
+  await expect(page.locator('.step[data-step="1"] .seg.done')).toHaveCount(12);
+  await expect(page.locator('.step[data-step="1"]')).toHaveAttribute('data-status', 'done');
+  await expect(page.locator('.step[data-step="2"] .seg.running')).toHaveCount(1);
+  await expect(page.locator('.step[data-step="2"] .seg[data-stage="hitl"]')).toHaveClass(/running/);
+
+  // Approval card for the remove step: three deletions, styled destructive.
+  await app.send(s.questions[0]);
+  const card = page.locator('.card-review-step');
+  await expect(card).toHaveClass(/destructive/);
+  await expect(card.locator('.card-title')).toHaveText('remove duplicates');
+  await expect(card.locator('.skill-chip')).toContainText('remove-duplicates');
+  await expect(card.locator('.badge.danger')).toContainText('Destructive');
+  const deletes = card.locator('.op-group.destructive[data-op="delete"] .op-item');
+  await expect(deletes).toHaveCount(3);
+  await expect(deletes.nth(0)).toContainText('Downloads/beach.jpg');
+  await expect(deletes.nth(0)).toContainText('13 B');
+  await expect(page.locator('.run-status')).toHaveText('Waiting for you');
+  await expect(card.locator('button.approve')).toBeFocused();
+  await app.screenshot('bar-approve-destructive');
+
+  await page.keyboard.press('Enter');
+  await expect.poll(() => app.calls('answer')).toEqual([{ id: 1, answer: { decision: 'approve' } }]);
+  await expect(card).toHaveCount(0);
+  await expect(page.locator('.log-row')).toContainText(['Approved step 2']);
+
+  // Organize step: moves and new folders, not destructive.
+  await app.send(s.phases[1]);
+  await app.send(s.questions[1]);
+  const card3 = page.locator('.card-review-step');
+  await expect(card3).not.toHaveClass(/destructive/);
+  await expect(card3.locator('.op-group[data-op="move"] .op-item')).toHaveCount(4);
+  await expect(card3.locator('.op-group[data-op="create_dir"] .op-item')).toHaveCount(4);
+  await expect(card3.locator('.card-counts')).toHaveText('4 moves · 4 new folders');
+  await page.keyboard.press('Enter');
+  await expect.poll(async () => (await app.calls('answer')).length).toBe(2);
+
+  // Final diff review: all 11 changes, deletions highlighted, rollback points.
+  await app.send(s.phases[2]);
+  await app.send(s.questions[2]);
+  const diff = page.locator('.card-review-diff');
+  await expect(diff.locator('.card-title')).toHaveText('Write 11 changes to disk?');
+  await expect(diff.locator('.card-counts')).toHaveText('3 deletions · 4 moves · 4 new folders');
+  await expect(diff.locator('.op-group.destructive .op-item')).toHaveCount(3);
+  await expect(diff.locator('.rollback-point')).toHaveCount(2);
+  await expect(diff.locator('button.commit')).toBeFocused();
+  await app.screenshot('bar-diff-review');
+  await page.keyboard.press('Control+Enter');
+  const answers = await app.calls('answer');
+  expect(answers).toEqual([
+    { id: 1, answer: { decision: 'approve' } },
+    { id: 2, answer: { decision: 'approve' } },
+    { id: 3, answer: { decision: 'commit' } },
+  ]);
+
+  // Commit, report, the run resolves.
+  await app.send(s.phases[3]);
+  await app.finishRun(s.report);
+  const outcome = page.locator('.outcome');
+  await expect(outcome).toHaveClass(/ok/);
+  await expect(outcome.locator('.outcome-title')).toHaveText(/Committed · 11 changes written/);
+  await expect(outcome.locator('.report-text')).toContainText('Removed 3 duplicate files (saved 46 B). Organized 4 files into 4 subfolders.');
+  await expect(page.locator('.plan .step[data-status="done"]')).toHaveCount(3);
+  await expect(page.locator('#request')).toBeFocused();
+  await expect(page.locator('#request')).toHaveJSProperty('readOnly', false);
+  await app.screenshot('bar-report');
+  // History is reloaded after the run.
+  await app.waitForCalls('history', 2);
+});
+
+test('edit params: invalid JSON is refused, the override sends every edited param', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0]);
+  await app.send(s.questions[0]);
+  const card = page.locator('.card-review-step');
+  await card.locator('button.edit').click();
+  await expect(card).toHaveClass(/editing/);
+  await expect(card.locator('[data-param="groups"]')).toBeFocused();
+  await expect(card.locator('[data-param="keep"]')).toHaveValue('newest');
+  await app.screenshot('bar-edit-params');
+
+  // Esc leaves edit mode without cancelling the run.
+  await page.keyboard.press('Escape');
+  await expect(card).not.toHaveClass(/editing/);
+  await expect(page.locator('.confirm-cancel')).toBeHidden();
+
+  await card.locator('button.edit').click();
+  const groups = card.locator('[data-param="groups"]');
+  await groups.fill('[{"hash": ');
+  await card.locator('button.apply').click();
+  await expect(card.locator('.param-error')).toContainText('groups: not valid JSON');
+  await expect(groups).toHaveClass(/invalid/);
+  expect(await app.calls('answer')).toEqual([]);
+
+  await groups.fill(JSON.stringify(s.reviewStep2.params.groups.slice(0, 1)));
+  await card.locator('[data-param="keep"]').fill('oldest');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => app.calls('answer')).toEqual([
+    { id: 1, answer: { decision: 'override', params: { groups: s.reviewStep2.params.groups.slice(0, 1), keep: 'oldest' } } },
+  ]);
+});
+
+test('roll back a step, and undo from a rollback point in the diff review', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0]);
+  await app.send(s.questions[0]);
+  await page.locator('.card-review-step button.rollback').click();
+  await expect.poll(() => app.calls('answer')).toEqual([{ id: 1, answer: { decision: 'roll_back' } }]);
+  await app.send(ev({ event: 'rolled_back', step: 2, snapshot: 'snap-2', undone: 3 }));
+  await expect(page.locator('.step[data-step="2"]')).toHaveAttribute('data-status', 'rolled_back');
+
+  await app.send({ ...s.questions[2], id: 9 });
+  await page.locator('.rollback-point[data-snapshot="snap-2"] button.undo-from').click();
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 9, answer: { decision: 'roll_back_to', snapshot: 'snap-2' } });
+  await expect(page.locator('.log-row').last()).toContainText('Undid step 2 and later');
+  // The diff is asked again; Discard this time.
+  await app.send({ ...s.questions[2], id: 10 });
+  await page.locator('.card-review-diff button.discard').click();
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 10, answer: { decision: 'discard' } });
+});
+
+test('near-miss picker: number keys pick, Skip sends null', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0].slice(0, 8));
+  const question = {
+    type: 'choose_skill',
+    step: { step: 2, description: 'remove duplicates', skill: 'remove-duplicates', tool: 'remove', params: {} },
+    candidates: [
+      { skill: 'remove-duplicates', tool: 'remove', score: 0.61, planned: true },
+      { skill: 'manage-files', tool: 'delete', score: 0.58, planned: false },
+      { skill: 'search-files', tool: 'find', score: 0.31, planned: false },
+    ],
+  };
+  await app.send({ kind: 'question', id: 4, question });
+  const card = page.locator('.card-choose-skill');
+  await expect(card.locator('.cand')).toHaveCount(3);
+  await expect(card.locator('.cand').first().locator('.badge')).toHaveText('planned');
+  await expect(card.locator('.cand').first()).toBeFocused();
+  // Score bars are proportional to the scores.
+  const width = (i) => card.locator('.cand').nth(i).locator('.score > span').evaluate((el) => el.style.width);
+  expect(await width(0)).toBe('100%');
+  expect(await width(2)).toBe('51%');
+  // Arrow keys move between candidates.
+  await page.keyboard.press('ArrowDown');
+  await expect(card.locator('.cand').nth(1)).toBeFocused();
+  await app.screenshot('bar-near-miss');
+  await page.keyboard.press('2');
+  await expect.poll(() => app.calls('answer')).toEqual([{ id: 4, answer: 1 }]);
+  await expect(page.locator('.log-row').last()).toContainText('picked manage-files / delete');
+
+  await app.send({ kind: 'question', id: 5, question: { ...question, step: { ...question.step, step: 3 } } });
+  await page.locator('.card-choose-skill button.skip').click();
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 5, answer: null });
+});
+
+test('clarifications: free-text request detail and a typed parameter with its suggestion', async ({ app, page }) => {
+  await openBar(app);
+  await page.locator('#request').fill('tidy up');
+  await page.keyboard.press('Enter');
+  await app.waitForCalls('run_request');
+  await app.send({ kind: 'question', id: 1, question: { type: 'clarify_request', question: 'I did not understand "tidy up". What should I do with it?' } });
+  const card = page.locator('.card-clarify-request');
+  await expect(card.locator('.card-title')).toContainText('I did not understand "tidy up"');
+  await expect(card.locator('input')).toBeFocused();
+  await page.keyboard.type('remove duplicates in Downloads');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => app.calls('answer')).toEqual([{ id: 1, answer: 'remove duplicates in Downloads' }]);
+
+  await app.send({
+    kind: 'question',
+    id: 2,
+    question: {
+      type: 'clarify_param',
+      question: { step: 1, skill: 'search-files', tool: 'find_large', param: 'min_size', ty: 'int', doc: 'Smallest size in bytes', question: 'How large at least?', suggestion: 1000 },
+    },
+  });
+  const param = page.locator('.card-clarify-param');
+  await expect(param.locator('input')).toHaveValue('1000');
+  await expect(param.locator('.card-summary')).toContainText('min_size (int)');
+  await app.screenshot('bar-clarify-param');
+  await param.locator('input').fill('big');
+  await page.keyboard.press('Enter');
+  await expect(param.locator('.param-error')).toHaveText('Enter a whole number.');
+  await param.locator('input').fill('500000000');
+  await page.keyboard.press('Enter');
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 2, answer: 500000000 });
+
+  await app.send({
+    kind: 'question',
+    id: 3,
+    question: { type: 'clarify_param', question: { step: 2, skill: 'manage-files', tool: 'move', param: 'target', ty: 'path', doc: '', question: 'Move where?', suggestion: '.' } },
+  });
+  await page.locator('.card-clarify-param button.alt').click();
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 3, answer: null });
+});
+
+test('cancel: Esc asks, Enter confirms, cancel_run is invoked and the run ends cancelled', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0].slice(0, 10));
+  await page.locator('#request').focus();
+  await page.keyboard.press('Escape');
+  const confirm = page.locator('.confirm-cancel');
+  await expect(confirm).toBeVisible();
+  await expect(confirm.locator('.confirm-yes')).toBeFocused();
+  expect(await app.calls('hide_bar')).toEqual([]);
+  await page.keyboard.press('Escape');
+  await expect(confirm).toBeHidden();
+
+  await page.locator('button.cancel-run').click();
+  await expect(confirm).toBeVisible();
+  await page.keyboard.press('Enter');
+  await app.waitForCalls('cancel_run');
+  await expect(page.locator('.run-status')).toHaveText('Cancelling…');
+  await app.failRun({ code: 'CANCELLED', message: 'cancelled by the person' });
+  await expect(page.locator('.outcome.cancelled')).toHaveText(/Cancelled — nothing was written/);
+  await expect(page.locator('.error-card')).toHaveCount(0);
+  await expect(page.locator('button.cancel-run')).toHaveCount(0);
+});
+
+test('history recall with ArrowUp / ArrowDown in the empty input', async ({ app, page }) => {
+  await openBar(app);
+  const input = page.locator('#request');
+  await expect(page.locator('.history-item')).toHaveCount(3);
+  await page.keyboard.press('ArrowUp');
+  await expect(input).toHaveValue(history[0].request);
+  await page.keyboard.press('ArrowUp');
+  await expect(input).toHaveValue(history[1].request);
+  await page.keyboard.press('ArrowDown');
+  await expect(input).toHaveValue(history[0].request);
+  await page.keyboard.press('ArrowDown');
+  await expect(input).toHaveValue('');
+  // Clicking a recent request puts it in the input.
+  await page.locator('.history-item').nth(2).click();
+  await expect(input).toHaveValue(history[2].request);
+  await expect(input).toBeFocused();
+});
+
+test('Esc hides the idle bar; window links call open_window', async ({ app, page }) => {
+  await openBar(app);
+  await page.keyboard.press('Escape');
+  await expect.poll(() => app.calls('hide_bar')).toEqual([{}]);
+  await page.locator('button.open-graph').click();
+  await page.locator('button.open-editor').click();
+  await page.locator('button.open-settings').click();
+  await expect.poll(() => app.calls('open_window')).toEqual([{ label: 'graph' }, { label: 'editor' }, { label: 'settings' }]);
+});
+
+test('a failed run shows its code and message', async ({ app, page }) => {
+  await openBar(app);
+  await page.locator('#request').fill('Rename my photos by date');
+  await page.keyboard.press('Enter');
+  await app.waitForCalls('run_request');
+  await app.send([ev({ event: 'stage_started', stage: 'input', step: null }), ev({ event: 'stage_started', stage: 'think', step: null })]);
+  await app.failRun({ code: 'PLAN_INVALID', message: 'step 1: no skill renames files by EXIF date' });
+  const err = page.locator('.error-card');
+  await expect(err).toBeVisible();
+  await expect(err.locator('.error-code')).toHaveText('PLAN_INVALID');
+  await expect(err.locator('.error-message')).toHaveText('step 1: no skill renames files by EXIF date');
+  await expect(page.locator('.run-status')).toHaveText('Failed');
+  await app.screenshot('bar-error');
+  // Typing a new request brings the recent list back.
+  await page.locator('#request').fill('Find large files');
+  await expect(page.locator('.error-card')).toHaveCount(0);
+  await expect(page.locator('.history-item').first()).toBeVisible();
+});
+
+test('dry run: the diff review only offers Close, which discards', async ({ app, page }) => {
+  await openBar(app);
+  await page.locator('label.toggle').click();
+  const s = seedScript({ dryRun: true });
+  const args = await startSeed(app, page);
+  expect(args.dry_run).toBe(true);
+  await app.send(s.phases[0]);
+  await app.send({ kind: 'question', id: 3, question: s.questions[2].question });
+  const diff = page.locator('.card-review-diff');
+  await expect(diff.locator('.card-title')).toHaveText('Dry run — nothing will be written');
+  await expect(diff.locator('button')).toHaveCount(1);
+  await expect(diff.locator('button.close')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect.poll(() => app.calls('answer')).toEqual([{ id: 3, answer: { decision: 'discard' } }]);
+  await app.send(s.phases[3]);
+  await app.finishRun(s.report);
+  await expect(page.locator('.outcome.info .outcome-title')).toHaveText('Dry run · nothing was written');
+});

@@ -1,0 +1,181 @@
+// Graph window: preset positions from graph_view, expand/collapse, live updates from pipeline events, rollback_to.
+import { test, expect } from './support/harness.mjs';
+import { skills, seedRun } from './support/fixtures.mjs';
+import { viewBefore, viewDownloads, viewAfter } from './support/graph-views.mjs';
+
+async function openGraph(app, view = viewBefore(), extra = {}) {
+  await app.open('graph', { responses: { graph_view: view, skills_list: skills, rollback_to: null, ...extra } });
+  await app.waitForListener('pipeline://event');
+  await app.waitForListener('graph://changed');
+  await expect.poll(() => app.page.evaluate(() => window.cy?.nodes().length ?? 0)).toBe(view.nodes.length);
+}
+
+/** Clicks a node by its rendered position (a real mouse click on the canvas). */
+async function clickNode(page, id, { dbl = false, offsetY = 0 } = {}) {
+  const box = await page.locator('#cy').boundingBox();
+  const p = await page.evaluate((nid) => window.cy.$id(nid).renderedPosition(), id);
+  const x = box.x + p.x;
+  const y = box.y + p.y + offsetY;
+  if (dbl) await page.mouse.dblclick(x, y);
+  else await page.mouse.click(x, y);
+}
+
+const pipelineEvent = (event) => ({ run_id: 'r8d93dba5c9df', event });
+
+test('initial view: nodes at the positions Rust gave, compound root, collapsed folders as leaves', async ({ app, page }) => {
+  const view = viewBefore();
+  await openGraph(app, view);
+  expect(await app.calls('graph_view')).toEqual([{ expanded: ['.'], limit: 60 }]);
+  const info = await page.evaluate(() => ({
+    parents: window.cy.nodes(':parent').map((n) => n.id()),
+    downloads: { ...window.cy.$id('Downloads').position(), collapsed: window.cy.$id('Downloads').hasClass('collapsed') },
+    notes: window.cy.$id('notes.txt').data('family'),
+  }));
+  const dl = view.nodes.find((n) => n.id === 'Downloads');
+  expect(info.parents).toEqual(['.']);
+  expect(info.downloads).toEqual({ x: dl.x, y: dl.y, collapsed: true });
+  expect(info.notes).toBe('documents');
+  await expect(page.locator('.g-totals')).toHaveText('612 files · 41 folders · 1.4 GB');
+  await app.screenshot('graph-initial');
+});
+
+test('clicking a collapsed folder re-requests the view with it expanded; clicking its title collapses it', async ({ app, page }) => {
+  await openGraph(app);
+  await app.respond('graph_view', viewDownloads());
+  await clickNode(page, 'Downloads');
+  await expect.poll(async () => (await app.calls('graph_view')).at(-1)).toEqual({ expanded: ['.', 'Downloads'], limit: 60 });
+  await expect.poll(() => page.evaluate(() => window.cy.$id('Downloads').isParent())).toBe(true);
+  expect(await page.evaluate(() => window.cy.$id('Downloads/beach.jpg').parent().id())).toBe('Downloads');
+
+  // Clicking a file shows its details.
+  await clickNode(page, 'Downloads/setup.dmg');
+  await expect(page.locator('.node-info .info-path')).toHaveText('Downloads/setup.dmg');
+  await expect(page.locator('.node-info')).toContainText('46 MB');
+
+  // The compound's title sits above its body: a click there collapses it.
+  await app.respond('graph_view', viewBefore());
+  const box = await page.locator('#cy').boundingBox();
+  const title = await page.evaluate(() => {
+    const bb = window.cy.$id('Downloads').renderedBoundingBox({ includeLabels: true, includeOverlays: false });
+    const body = window.cy.$id('Downloads').renderedBoundingBox({ includeLabels: false, includeOverlays: false });
+    return { x: (body.x1 + body.x2) / 2, y: (bb.y1 + body.y1) / 2 };
+  });
+  await page.mouse.click(box.x + title.x, box.y + title.y);
+  await expect.poll(async () => (await app.calls('graph_view')).at(-1)).toEqual({ expanded: ['.'], limit: 60 });
+  await expect.poll(() => page.evaluate(() => window.cy.$id('Downloads').isParent())).toBe(false);
+});
+
+test('pipeline events update the graph: deleted ghosts, moved files at their new parent, step highlight', async ({ app, page }) => {
+  await openGraph(app, viewDownloads());
+  await page.evaluate(() => {
+    window.cy.zoom(0.9);
+  });
+  const zoomBefore = await page.evaluate(() => window.cy.zoom());
+  const { events } = seedRun();
+  const upto = events.findIndex((e) => e.event === 'graph_delta' && e.step === 3);
+  await app.respond('graph_view', viewAfter());
+  for (const e of events.slice(0, upto + 1)) await app.emit('pipeline://event', pipelineEvent(e));
+
+  await expect.poll(() => page.evaluate(() => window.cy.$id('Downloads/Images/beach (1).jpg').nonempty())).toBe(true);
+  const state = await page.evaluate(() => {
+    const cy = window.cy;
+    const n = (id) => cy.$id(id);
+    return {
+      deleted: n('Downloads/beach.jpg').hasClass('deleted'),
+      deletedStyle: { opacity: n('Downloads/beach.jpg').style('opacity'), border: n('Downloads/beach.jpg').style('border-style') },
+      oldDeleted: n('Downloads/old/beach.jpg').hasClass('deleted'),
+      movedParent: n('Downloads/Images/beach (1).jpg').parent().id(),
+      movedFrom: n('Downloads/Images/beach (1).jpg').data('from'),
+      oldIdGone: n('Downloads/beach (1).jpg').empty(),
+      added: n('Downloads/Images').hasClass('added'),
+      changed: n('Downloads').hasClass('changed'),
+      more: n('Downloads/old/+more').data('label'),
+      touched: cy.nodes('.touched').map((x) => x.id()).sort(),
+      hl: n('Downloads/Data/export.csv').data('hl'),
+      zoom: cy.zoom(),
+    };
+  });
+  expect(state).toMatchObject({
+    deleted: true,
+    deletedStyle: { border: 'dashed' },
+    oldDeleted: true,
+    movedParent: 'Downloads/Images',
+    movedFrom: 'Downloads/beach (1).jpg',
+    oldIdGone: true,
+    added: true,
+    changed: true,
+    more: '+240 files',
+    hl: '#10B981',
+  });
+  expect(Number(state.deletedStyle.opacity)).toBeLessThan(0.6);
+  expect(state.touched).toEqual(
+    [
+      'Downloads/Audio', 'Downloads/Audio/song.mp3', 'Downloads/Data', 'Downloads/Data/export.csv',
+      'Downloads/Documents', 'Downloads/Documents/report_final.pdf', 'Downloads/Images', 'Downloads/Images/beach (1).jpg',
+    ].sort(),
+  );
+  expect(state.zoom).toBeCloseTo(zoomBefore, 5); // the viewport is kept
+
+  // Side panel: pipeline with scores and runner-ups, action history with one point per delta.
+  await expect(page.locator('.pstep')).toHaveCount(3);
+  await expect(page.locator('.pstep[data-step="1"] .pstep-score')).toHaveText('0.72');
+  await expect(page.locator('.pstep[data-step="1"] .runnerups li')).toHaveCount(3);
+  await expect(page.locator('.pipeline-stage')).toHaveText('Step 3/3 · Snapshot');
+  await expect(page.locator('.point')).toHaveCount(3);
+  await expect(page.locator('.point[data-snapshot="snap-2"]')).toContainText('3 changes (3 deletions)');
+
+  // Select the moved file: the info panel shows where it came from.
+  await page.evaluate(() => {
+    window.cy.$id('Downloads/Images/beach (1).jpg').emit('tap');
+  });
+  await expect(page.locator('.node-info .info-from')).toHaveText('Downloads/beach (1).jpg');
+  await page.evaluate(() => {
+    window.cy.fit(undefined, 30);
+  });
+  await app.screenshot('graph-after-delta');
+
+  // graph://changed also re-requests the view.
+  const before = (await app.calls('graph_view')).length;
+  await app.emit('graph://changed', { reason: 'commit' });
+  await expect.poll(async () => (await app.calls('graph_view')).length).toBeGreaterThan(before);
+});
+
+test('"Roll back to here" calls rollback_to; NOT_AT_REVIEW is explained', async ({ app, page }) => {
+  await openGraph(app, viewDownloads());
+  const { events } = seedRun();
+  for (const e of events.filter((x) => ['request', 'planned', 'skill_matched', 'graph_delta'].includes(x.event))) {
+    await app.emit('pipeline://event', pipelineEvent(e));
+  }
+  await expect(page.locator('.point')).toHaveCount(3);
+  await page.locator('.point[data-snapshot="snap-2"] button.rollback-here').click();
+  await expect.poll(() => app.calls('rollback_to')).toEqual([{ snapshot: 'snap-2' }]);
+  await expect(page.locator('.toast.ok')).toContainText('Rolled back to snap-2');
+
+  await app.respond('rollback_to', { __error: { code: 'NOT_AT_REVIEW', message: 'no diff review is waiting' } });
+  await page.locator('.point[data-snapshot="snap-3"] button.rollback-here').click();
+  await expect(page.locator('.toast.error')).toHaveText('Roll back is possible while the final review is open in the bar.');
+
+  // The engine reports the rollback: later points are struck, the view is re-requested.
+  const n = (await app.calls('graph_view')).length;
+  await app.emit('pipeline://event', pipelineEvent({ event: 'rolled_back', step: 2, snapshot: 'snap-2', undone: 2 }));
+  await expect(page.locator('.point.undone')).toHaveCount(2);
+  await expect.poll(async () => (await app.calls('graph_view')).length).toBeGreaterThan(n);
+});
+
+test('search finds a visible node by name and selects it', async ({ app, page }) => {
+  await openGraph(app, viewDownloads());
+  await page.locator('.search-box').fill('report');
+  await expect(page.locator('.search-count')).toHaveText('1/2');
+  await expect(page.locator('.node-info .info-path')).toHaveText('Downloads/report_final.pdf');
+  await page.keyboard.press('Enter');
+  await expect(page.locator('.search-count')).toHaveText('2/2');
+  await expect(page.locator('.node-info .info-path')).toHaveText('Downloads/report_v1.pdf');
+  expect(await page.evaluate(() => window.cy.$(':selected').id())).toBe('Downloads/report_v1.pdf');
+  await page.locator('.search-box').fill('nothing-like-this');
+  await expect(page.locator('.search-count')).toHaveText('no match');
+});
+
+test('graph_view errors are shown with their code', async ({ app, page }) => {
+  await app.open('graph', { responses: { graph_view: { __error: { code: 'NO_ROOT', message: 'no working folder is set' } }, skills_list: skills } });
+  await expect(page.locator('.g-overlay')).toHaveText(/NO_ROOT: no working folder is set/);
+});
