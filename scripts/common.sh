@@ -38,3 +38,32 @@ if command -v dpkg >/dev/null 2>&1; then
     # A C compiler for crates with C parts, pkg-config, and find/xargs used by the tests and benches.
     need_apt build-essential pkg-config findutils
 fi
+
+# The desktop app: WebKitGTK and friends to build it, Xvfb/xdotool/WebKitWebDriver to test it
+# headless, Node for the windows' front end (ui/), Chromium for the UI tests.
+APP_BUILD_PACKAGES=(libwebkit2gtk-4.1-dev libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
+APP_TEST_PACKAGES=(webkit2gtk-driver xvfb xauth xdotool dbus-x11 fonts-dejavu-core imagemagick openbox chromium)
+
+ensure_node() {
+    if ! command -v npm >/dev/null 2>&1; then
+        need_apt nodejs npm
+    fi
+}
+
+# Builds the windows' front end into ui/dist (npm ci only when the lock file changed).
+build_ui() {
+    ensure_node
+    local stamp="ui/node_modules/.package-lock.stamp"
+    if [ ! -f "$stamp" ] || ! cmp -s ui/package-lock.json "$stamp"; then
+        (cd ui && npm ci --no-audit --no-fund --loglevel=error)
+        cp ui/package-lock.json "$stamp"
+    fi
+    (cd ui && npm run --silent build)
+}
+
+# Runs a command in a headless X session with D-Bus, as the desktop tests need.
+headless() {
+    WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 LIBGL_ALWAYS_SOFTWARE=1 \
+        GDK_BACKEND=x11 NO_AT_BRIDGE=1 \
+        xvfb-run -a -s "-screen 0 1600x1000x24" dbus-run-session -- "$@"
+}

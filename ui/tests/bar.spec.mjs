@@ -65,6 +65,7 @@ test('seed request: stages, destructive approval, organize approval, diff review
   await expect(card.locator('.card-title')).toHaveText('remove duplicates');
   await expect(card.locator('.skill-chip')).toContainText('remove-duplicates');
   await expect(card.locator('.badge.danger')).toContainText('Destructive');
+  await expect(card.locator('.tool-label')).toHaveText('Remove duplicates (keep newest)');
   const deletes = card.locator('.op-group.destructive[data-op="delete"] .op-item');
   await expect(deletes).toHaveCount(3);
   await expect(deletes.nth(0)).toContainText('Downloads/beach.jpg');
@@ -144,7 +145,8 @@ test('edit params: invalid JSON is refused, the override sends every edited para
   const groups = card.locator('[data-param="groups"]');
   await groups.fill('[{"hash": ');
   await card.locator('button.apply').click();
-  await expect(card.locator('.param-error')).toContainText('groups: not valid JSON');
+  await expect(card.locator('.param-error').first()).toContainText('groups: not valid JSON');
+  await expect(card.locator('.param-error').nth(1)).toBeEmpty();
   await expect(groups).toHaveClass(/invalid/);
   expect(await app.calls('answer')).toEqual([]);
 
@@ -175,6 +177,16 @@ test('roll back a step, and undo from a rollback point in the diff review', asyn
   await app.send({ ...s.questions[2], id: 10 });
   await page.locator('.card-review-diff button.discard').click();
   await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 10, answer: { decision: 'discard' } });
+  await app.send({ kind: 'answered', id: 10 });
+  await expect(page.locator('.log-row').last()).toContainText('Discarded every change');
+
+  // A question answered elsewhere (the graph window's rollback_to) closes its card.
+  await app.send({ ...s.questions[2], id: 11 });
+  await expect(page.locator('.card-review-diff')).toBeVisible();
+  await app.send({ kind: 'answered', id: 11 });
+  await expect(page.locator('.card-review-diff')).toHaveCount(0);
+  await expect(page.locator('.log-row').last()).toContainText('Answered in another window');
+  expect((await app.calls('answer')).length).toBe(3);
 });
 
 test('near-miss picker: number keys pick, Skip sends null', async ({ app, page }) => {

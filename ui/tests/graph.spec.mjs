@@ -107,7 +107,8 @@ test('pipeline events update the graph: deleted ghosts, moved files at their new
     more: '+240 files',
     hl: '#10B981',
   });
-  expect(Number(state.deletedStyle.opacity)).toBeLessThan(0.6);
+  // The ghost fades in over a short transition.
+  await expect.poll(() => page.evaluate(() => Number(window.cy.$id('Downloads/beach.jpg').style('opacity')))).toBeLessThan(0.6);
   expect(state.touched).toEqual(
     [
       'Downloads/Audio', 'Downloads/Audio/song.mp3', 'Downloads/Data', 'Downloads/Data/export.csv',

@@ -29,11 +29,18 @@ test('loads the settings; model fields follow the chosen backends; pickers fill 
   await expect(page.locator('#embedder-model')).toBeEnabled();
   await page.locator('button[aria-label="Choose embedder model folder"]').click();
   await expect(page.locator('#embedder-model')).toHaveValue('/home/u/Work');
+  await page.locator('#working-root').focus();
+  await app.screenshot('settings-initial');
 });
 
 test('Save sends every setting; CONFIG_INVALID lists every problem', async ({ app, page }) => {
   await openSettings(app, {
-    settings_set: { __error: { code: 'CONFIG_INVALID', message: 'thinker_model_path: /nope.gguf does not exist\nshortcut: "Hyper+Q" is not a valid shortcut' } },
+    settings_set: {
+      __error: {
+        code: 'CONFIG_INVALID',
+        message: 'invalid configuration:\n  - `thinker_model_path` (from file): /nope.gguf does not exist\n  - `hitl_mode` (from file): must be all, key or bypass',
+      },
+    },
   });
   await page.locator('label.seg-option', { hasText: 'Local LLM' }).click();
   await page.locator('#planner-model').fill('/nope.gguf');
@@ -55,8 +62,9 @@ test('Save sends every setting; CONFIG_INVALID lists every problem', async ({ ap
   });
   const errors = page.locator('.errors');
   await expect(errors.locator('.errors-head')).toHaveText('2 problems — nothing was saved');
-  await expect(errors.locator('li')).toHaveText(['thinker_model_path: /nope.gguf does not exist', 'shortcut: "Hyper+Q" is not a valid shortcut']);
+  await expect(errors.locator('li')).toHaveText(['`thinker_model_path` (from file): /nope.gguf does not exist', '`hitl_mode` (from file): must be all, key or bypass']);
   await expect(page.locator('.save-status')).toHaveText('Not saved');
+  await expect(page.locator('.save-status')).toBeVisible();
 
   // Model progress lines, then a successful save.
   await app.waitForListener('models://progress');
@@ -67,7 +75,11 @@ test('Save sends every setting; CONFIG_INVALID lists every problem', async ({ ap
   await expect(page.locator('.progress-line')).toHaveCount(4);
   await expect(page.locator('.progress-line.failed .p-message')).toHaveText('unsupported GGUF version 4');
   await expect(page.locator('.progress-line[data-state="fallback"]')).toContainText('planner');
-  await app.screenshot('settings-errors-progress');
+  await expect(page.locator('.model-chip')).toHaveText(['planner fallback', 'embedder ready']);
+  await errors.scrollIntoViewIfNeeded();
+  await app.screenshot('settings-errors');
+  await page.locator('.progress-list').scrollIntoViewIfNeeded();
+  await app.screenshot('settings-progress');
 
   await app.respond('settings_set', { ...settings, thinker_backend: 'mistralrs', thinker_model_path: '/models/ok.gguf' });
   await page.locator('#planner-model').fill('/models/ok.gguf');

@@ -34,6 +34,14 @@ pub struct SkillInfo {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// A skill's SKILL.md as the editor opens it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillSource {
+    pub name: String,
+    pub path: String,
+    pub text: String,
+}
+
 /// What saving (or any reload of) a skill folder did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SkillSaved {
@@ -174,13 +182,17 @@ impl Engine {
     }
 
     /// The SKILL.md text of skill folder `name`.
-    pub fn skill_source(&self, name: &str) -> Result<(String, String)> {
+    pub fn skill_source(&self, name: &str) -> Result<SkillSource> {
         let file = self.skill_folder(name)?.join(SKILL_FILE);
         let text = std::fs::read_to_string(&file).map_err(|e| SessionError::Write {
             path: file.display().to_string(),
             message: e.to_string(),
         })?;
-        Ok((file.display().to_string(), text))
+        Ok(SkillSource {
+            name: name.to_owned(),
+            path: file.display().to_string(),
+            text,
+        })
     }
 
     /// Diagnostics of unsaved SKILL.md text (the real parser and resolver; nothing is written).

@@ -30,10 +30,10 @@ use serde_json::{Value, json};
 use skills::SkillStore;
 use thinker::{CancelToken, Planner};
 
-pub use authoring::{SkillInfo, SkillSaved, ToolInfo};
+pub use authoring::{SkillInfo, SkillSaved, SkillSource, ToolInfo};
 pub use error::{Result, SessionError};
 pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
-pub use settings::Settings;
+pub use settings::{Settings, load_app_config};
 
 /// Something every window may want to know. `channel()` names the app-wide event.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -129,6 +129,23 @@ fn load_planner(config: &PipelineConfig, notify: &Notify) -> Box<dyn Planner> {
     }
 }
 
+/// The app's configuration: like `PipelineConfig::load`, except that a user file named by
+/// `$SCOPE_WEAVER_CONFIG` that does not exist yet is not an error (Settings creates it).
+pub fn load_app_config() -> Result<PipelineConfig> {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let named = env
+        .iter()
+        .find(|(k, _)| k == config::ENV_CONFIG_FILE)
+        .map(|(_, v)| PathBuf::from(v));
+    let file = match named {
+        Some(p) => Some(p).filter(|p| p.exists()),
+        None => dirs::config_dir()
+            .map(|d| d.join("scope-weaver/config.yaml"))
+            .filter(|p| p.is_file()),
+    };
+    Ok(PipelineConfig::load_from(file.as_deref(), env)?)
+}
+
 impl Engine {
     /// The user's config file that Settings writes.
     pub fn config_file(&self) -> Option<PathBuf> {

@@ -297,7 +297,7 @@ fn cancelling_while_a_question_waits_writes_nothing_and_frees_the_engine() {
 #[test]
 fn saving_a_skill_re_embeds_it_and_a_broken_edit_keeps_the_previous_version() {
     let w = world();
-    let (_, text) = w.engine.skill_source("archive-files").unwrap();
+    let text = w.engine.skill_source("archive-files").unwrap().text;
     // A new description (the folded block up to `tags:`) that no other skill shares.
     let start = text.find("description:").unwrap();
     let end = text.find("\ntags:").unwrap();

@@ -2,7 +2,7 @@
 import { h, replace, isTextField } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { opsOf, isDestructiveOp, groupOps, countsText } from '../lib/ops.js';
-import { skillColor } from '../lib/skills.js';
+import { skillColor, toolLabel } from '../lib/skills.js';
 import { renderOpGroups } from './changes.js';
 import { paramsForm } from './params-form.js';
 
@@ -15,6 +15,11 @@ export function skillChip(skills, skill, tool) {
     h('span', skill),
     tool ? h('span.faint', `/ ${tool}`) : null,
   );
+}
+
+function labelOf(ctx, review) {
+  const label = toolLabel(ctx.skills, review.skill, review.tool, review.params);
+  return label ? h('span.tool-label', { title: label }, label) : null;
 }
 
 function kbd(text) {
@@ -201,7 +206,7 @@ function reviewStepCard(review, ctx) {
     header(
       [destructive ? icon('warning', 'kicker-icon danger') : icon('spark', 'kicker-icon'), `Approve step ${step}${of}`],
       review.description || `${review.skill} / ${review.tool}`,
-      h('div.card-meta', skillChip(ctx.skills, review.skill, review.tool), badge),
+      h('div.card-meta', skillChip(ctx.skills, review.skill, review.tool), badge, labelOf(ctx, review)),
     ),
     body,
     card.errorEl,

@@ -95,7 +95,7 @@ export class History {
               { type: 'button', title: item.error ? `${item.request}\n${item.error}` : item.request, onClick: () => this.onPick(item.request) },
               icon('clock', 'faint'),
               h('span.history-text', item.request),
-              h('span.history-meta', item.steps ? plural(item.steps, 'step') : '', item.at ? ` · ${relTime(item.at)}` : ''),
+              h('span.history-meta', [item.steps ? plural(item.steps, 'step') : '', item.at ? relTime(item.at) : ''].filter(Boolean).join(' · ')),
               h(`span.badge.${kind}.history-status`, label),
             ),
           );

@@ -1,6 +1,7 @@
 // Spotlight bar window: the request input, agents, recent requests, window links, and the keyboard model.
 import '../styles/base.css';
 import './bar.css';
+import './cards.css';
 import { api, on, channel, EVENTS } from '../ipc.js';
 import { h, replace } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';

@@ -57,6 +57,10 @@ export class RunView {
     if (!msg || !this.running) return;
     if (msg.kind === 'event') this.onEvent(msg.event);
     else if (msg.kind === 'question') this.showQuestion(msg.id, msg.question);
+    else if (msg.kind === 'answered' && this.active?.id === msg.id && !this.active.card.busy) {
+      // Answered elsewhere (the graph window's rollback, or a cancel): close the card.
+      this.closeQuestion(msg.id, 'check', 'Answered in another window');
+    }
   }
 
   step(n) {
@@ -145,8 +149,8 @@ export class RunView {
       default:
         break;
     }
-    if (s) this.renderStep(s);
-    if (ev.event === 'planned') this.renderPlan();
+    if (ev.event === 'planned' || (!s && ev.event.startsWith('stage_'))) this.renderPlan();
+    else if (s) this.renderStep(s);
     this.renderPreplan();
     this.renderStatus();
   }
@@ -161,18 +165,22 @@ export class RunView {
       total: this.steps.size || null,
       send: async (answer, logText) => {
         await this.answer(id, answer);
-        if (this.active?.id === id) {
-          card.el.remove();
-          this.active = null;
-          this.log(answerIcon(question, answer), logText);
-          this.renderStatus();
-        }
+        this.closeQuestion(id, answerIcon(question, answer), logText);
       },
     });
     this.active = { id, card, question };
     this.logEl.append(card.el);
     this.renderStatus();
     card.focus();
+  }
+
+  /** Removes the card of question `id` (if it is the open one) and notes what happened. */
+  closeQuestion(id, iconName, logText) {
+    if (this.active?.id !== id) return;
+    this.active.card.el.remove();
+    this.active = null;
+    this.log(iconName, logText);
+    this.renderStatus();
   }
 
   /** Esc: closes edit mode or the cancel prompt, else asks to cancel. False when the run is over. */
@@ -234,17 +242,22 @@ export class RunView {
 
   // ------------------------------------------------------------ end of run
 
-  end() {
+  /** The run is over: stages still marked running become done (success) or stopped. */
+  end(ok = true) {
     this.running = false;
+    const settle = (info) => {
+      if (info?.state === 'running') info.state = ok ? 'done' : 'stopped';
+    };
+    Object.values(this.globalStages).forEach(settle);
+    for (const s of this.steps.values()) Object.values(s.stages).forEach(settle);
+    this.renderPreplan();
     this.closeConfirm();
     this.active?.card.el.remove();
     this.active = null;
     this.cancelBtn.remove();
     this.el.dataset.state = 'done';
-    for (const s of this.steps.values()) {
-      if (s.status === 'running') s.status = 'done';
-      this.renderStep(s);
-    }
+    for (const s of this.steps.values()) if (s.status === 'running') s.status = ok ? 'done' : 'failed';
+    this.renderPlan();
   }
 
   /** run_request resolved with the RunReport. */
@@ -279,7 +292,7 @@ export class RunView {
 
   /** run_request rejected. */
   fail(err) {
-    this.end();
+    this.end(false);
     if (err.code === 'CANCELLED') {
       replace(this.outcomeEl, h('section.outcome.muted.cancelled', h('header.outcome-head', icon('stop'), h('span.outcome-title', 'Cancelled — nothing was written.'))));
       this.renderStatus('Cancelled');
@@ -324,13 +337,15 @@ export class RunView {
         'div.preplan-row',
         pre.map((s) => {
           const st = this.globalStages[s.id]?.state ?? 'pending';
-          return h(`span.pre-stage.${st}`, st === 'running' ? h('span.spinner') : st === 'done' ? icon('check') : h('span.pre-dot'), s.label);
+          const mark = st === 'running' ? h('span.spinner') : st === 'done' ? icon('check') : st === 'stopped' ? icon('x') : h('span.pre-dot');
+          return h(`span.pre-stage.${st}`, mark, s.label);
         }),
       ),
     );
   }
 
   renderPlan() {
+    if (!this.planned) return;
     replace(this.planEl, [...this.steps.values()].sort((a, b) => a.step - b.step).map((s) => this.stepRow(s)));
   }
 

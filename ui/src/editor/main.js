@@ -222,6 +222,7 @@ const OUTCOME = {
   kept_previous: () => ['Saved with errors — previous version stays in use', 'warn'],
   rejected: () => ['Saved with errors — the skill is not loaded', 'error'],
   removed: (r) => [`Saved · ${r.name} removed from the index`, 'warn'],
+  deferred: (r) => [`Saved · ${r.name} reloads when the running request ends`, 'ok'],
 };
 
 /** Saves the buffer; true when the file was written. */

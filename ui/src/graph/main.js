@@ -37,11 +37,9 @@ function toolButton(name, title, onClick) {
 
 const legend = h(
   'div.legend',
-  h('div.legend-row', FAMILIES.map((f) => h('span.legend-item', h('span.swatch', { style: { background: f.color } }), f.label))),
-  h(
-    'div.legend-row',
-    Object.entries(STATUS_COLORS).map(([k, c]) => h(`span.legend-item.status-${k}`, h('span.swatch.ring', { style: { 'border-color': c } }), k)),
-  ),
+  FAMILIES.map((f) => h('span.legend-item', h('span.swatch', { style: { background: f.color } }), f.label)),
+  h('span.legend-sep'),
+  Object.entries(STATUS_COLORS).map(([k, c]) => h(`span.legend-item.status-${k}`, h('span.swatch.ring', { style: { 'border-color': c } }), k)),
 );
 
 document.getElementById('app').replaceWith(
@@ -59,7 +57,7 @@ document.getElementById('app').replaceWith(
         toolButton('refresh', 'Reload the view', () => refresh()),
       ),
     ),
-    h('div.g-body', h('div.g-canvas', cyEl, legend, tooltip, overlay), h('aside.g-side', h('div.side-scroll', pipeline.el, history.el), infoEl)),
+    h('div.g-body', h('div.g-canvas', h('div.cy-wrap', cyEl, tooltip, overlay), legend), h('aside.g-side', h('div.side-scroll', pipeline.el, history.el), infoEl)),
   ),
 );
 
@@ -103,6 +101,8 @@ function refresh() {
       again = false;
       try {
         const view = await api.graphView([...expanded], LIMIT);
+        // Folders the engine opened (they hold pending changes) stay open after the commit.
+        for (const n of view.nodes ?? []) if (n.kind === 'dir' && n.expanded && n.status !== 'deleted') expanded.add(n.id);
         overlay.hidden = true;
         render(view);
       } catch (err) {

@@ -102,7 +102,8 @@ export class Pipeline {
       this.el,
       h('header.side-head', h('h2', 'Pipeline'), h(`span.badge.${badge[0]}.pipeline-state`, badge[1])),
       this.request ? h('div.pipeline-request', { title: this.request }, this.request) : null,
-      current ? h('div.pipeline-stage', current) : null,
+      current && this.state !== 'idle' ? h('div.pipeline-stage', current) : null,
+      this.state === 'idle' ? h('p.faint.side-empty', current) : null,
       this.error && this.state === 'failed' ? h('div.pipeline-error', this.error) : null,
       n
         ? h(
@@ -147,7 +148,7 @@ export class Pipeline {
       s.confident === false || s.nearMiss
         ? h('div.pstep-note.warn', s.nearMiss ? (s.nearMiss.none ? 'Near miss · skipped' : `Near miss · chosen by ${s.nearMiss.by ?? 'person'}`) : 'Low confidence')
         : null,
-      s.summary ? h(`div.pstep-note${s.status === 'failed' ? '.error' : ''}`, s.summary) : null,
+      s.summary ? h(`div.pstep-note${s.status === 'failed' ? '.error' : ''}`, { title: s.summary }, s.summary) : null,
     );
   }
 }

@@ -18,7 +18,7 @@ export function nodeData(n) {
     ext: n.ext ?? null,
     size: n.size ?? null,
     files: n.files ?? null,
-    count: n.count ?? null,
+    count: n.count ?? (n.kind === 'more' ? n.files ?? null : null),
     expanded: Boolean(n.expanded),
     status: n.status ?? 'unchanged',
     from: n.from ?? null,
@@ -70,7 +70,7 @@ export function applyView(cy, view) {
     if (el.removed() || el.isParent()) continue;
     const p = el.position();
     if (Math.abs(p.x - position.x) < 0.5 && Math.abs(p.y - position.y) < 0.5) continue;
-    el.stop(true, false);
+    el.stop(true, true);
     el.animate({ position }, { duration: ANIMATE_MS, easing: 'ease-in-out-cubic' });
   }
   return stats;

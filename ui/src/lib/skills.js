@@ -21,10 +21,17 @@ export function skillColor(skills, name) {
   return s?.vis?.color ?? FALLBACK;
 }
 
-/** True when vis.json or the tool list marks this tool destructive. */
-export function toolDestructive(skills, skill, tool) {
-  const s = skills?.find((x) => x.name === skill);
-  if (!s) return false;
-  if (s.vis?.tools?.[tool]?.destructive) return true;
-  return Boolean(s.tools?.find((t) => t.name === tool)?.destructive);
+/**
+ * The tool's vis.json label with its params filled in ("Remove duplicates (keep {keep})" →
+ * "Remove duplicates (keep newest)"); null when the skill has no label for the tool.
+ */
+export function toolLabel(skills, skill, tool, params = {}) {
+  const template = skills?.find((x) => x.name === skill)?.vis?.tools?.[tool]?.label;
+  if (!template) return null;
+  return template.replace(/\{(\w+)\}/g, (_, key) => {
+    const v = params?.[key];
+    if (v === undefined || v === null) return '…';
+    if (Array.isArray(v)) return `${v.length} item${v.length === 1 ? '' : 's'}`;
+    return typeof v === 'object' ? '…' : String(v);
+  });
 }

@@ -38,7 +38,9 @@ const shortcut = textField('shortcut', 'Alt+Space');
 const configFile = h('span.code.config-file');
 const errorsEl = h('div.errors', { role: 'alert', hidden: true });
 const statusEl = h('span.save-status', { role: 'status', 'aria-live': 'polite' });
-const progressList = h('ul.progress-list');
+const progressList = h('ul.progress-list', { 'aria-label': 'Model loading' });
+const modelsEl = h('span.model-summary');
+const latest = {};
 const saveBtn = h('button.btn.primary.save', { type: 'submit' }, 'Save', h('kbd', 'Ctrl S'));
 
 async function choose(input, picker) {
@@ -92,6 +94,7 @@ const form = h(
         'A model folder, for BERT or mistral.rs.',
         h('div.path-row.embedder-model', embedderModel, chooseBtn(embedderModel, () => api.pickFolder(), 'Choose embedder model folder')),
       ),
+      row('Model loading', 'Progress after saving.', progressList),
     ),
     h(
       'section.group',
@@ -110,9 +113,8 @@ const form = h(
       row('Shortcut', 'Shows the bar from anywhere.', shortcut),
     ),
     errorsEl,
-    h('section.group.progress', h('h2', 'Model loading'), progressList),
   ),
-  h('footer.s-foot', statusEl, h('span.spacer'), h('button.btn.ghost', { type: 'button', onClick: () => load() }, 'Revert'), saveBtn),
+  h('footer.s-foot', statusEl, modelsEl, h('span.spacer'), h('button.btn.ghost', { type: 'button', onClick: () => load() }, 'Revert'), saveBtn),
 );
 document.getElementById('app').replaceWith(h('div.swin', form));
 
@@ -153,17 +155,16 @@ function read() {
     embedding_backend: radioValue('embedder'),
     embedding_model_path: orNull(embedderModel.value),
     hitl_mode: radioValue('hitl'),
-    shortcut: orNull(shortcut.value),
+    shortcut: shortcut.value.trim(),
     config_file: current?.config_file ?? null,
   };
 }
 
-/** "a; b" or multi-line messages → one problem per entry. */
+/** CONFIG_INVALID lists one problem per "  - …" line after a heading; other messages are one problem. */
 function problems(message) {
-  return String(message)
-    .split(/\n|;\s+/)
-    .map((s) => s.replace(/^\s*[-•*]\s*/, '').trim())
-    .filter(Boolean);
+  const lines = String(message).split('\n').map((l) => l.trim()).filter(Boolean);
+  const bullets = lines.filter((l) => /^[-•*]\s+/.test(l)).map((l) => l.replace(/^[-•*]\s+/, ''));
+  return bullets.length ? bullets : lines;
 }
 
 function showErrors(err) {
@@ -218,7 +219,7 @@ const STATE_ICON = { loading: null, ready: 'check', failed: 'x', fallback: 'undo
 
 function onProgress(p) {
   if (!p) return;
-  const time = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const time = new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
   progressList.querySelector('.empty')?.remove();
   progressList.append(
     h(
@@ -236,6 +237,11 @@ function onProgress(p) {
     for (const li of progressList.querySelectorAll(`li.loading[data-component="${p.component}"] .spinner`)) li.replaceWith(icon('clock'));
   }
   while (progressList.children.length > 40) progressList.firstChild.remove();
+  latest[p.component] = p.state;
+  replace(
+    modelsEl,
+    Object.entries(latest).map(([c, st]) => h(`span.model-chip.${st}`, { title: `${c}: ${st}` }, st === 'loading' ? h('span.spinner') : icon(STATE_ICON[st] ?? 'spark'), `${c} ${st}`)),
+  );
   progressList.scrollTop = progressList.scrollHeight;
 }
 

@@ -1,0 +1,35 @@
+//! Tauri's build step: reads `../tauri.conf.json` and declares the app's commands, so each window's
+//! capability file can grant exactly the commands that window uses.
+
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "agents",
+    "open_window",
+    "hide_bar",
+    "set_root",
+    "pick_folder",
+    "pick_file",
+    "run_request",
+    "answer",
+    "cancel_run",
+    "rollback_to",
+    "history",
+    "graph_view",
+    "skills_list",
+    "skill_source",
+    "skill_check",
+    "skill_save",
+    "skill_create",
+    "skill_search",
+    "settings_get",
+    "settings_set",
+];
+
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new()
+            .config_path("../tauri.conf.json")
+            .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS)),
+    )
+    .expect("tauri build step");
+}

@@ -1,0 +1,228 @@
+//! The app's commands: one-line adapters from the windows' `invoke` calls to `session::Engine`.
+//! Work that may take a while runs on the blocking pool, never on the main thread; every error
+//! reaches the window as `{code, message}`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use contracts::ErrorPayload;
+use serde::Deserialize;
+use serde_json::Value;
+use session::{Engine, Message, RunRequest, SessionError, Settings};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, State};
+use tauri_plugin_dialog::DialogExt;
+
+type Shared<'a> = State<'a, Arc<Engine>>;
+type Reply<T> = Result<T, ErrorPayload>;
+
+/// Runs `f` with the engine on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    engine: &Shared<'_>,
+    f: impl FnOnce(&Engine) -> session::Result<T> + Send + 'static,
+) -> Reply<T> {
+    let engine = Arc::clone(engine.inner());
+    tauri::async_runtime::spawn_blocking(move || f(&engine))
+        .await
+        .map_err(|e| ErrorPayload::new("INTERNAL", e.to_string()))?
+        .map_err(|e| e.payload())
+}
+
+#[tauri::command]
+pub fn app_info(engine: Shared<'_>) -> session::AppInfo {
+    engine.info()
+}
+
+#[tauri::command]
+pub fn agents(engine: Shared<'_>) -> Vec<session::Agent> {
+    engine.agents()
+}
+
+#[tauri::command]
+pub fn open_window(app: AppHandle, label: String) -> Reply<()> {
+    crate::windows::show(&app, &label)
+}
+
+#[tauri::command]
+pub fn hide_bar(app: AppHandle) -> Reply<()> {
+    crate::windows::hide(&app, crate::windows::BAR)
+}
+
+#[tauri::command]
+pub async fn set_root(engine: Shared<'_>, path: PathBuf) -> Reply<session::RootSummary> {
+    blocking(&engine, move |e| e.set_root(&path)).await
+}
+
+#[tauri::command]
+pub async fn pick_folder(app: AppHandle) -> Reply<Option<String>> {
+    Ok(app
+        .dialog()
+        .file()
+        .blocking_pick_folder()
+        .map(|p| p.to_string()))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct FileFilter {
+    name: String,
+    extensions: Vec<String>,
+}
+
+#[tauri::command]
+pub async fn pick_file(app: AppHandle, filters: Option<Vec<FileFilter>>) -> Reply<Option<String>> {
+    let dialog = filters
+        .unwrap_or_default()
+        .into_iter()
+        .fold(app.dialog().file(), |d, f| {
+            d.add_filter(
+                f.name,
+                &f.extensions.iter().map(String::as_str).collect::<Vec<_>>(),
+            )
+        });
+    Ok(dialog.blocking_pick_file().map(|p| p.to_string()))
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn run_request(
+    engine: Shared<'_>,
+    request: String,
+    dry_run: Option<bool>,
+    hitl: Option<String>,
+    on_event: Channel<Message>,
+) -> Reply<pipeline::RunReport> {
+    let request = RunRequest {
+        request,
+        dry_run: dry_run.unwrap_or(false),
+        hitl,
+    };
+    blocking(&engine, move |e| {
+        e.run(&request, &mut |m| drop(on_event.send(m)))
+    })
+    .await
+}
+
+#[tauri::command]
+pub fn answer(engine: Shared<'_>, id: u64, answer: Value) -> Reply<()> {
+    engine.answer(id, &answer).map_err(|e| e.payload())
+}
+
+#[tauri::command]
+pub fn cancel_run(engine: Shared<'_>) {
+    engine.cancel();
+}
+
+#[tauri::command]
+pub fn rollback_to(engine: Shared<'_>, snapshot: String) -> Reply<()> {
+    engine.rollback_to(&snapshot).map_err(|e| e.payload())
+}
+
+#[tauri::command]
+pub async fn history(engine: Shared<'_>, limit: Option<usize>) -> Reply<Vec<audit::RunSummary>> {
+    blocking(&engine, move |e| e.history(limit.unwrap_or(20))).await
+}
+
+#[tauri::command]
+pub async fn graph_view(
+    engine: Shared<'_>,
+    expanded: Option<Vec<String>>,
+    limit: Option<usize>,
+) -> Reply<sandbox::TreeView> {
+    blocking(&engine, move |e| {
+        e.graph_view(&expanded.unwrap_or_default(), limit.unwrap_or(60))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn skills_list(engine: Shared<'_>) -> Reply<Vec<session::SkillInfo>> {
+    blocking(&engine, Engine::skills_list).await
+}
+
+#[tauri::command]
+pub async fn skill_source(engine: Shared<'_>, name: String) -> Reply<session::SkillSource> {
+    blocking(&engine, move |e| e.skill_source(&name)).await
+}
+
+#[tauri::command]
+pub async fn skill_check(
+    engine: Shared<'_>,
+    name: String,
+    text: String,
+) -> Reply<Vec<skills::Diagnostic>> {
+    blocking(&engine, move |e| Ok(e.skill_check(&name, &text))).await
+}
+
+#[tauri::command]
+pub async fn skill_save(
+    engine: Shared<'_>,
+    name: String,
+    text: String,
+) -> Reply<session::SkillSaved> {
+    blocking(&engine, move |e| e.skill_save(&name, &text)).await
+}
+
+#[tauri::command]
+pub async fn skill_create(
+    engine: Shared<'_>,
+    name: String,
+    description: String,
+) -> Reply<session::SkillSaved> {
+    blocking(&engine, move |e| e.skill_create(&name, &description)).await
+}
+
+#[tauri::command]
+pub async fn skill_search(engine: Shared<'_>, query: String) -> Reply<Vec<retrieval::SkillHit>> {
+    blocking(&engine, move |e| e.skill_search(&query).map(|r| r.hits)).await
+}
+
+#[tauri::command]
+pub fn settings_get(engine: Shared<'_>) -> Settings {
+    engine.settings()
+}
+
+#[tauri::command]
+pub async fn settings_set(
+    app: AppHandle,
+    engine: Shared<'_>,
+    settings: Settings,
+) -> Reply<Settings> {
+    let engine = Arc::clone(engine.inner());
+    let saved = tauri::async_runtime::spawn_blocking(move || engine.set_settings(&settings))
+        .await
+        .map_err(|e| ErrorPayload::new("INTERNAL", e.to_string()))?
+        .map_err(|e: SessionError| e.payload())?;
+    crate::shortcut::register(&app, &saved.shortcut);
+    Ok(saved)
+}
+
+/// Every command, for the builder.
+pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        app_info,
+        agents,
+        open_window,
+        hide_bar,
+        set_root,
+        pick_folder,
+        pick_file,
+        run_request,
+        answer,
+        cancel_run,
+        rollback_to,
+        history,
+        graph_view,
+        skills_list,
+        skill_source,
+        skill_check,
+        skill_save,
+        skill_create,
+        skill_search,
+        settings_get,
+        settings_set
+    ]
+}
+
+/// The engine the app manages (tests and setup).
+pub fn engine(app: &AppHandle) -> Arc<Engine> {
+    Arc::clone(app.state::<Arc<Engine>>().inner())
+}

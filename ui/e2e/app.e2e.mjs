@@ -1,0 +1,235 @@
+// End-to-end test of the real desktop app under Xvfb: WebKitWebDriver drives the app's webviews,
+// xdotool sends the global shortcut; the seed's Downloads request is typed into the bar, approved
+// and committed, then the files on disk and the graph window's nodes are checked; a SKILL.md
+// description is edited in the editor and the skill must be re-embedded. Screenshots of each
+// window go to $E2E_ARTIFACTS (default ui/test-results/e2e).
+//
+// Run through scripts/e2e.sh (it builds the app and starts Xvfb + a D-Bus session).
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const APP = process.env.E2E_APP_BINARY ?? join(process.env.CARGO_TARGET_DIR ?? join(process.env.HOME, '.cache/scope-weaver/target'), 'debug/scope-weaver-app');
+const ARTIFACTS = process.env.E2E_ARTIFACTS ?? join(REPO, 'ui/test-results/e2e');
+const PORT = 4445 + Math.floor(Math.random() * 400);
+const SEED = 'Clean up my Downloads folder – remove duplicates, then organize the remaining files into subfolders by type';
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
+
+const work = mkdtempSync(join(tmpdir(), 'sw-e2e-'));
+const home = join(work, 'home');
+let driver;
+let session;
+const windows = {};
+
+async function wd(method, path, body) {
+  const res = await fetch(`http://127.0.0.1:${PORT}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json)}`);
+  return json.value;
+}
+const s = (path) => `/session/${session}${path}`;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function use(label) {
+  await wd('POST', s('/window'), { handle: windows[label] });
+}
+const run = (script, ...args) => wd('POST', s('/execute/sync'), { script, args });
+const runAsync = (script, ...args) => wd('POST', s('/execute/async'), { script, args });
+/** Calls an app command from the current window (through the window's own capability). */
+const invoke = (cmd, args = {}) =>
+  runAsync('const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then((v) => done({ ok: v }), (e) => done({ err: e }));', cmd, args);
+
+async function until(what, script, { timeout = 30000, args = [] } = {}) {
+  const end = Date.now() + timeout;
+  let last;
+  while (Date.now() < end) {
+    last = await run(script, ...args).catch((e) => ({ error: e.message }));
+    if (last && !last.error) return last;
+    await sleep(200);
+  }
+  await shot(`timeout-${what.replace(/\W+/g, '-')}`);
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+}
+
+async function find(css) {
+  const el = await wd('POST', s('/element'), { using: 'css selector', value: css });
+  return el[ELEMENT];
+}
+
+function shot(name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  spawnSync('import', ['-window', 'root', join(ARTIFACTS, `${name}.png`)]);
+}
+
+function visibleBar() {
+  return spawnSync('xdotool', ['search', '--onlyvisible', '--name', '^Scope Weaver$']).status === 0;
+}
+
+function files(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...files(p));
+    else out.push(relative(join(home, 'Downloads'), p));
+  }
+  return out.sort();
+}
+
+before(async () => {
+  assert.ok(existsSync(APP), `build the app first: ${APP}`);
+  const downloads = join(home, 'Downloads');
+  mkdirSync(join(downloads, 'old'), { recursive: true });
+  mkdirSync(join(home, 'Documents'), { recursive: true });
+  for (const [name, body] of [
+    ['report_v1.pdf', 'quarterly report v1\n'],
+    ['report_final.pdf', 'quarterly report v1\n'],
+    ['beach.jpg', 'JPEG holiday\n'],
+    ['beach (1).jpg', 'JPEG holiday\n'],
+    ['old/beach.jpg', 'JPEG holiday\n'],
+    ['song.mp3', 'ID3 song\n'],
+    ['export.csv', 'a,b\n1,2\n'],
+    ['setup.exe', 'MZ installer\n'],
+    ['notes.txt', 'meeting notes\n'],
+  ]) writeFileSync(join(downloads, name), body);
+  writeFileSync(join(home, 'Documents', 'taxes.txt'), 'tax return 2024\n');
+  cpSync(join(REPO, 'skills'), join(work, 'skills'), { recursive: true });
+  const env = {
+    ...process.env,
+    TAURI_WEBVIEW_AUTOMATION: 'true',
+    SCOPE_WEAVER_WORKING_ROOT: home,
+    SCOPE_WEAVER_STATE_DIR: join(work, 'state'),
+    SCOPE_WEAVER_SKILLS_DIR: join(work, 'skills'),
+    SCOPE_WEAVER_CONFIG: join(work, 'config.yaml'),
+    SCOPE_WEAVER_DELETE_MODE: 'permanent',
+  };
+  driver = spawn('WebKitWebDriver', [`--port=${PORT}`], { env, stdio: process.env.E2E_DRIVER_LOG ? 'inherit' : 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    try {
+      await wd('GET', '/status');
+      break;
+    } catch {
+      await sleep(100);
+    }
+  }
+  const created = await wd('POST', '/session', {
+    capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: APP, args: [] } } },
+  });
+  session = created.sessionId;
+  // The four windows, by title.
+  const titles = { 'Scope Weaver': 'bar', 'Scope Weaver — Graph': 'graph', 'Scope Weaver — Skills': 'editor', 'Scope Weaver — Settings': 'settings' };
+  const end = Date.now() + 30000;
+  while (Object.keys(windows).length < 4 && Date.now() < end) {
+    for (const h of await wd('GET', s('/window/handles'))) {
+      await wd('POST', s('/window'), { handle: h });
+      const label = titles[await wd('GET', s('/title'))];
+      if (label) windows[label] = h;
+    }
+    if (Object.keys(windows).length < 4) await sleep(300);
+  }
+  assert.deepEqual(Object.keys(windows).sort(), ['bar', 'editor', 'graph', 'settings']);
+});
+
+after(async () => {
+  if (session) await wd('DELETE', s('')).catch(() => {});
+  driver?.kill();
+});
+
+test('the global shortcut shows the bar again after it was hidden', async () => {
+  await use('bar');
+  await until('the bar to list its agent', "return document.querySelectorAll('.agent').length > 0");
+  const hidden = await invoke('hide_bar');
+  assert.deepEqual(hidden, { ok: null });
+  for (let i = 0; i < 20 && visibleBar(); i++) await sleep(100);
+  assert.equal(visibleBar(), false, 'the bar is hidden');
+  execFileSync('xdotool', ['key', 'alt+space']);
+  for (let i = 0; i < 30 && !visibleBar(); i++) await sleep(100);
+  const info = await invoke('app_info');
+  assert.equal(visibleBar(), true, `Alt+Space shows the bar (app_info: ${JSON.stringify(info)})`);
+  shot('01-bar-shown-by-shortcut');
+});
+
+test('the seed request typed into the bar is approved, committed and shown in the graph', async () => {
+  await use('graph');
+  await until('the graph to draw the working folder', "return !!window.cy && window.cy.nodes('[id = \"Downloads\"]').length === 1");
+  await use('bar');
+  const input = await find('#request');
+  await wd('POST', s(`/element/${input}/value`), { text: SEED });
+  await wd('POST', s(`/element/${input}/value`), { text: '\uE007' });
+
+  // Step 2 removes the duplicates: a destructive approval card.
+  await until('the remove step approval', "return !!document.querySelector('.card-review-step.destructive button.approve')", { timeout: 60000 });
+  const deletes = await run("return [...document.querySelectorAll('.card-review-step .op-group[data-op=\"delete\"] .op-item')].map((e) => e.textContent)");
+  assert.equal(deletes.length, 3, JSON.stringify(deletes));
+  shot('02-bar-approve-remove');
+  await use('graph');
+  const ghosts = await until('deleted ghosts in the graph', "const d = window.cy.nodes('.deleted').map((n) => n.id()); return d.length ? d : false");
+  assert.ok(ghosts.includes('Downloads/beach.jpg'), JSON.stringify(ghosts));
+  shot('03-graph-during-remove');
+  await use('bar');
+  await run("document.querySelector('.card-review-step button.approve').click()");
+
+  // Step 3 sorts by type.
+  await until('the organize step approval', "const c = document.querySelector('.card-review-step:not(.destructive) button.approve'); return !!c");
+  await run("document.querySelector('.card-review-step button.approve').click()");
+
+  // The final diff, then Commit.
+  await until('the diff review', "return !!document.querySelector('button.commit')");
+  shot('04-bar-diff-review');
+  await run("document.querySelector('button.commit').click()");
+  const report = await until('the final report', "const r = document.querySelector('.report-text'); return r ? r.textContent : false", { timeout: 60000 });
+  assert.match(report, /Committed/);
+  shot('05-bar-report');
+
+  assert.deepEqual(files(join(home, 'Downloads')), [
+    'Audio/song.mp3',
+    'Data/export.csv',
+    'Documents/notes.txt',
+    'Documents/report_final.pdf',
+    'Images/beach (1).jpg',
+    'Installers/setup.exe',
+  ]);
+  assert.equal(existsSync(join(home, 'Downloads/old')), true, 'the emptied folder stays');
+
+  await use('graph');
+  const ids = await until(
+    'the committed tree in the graph',
+    "const ids = window.cy.nodes().map((n) => n.id()); return ids.includes('Downloads/Images/beach (1).jpg') && !ids.includes('Downloads/beach.jpg') ? ids : false",
+  );
+  assert.ok(ids.includes('Downloads/Documents/report_final.pdf'));
+  const pending = await run("return window.cy.nodes('.deleted, .added, .moved').length");
+  assert.equal(pending, 0, 'nothing is pending after the commit');
+  shot('06-graph-after-commit');
+});
+
+test('a description edited in the SKILL.md editor is saved and re-embedded', async () => {
+  await use('bar');
+  assert.deepEqual(await invoke('open_window', { label: 'editor' }), { ok: null });
+  await use('editor');
+  await until('the skill list', "return !!document.querySelector('.skill-item[data-name=\"archive-files\"]')");
+  await run("document.querySelector('.skill-item[data-name=\"archive-files\"]').click()");
+  await until('archive-files in the editor', "return !!window.editorView && window.editorView.state.doc.toString().includes('name: archive-files')");
+  // Replace the folded description block with a new one.
+  await run(`
+    const view = window.editorView;
+    const text = view.state.doc.toString();
+    const from = text.indexOf('description:');
+    const to = text.indexOf('\\ntags:');
+    view.dispatch({ changes: { from, to, insert: 'description: Feed the quokka colony and brush every wombat.' } });
+    view.focus();
+  `);
+  await until('no problems for the edit', "return document.querySelectorAll('.problem.error').length === 0");
+  await run("document.querySelector('button.save').click()");
+  const status = await until('the save status', "const s = document.querySelector('.save-status'); return s && /re-embedded/.test(s.textContent) ? s.textContent : false");
+  assert.match(status, /re-embedded archive-files/);
+  shot('07-editor-saved');
+  const hits = await invoke('skill_search', { query: 'feed the quokkas and brush the wombats' });
+  assert.equal(hits.ok[0].skill, 'archive-files', JSON.stringify(hits));
+});
