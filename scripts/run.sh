@@ -1,38 +1,74 @@
 #!/usr/bin/env bash
-# Main job: build scope-weaver and run it.
-#   scripts/run.sh                      # demo: the seed's request run end to end on a generated Downloads folder
-#   scripts/run.sh scan ~/Downloads     # any scope-weaver command
+# Main job: set up and launch the Scope Weaver desktop app on a generated demo folder (a "home"
+# whose Downloads holds duplicates and a mix of file types: the seed's worked example).
+#   scripts/run.sh                      # the desktop app (needs a display; without one: the CLI demo)
+#   scripts/run.sh --headless           # the same request end to end in the terminal (CLI)
+#   scripts/run.sh scan ~/Downloads     # any scope-weaver CLI command
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-cargo build --quiet -p cli --bin scope-weaver
-BIN="$CARGO_TARGET_DIR/debug/scope-weaver"
+make_demo() {
+    local home="${SCOPE_WEAVER_DEMO_DIR:-$(mktemp -d)/home}"
+    local d="$home/Downloads"
+    mkdir -p "$d/old" "$home/Documents" "$home/Pictures"
+    printf 'quarterly report v1\n' > "$d/report_v1.pdf"
+    printf 'quarterly report v1\n' > "$d/report_final.pdf"
+    printf 'JPEG holiday\n' > "$d/beach.jpg"
+    printf 'JPEG holiday\n' > "$d/beach (1).jpg"
+    printf 'JPEG holiday\n' > "$d/old/beach.jpg"
+    printf 'ID3 song\n' > "$d/song.mp3"
+    printf 'a,b\n1,2\n' > "$d/export.csv"
+    printf 'MZ installer\n' > "$d/setup.exe"
+    printf 'meeting notes\n' > "$d/notes.txt"
+    printf 'tax return 2024\n' > "$home/Documents/taxes-2024.txt"
+    echo "$home"
+}
 
-if [ $# -gt 0 ]; then
-    exec "$BIN" "$@"
+REQUEST="Clean up my Downloads folder – remove duplicates, then organize the remaining files into subfolders by type"
+
+headless_demo() {
+    cargo build --quiet -p cli --bin scope-weaver
+    local bin="$CARGO_TARGET_DIR/debug/scope-weaver" home
+    home="$(make_demo)"
+    echo "== Demo folder: $home"
+    "$bin" scan "$home/Downloads" --tree
+    echo
+    echo "== scope-weaver run --root $home \"$REQUEST\""
+    # The demo folder is a throwaway copy: its deletes are permanent rather than filling your trash.
+    # At a terminal you approve each change; otherwise --yes answers with the planner's choices.
+    local yes=()
+    [ -t 0 ] || yes=(--yes)
+    SCOPE_WEAVER_DELETE_MODE=permanent "$bin" run --root "$home" "$REQUEST" "${yes[@]}"
+    echo
+    echo "== The folder afterwards"
+    "$bin" scan "$home/Downloads" --tree
+}
+
+case "${1:-}" in
+    --headless)
+        headless_demo
+        exit 0
+        ;;
+    "") ;;
+    *)
+        cargo build --quiet -p cli --bin scope-weaver
+        exec "$CARGO_TARGET_DIR/debug/scope-weaver" "$@"
+        ;;
+esac
+
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+    echo "No display (DISPLAY/WAYLAND_DISPLAY unset): running the headless demo instead of the app." >&2
+    headless_demo
+    exit 0
 fi
 
-DEMO="${SCOPE_WEAVER_DEMO_DIR:-$(mktemp -d)/Downloads}"
-mkdir -p "$DEMO/old"
-printf 'quarterly report v1\n' > "$DEMO/report_v1.pdf"
-printf 'quarterly report v1\n' > "$DEMO/report_final.pdf"
-printf 'JPEG holiday\n' > "$DEMO/beach.jpg"
-printf 'JPEG holiday\n' > "$DEMO/beach (1).jpg"
-printf 'JPEG holiday\n' > "$DEMO/old/beach.jpg"
-printf 'ID3 song\n' > "$DEMO/song.mp3"
-printf 'a,b\n1,2\n' > "$DEMO/export.csv"
-printf 'MZ installer\n' > "$DEMO/setup.exe"
-printf 'meeting notes\n' > "$DEMO/notes.txt"
-
-echo "== Demo folder: $DEMO"
-"$BIN" scan "$DEMO" --tree
-echo
-REQUEST="Clean up my Downloads folder – remove duplicates, then organize the remaining files into subfolders by type"
-echo "== scope-weaver run --root $DEMO \"$REQUEST\""
-# The demo folder is a throwaway copy: its deletes are permanent rather than filling your trash.
-# At a terminal you approve each change; otherwise --yes answers with the planner's choices.
-YES=()
-[ -t 0 ] || YES=(--yes)
-SCOPE_WEAVER_DELETE_MODE=permanent "$BIN" run --root "$DEMO" "$REQUEST" "${YES[@]}"
-echo
-echo "== The folder afterwards"
-"$BIN" scan "$DEMO" --tree
+need_apt "${APP_BUILD_PACKAGES[@]}"
+build_ui
+cargo build --quiet -p scope-weaver-app
+home="$(make_demo)"
+echo "== Demo folder: $home"
+echo "== Press Alt+Space for the bar (Settings changes the folder and the shortcut), and try:"
+echo "   $REQUEST"
+# The demo's deletes are permanent (a throwaway folder); its settings file stays beside it.
+SCOPE_WEAVER_WORKING_ROOT="$home" SCOPE_WEAVER_DELETE_MODE=permanent \
+    SCOPE_WEAVER_CONFIG="$home/../config.yaml" SCOPE_WEAVER_STATE_DIR="$home/../state" \
+    exec "$CARGO_TARGET_DIR/debug/scope-weaver-app"

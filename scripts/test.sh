@@ -7,10 +7,15 @@ step() { echo; echo "== $*"; }
 step "rustfmt"
 cargo fmt --all --check
 
+step "desktop app prerequisites: WebKitGTK, Xvfb, WebKitWebDriver, Chromium; the windows' front end (ui/dist)"
+need_apt "${APP_BUILD_PACKAGES[@]}" "${APP_TEST_PACKAGES[@]}"
+# The app embeds ui/dist at compile time, so it is built before any cargo step.
+build_ui
+
 step "clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
-step "boundary: no engine crate depends on tauri"
+step "boundary: no engine crate depends on tauri (only src-tauri does)"
 for manifest in crates/*/Cargo.toml; do
     crate="$(sed -n 's/^name = "\(.*\)"/\1/p' "$manifest" | head -n1)"
     if cargo tree -p "$crate" -e normal,build --prefix none 2>/dev/null | grep -Eq '^tauri(-[a-z-]+)? v'; then
@@ -37,8 +42,21 @@ step "tests of the optional OpenTelemetry exporter (feature otlp)"
 # --workspace keeps feature unification as in the main build (no second build of sqlx).
 cargo test --workspace --features audit/otlp --test otlp --no-fail-fast 2>&1 | tee -a "$CARGO_TARGET_DIR/test-output.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+
+step "UI tests: the four windows in headless Chromium, Tauri IPC mocked (ui/tests)"
+(cd ui && npx playwright test --reporter=line) 2>&1 | tee "$CARGO_TARGET_DIR/ui-test-output.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+ui_passed=$(grep -Eo '[0-9]+ passed' "$CARGO_TARGET_DIR/ui-test-output.txt" | tail -n1 | awk '{print $1+0}')
+ui_failed=$(grep -Eo '[0-9]+ failed' "$CARGO_TARGET_DIR/ui-test-output.txt" | tail -n1 | awk '{print $1+0}')
+
+step "end-to-end: the real app under Xvfb (global shortcut, the seed request, graph, editor)"
+bash scripts/e2e.sh 2>&1 | tee "$CARGO_TARGET_DIR/e2e-output.txt"
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+e2e_passed=$(grep -Eo '^ℹ pass [0-9]+' "$CARGO_TARGET_DIR/e2e-output.txt" | awk '{print $3+0}')
+e2e_failed=$(grep -Eo '^ℹ fail [0-9]+' "$CARGO_TARGET_DIR/e2e-output.txt" | awk '{print $3+0}')
+
 passed=$(grep -Eo 'test result: [a-z]+\. [0-9]+ passed' "$CARGO_TARGET_DIR/test-output.txt" | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' "$CARGO_TARGET_DIR/test-output.txt" | awk '{s+=$1} END {print s+0}')
 echo
-echo "${passed} passed, ${failed} failed"
+echo "rust: ${passed} passed, ${failed} failed · ui: ${ui_passed:-0} passed, ${ui_failed:-0} failed · e2e: ${e2e_passed:-0} passed, ${e2e_failed:-0} failed"
 exit "$status"

@@ -69,6 +69,17 @@ function shot(name) {
   spawnSync('import', ['-window', 'root', join(ARTIFACTS, `${name}.png`)]);
 }
 
+/** A screenshot of the screen with the bar hidden, so the window under it shows (then the bar is back). */
+async function shotBehindBar(name) {
+  const current = await wd('GET', s('/window'));
+  await use('bar');
+  await invoke('hide_bar');
+  await sleep(300);
+  shot(name);
+  await invoke('open_window', { label: 'bar' });
+  await wd('POST', s('/window'), { handle: current });
+}
+
 function visibleBar() {
   return spawnSync('xdotool', ['search', '--onlyvisible', '--name', '^Scope Weaver$']).status === 0;
 }
@@ -172,7 +183,7 @@ test('the seed request typed into the bar is approved, committed and shown in th
   await use('graph');
   const ghosts = await until('deleted ghosts in the graph', "const d = window.cy.nodes('.deleted').map((n) => n.id()); return d.length ? d : false");
   assert.ok(ghosts.includes('Downloads/beach.jpg'), JSON.stringify(ghosts));
-  shot('03-graph-during-remove');
+  await shotBehindBar('03-graph-during-remove');
   await use('bar');
   await run("document.querySelector('.card-review-step button.approve').click()");
 
@@ -206,11 +217,12 @@ test('the seed request typed into the bar is approved, committed and shown in th
   assert.ok(ids.includes('Downloads/Documents/report_final.pdf'));
   const pending = await run("return window.cy.nodes('.deleted, .added, .moved').length");
   assert.equal(pending, 0, 'nothing is pending after the commit');
-  shot('06-graph-after-commit');
+  await shotBehindBar('06-graph-after-commit');
 });
 
 test('a description edited in the SKILL.md editor is saved and re-embedded', async () => {
   await use('bar');
+  await invoke('hide_bar');
   assert.deepEqual(await invoke('open_window', { label: 'editor' }), { ok: null });
   await use('editor');
   await until('the skill list', "return !!document.querySelector('.skill-item[data-name=\"archive-files\"]')");
@@ -232,4 +244,14 @@ test('a description edited in the SKILL.md editor is saved and re-embedded', asy
   shot('07-editor-saved');
   const hits = await invoke('skill_search', { query: 'feed the quokkas and brush the wombats' });
   assert.equal(hits.ok[0].skill, 'archive-files', JSON.stringify(hits));
+});
+
+test('the settings window shows the effective settings', async () => {
+  await use('bar');
+  assert.deepEqual(await invoke('open_window', { label: 'settings' }), { ok: null });
+  await use('settings');
+  const root = await until('the working folder field', "const i = [...document.querySelectorAll('input')].find((e) => e.value.includes('/home')); return i ? i.value : false");
+  assert.equal(root, home);
+  await sleep(300);
+  shot('08-settings');
 });

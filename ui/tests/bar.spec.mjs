@@ -309,6 +309,33 @@ test('history recall with ArrowUp / ArrowDown in the empty input', async ({ app,
   await expect(input).toBeFocused();
 });
 
+test('no history yet: "Try" suggestions, icon then text packed to the left; a click fills the input', async ({ app, page }) => {
+  await openBar(app, { history: [] });
+  const rows = page.locator('button.example');
+  await expect(rows).toHaveCount(3);
+  await expect(page.locator('.recent .section-title')).toHaveText('Try');
+  // One layout for every row: the icon at the row's left edge, the text right after it, filling the rest.
+  const geo = await rows.evaluateAll((els) =>
+    els.map((el) => {
+      const row = el.getBoundingClientRect();
+      const ico = el.querySelector('.example-icon').getBoundingClientRect();
+      const text = el.querySelector('.example-text').getBoundingClientRect();
+      return { iconLeft: ico.left - row.left, iconWidth: ico.width, gap: text.left - ico.right, textRight: row.right - text.right, spinner: !!el.querySelector('.spinner') };
+    }),
+  );
+  for (const g of geo) {
+    expect(g.iconLeft).toBeLessThanOrEqual(12);
+    expect(g.iconWidth).toBeLessThanOrEqual(16);
+    expect(g.gap).toBeGreaterThanOrEqual(6);
+    expect(g.gap).toBeLessThanOrEqual(14);
+    expect(g.textRight).toBeLessThanOrEqual(12);
+    expect(g.spinner).toBe(false);
+  }
+  await app.screenshot('bar-try');
+  await rows.nth(1).click();
+  await expect(page.locator('#request')).toHaveValue('Find files larger than 500 MB in Videos');
+});
+
 test('Esc hides the idle bar; window links call open_window', async ({ app, page }) => {
   await openBar(app);
   await page.keyboard.press('Escape');

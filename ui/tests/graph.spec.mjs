@@ -1,7 +1,7 @@
-// Graph window: preset positions from graph_view, expand/collapse, live updates from pipeline events, rollback_to.
+// Graph window: preset positions from graph_view, fit and re-fit, expand/collapse, live updates from pipeline events, rollback_to.
 import { test, expect } from './support/harness.mjs';
 import { skills, seedRun } from './support/fixtures.mjs';
-import { viewBefore, viewDownloads, viewAfter } from './support/graph-views.mjs';
+import { viewBefore, viewDownloads, viewAfter, viewLarge } from './support/graph-views.mjs';
 
 async function openGraph(app, view = viewBefore(), extra = {}) {
   await app.open('graph', { responses: { graph_view: view, skills_list: skills, rollback_to: null, ...extra } });
@@ -22,6 +22,35 @@ async function clickNode(page, id, { dbl = false, offsetY = 0 } = {}) {
 
 const pipelineEvent = (event) => ({ run_id: 'r8d93dba5c9df', event });
 
+/** Zoom, pan, and where the whole graph lies on the canvas (rendered coordinates, labels included). */
+function viewport(page) {
+  return page.evaluate(() => {
+    const cy = window.cy;
+    const bb = cy.elements().renderedBoundingBox();
+    return {
+      zoom: cy.zoom(),
+      pan: cy.pan(),
+      inside: bb.x1 >= -0.5 && bb.y1 >= -0.5 && bb.x2 <= cy.width() + 0.5 && bb.y2 <= cy.height() + 0.5,
+      centred: Math.abs((bb.x1 + bb.x2) / 2 - cy.width() / 2) < 2 && Math.abs((bb.y1 + bb.y2) / 2 - cy.height() / 2) < 2,
+    };
+  });
+}
+
+/** Waits until the viewport stops moving: no fit waiting for gliding nodes, no animation, two equal samples. */
+async function settled(page) {
+  let last = null;
+  await expect
+    .poll(async () => {
+      const busy = await page.evaluate(() => Boolean(window.cy.scratch('fitPending')) || window.cy.animated() || window.cy.nodes().some((n) => n.animated()));
+      const v = await viewport(page);
+      const same = !busy && last && Math.abs(v.zoom - last.zoom) < 1e-6 && Math.abs(v.pan.x - last.pan.x) < 0.01 && Math.abs(v.pan.y - last.pan.y) < 0.01;
+      last = busy ? null : v;
+      return same;
+    }, { intervals: [150] })
+    .toBe(true);
+  return last;
+}
+
 test('initial view: nodes at the positions Rust gave, compound root, collapsed folders as leaves', async ({ app, page }) => {
   const view = viewBefore();
   await openGraph(app, view);
@@ -36,7 +65,59 @@ test('initial view: nodes at the positions Rust gave, compound root, collapsed f
   expect(info.downloads).toEqual({ x: dl.x, y: dl.y, collapsed: true });
   expect(info.notes).toBe('documents');
   await expect(page.locator('.g-totals')).toHaveText('612 files · 41 folders · 1.4 GB');
+  // The fit shows everything, centred, and never zooms in past 1 (the graph is small here).
+  expect(await viewport(page)).toMatchObject({ zoom: 1, inside: true, centred: true });
+  const labels = await page.evaluate(() => ({ file: window.cy.$id('notes.txt').renderedStyle('font-size'), title: window.cy.$id('.').renderedStyle('font-size') }));
+  expect(parseFloat(labels.file)).toBeLessThanOrEqual(12);
+  expect(parseFloat(labels.title)).toBeGreaterThan(parseFloat(labels.file));
   await app.screenshot('graph-initial');
+
+  // A smaller window: the automatic fit follows it (zooming out below 1).
+  await page.setViewportSize({ width: 720, height: 560 });
+  await expect.poll(async () => {
+    const v = await viewport(page);
+    return { inside: v.inside, centred: v.centred, zoomedOut: v.zoom < 1 };
+  }).toEqual({ inside: true, centred: true, zoomedOut: true });
+});
+
+test('the view re-fits after a large update, but not after the person zoomed by hand; Fit resumes it', async ({ app, page }) => {
+  await openGraph(app, viewBefore());
+  const before = await settled(page);
+  expect(before.zoom).toBeLessThanOrEqual(1);
+
+  // Opening Downloads (48 files) adds many nodes: the view fits again, zooming out.
+  await app.respond('graph_view', viewLarge());
+  await clickNode(page, 'Downloads');
+  await expect.poll(() => page.evaluate(() => window.cy.nodes().length)).toBe(viewLarge().nodes.length);
+  const large = await settled(page);
+  expect(large).toMatchObject({ inside: true, centred: true });
+  expect(large.zoom).toBeLessThan(before.zoom);
+
+  // The person zooms in with the wheel: later updates keep their viewport.
+  const box = await page.locator('#cy').boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -400);
+  const manual = await settled(page);
+  expect(manual.zoom).toBeGreaterThan(large.zoom);
+  await app.respond('graph_view', viewBefore());
+  await app.emit('graph://changed', { reason: 'rollback' });
+  await expect.poll(() => page.evaluate(() => window.cy.nodes().length)).toBe(viewBefore().nodes.length);
+  await page.waitForTimeout(400);
+  const kept = await viewport(page);
+  expect(kept.zoom).toBeCloseTo(manual.zoom, 5);
+  expect(kept.pan).toEqual(manual.pan);
+
+  // "Fit to window" fits now and makes the view follow the graph again.
+  await page.locator('button[title="Fit to window"]').click();
+  await expect.poll(async () => (await viewport(page)).centred).toBe(true);
+  expect((await settled(page)).zoom).toBeLessThanOrEqual(1);
+  await app.respond('graph_view', viewLarge());
+  await app.emit('graph://changed', { reason: 'delta' });
+  await expect.poll(() => page.evaluate(() => window.cy.nodes().length)).toBe(viewLarge().nodes.length);
+  const again = await settled(page);
+  expect(again).toMatchObject({ inside: true, centred: true });
+  expect(again.zoom).toBeCloseTo(large.zoom, 3);
+  await app.screenshot('graph-large-fitted');
 });
 
 test('clicking a collapsed folder re-requests the view with it expanded; clicking its title collapses it', async ({ app, page }) => {
@@ -161,6 +242,51 @@ test('"Roll back to here" calls rollback_to; NOT_AT_REVIEW is explained', async 
   await app.emit('pipeline://event', pipelineEvent({ event: 'rolled_back', step: 2, snapshot: 'snap-2', undone: 2 }));
   await expect(page.locator('.point.undone')).toHaveCount(2);
   await expect.poll(async () => (await app.calls('graph_view')).length).toBeGreaterThan(n);
+  await expect(page.locator('.point[data-snapshot="snap-1"] button.rollback-here')).toBeEnabled();
+  await expect(page.locator('.point.undone button.rollback-here')).toHaveCount(2);
+  for (const b of await page.locator('.point.undone button.rollback-here').all()) await expect(b).toBeDisabled();
+});
+
+test('rollback points close when the run ends, and a new run starts a fresh history', async ({ app, page }) => {
+  await openGraph(app, viewDownloads());
+  const { events } = seedRun();
+  const buttons = page.locator('button.rollback-here');
+  // The whole recorded run, up to and including its final review, then the commit.
+  const review = events.findIndex((e) => e.event === 'stage_started' && e.stage === 'commit');
+  for (const e of events.slice(0, review + 1)) await app.emit('pipeline://event', pipelineEvent(e));
+  await expect(buttons).toHaveCount(3);
+  for (const b of await buttons.all()) await expect(b).toBeEnabled();
+  await expect(page.locator('.actions-note')).toHaveCount(0);
+
+  await app.emit('pipeline://event', pipelineEvent({ event: 'diff_reviewed', changes: 11, approved: true }));
+  for (const b of await buttons.all()) await expect(b).toBeDisabled();
+  await app.emit('pipeline://event', pipelineEvent({ event: 'committed', applied: 11, summary: '11 changes written' }));
+  await app.emit('pipeline://event', pipelineEvent({ event: 'finished', committed: true, dry_run: false, text: 'done', stage_ms: {} }));
+  await expect(page.locator('.actions .side-head .badge')).toHaveText('Committed');
+  await expect(page.locator('.actions-note')).toBeVisible();
+  for (const b of await buttons.all()) await expect(b).toBeDisabled();
+  await expect(page.locator('.pipeline-state')).toHaveText('Committed');
+  await app.screenshot('graph-after-commit');
+
+  // A dry run that only reports (no diff_reviewed) closes them at `finished` too.
+  await app.emit('pipeline://event', { run_id: 'r2', event: { event: 'request', id: 'r2', text: 'Tidy Downloads' } });
+  await expect(page.locator('.point')).toHaveCount(0);
+  await expect(page.locator('.actions .side-head .badge')).toHaveCount(0);
+  const delta = events.find((e) => e.event === 'graph_delta' && e.step === 2);
+  await app.emit('pipeline://event', { run_id: 'r2', event: delta });
+  await expect(buttons).toHaveCount(1);
+  await expect(buttons).toBeEnabled();
+  await app.emit('pipeline://event', { run_id: 'r2', event: { event: 'finished', committed: false, dry_run: true, text: 'dry', stage_ms: {} } });
+  await expect(buttons).toBeDisabled();
+  await expect(page.locator('.actions .side-head .badge')).toHaveText('Closed');
+
+  // A failed run closes them as well.
+  await app.emit('pipeline://event', { run_id: 'r3', event: { event: 'request', id: 'r3', text: 'x' } });
+  await app.emit('pipeline://event', { run_id: 'r3', event: delta });
+  await expect(buttons).toBeEnabled();
+  await app.emit('pipeline://event', { run_id: 'r3', event: { event: 'failed', code: 'CANCELLED', message: 'cancelled' } });
+  await expect(buttons).toBeDisabled();
+  await expect(page.locator('.actions .side-head .badge')).toHaveText('Failed');
 });
 
 test('search finds a visible node by name and selects it', async ({ app, page }) => {

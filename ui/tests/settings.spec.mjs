@@ -11,6 +11,7 @@ test('loads the settings; model fields follow the chosen backends; pickers fill 
   await openSettings(app, { pick_folder: '/home/u/Work', pick_file: '/models/qwen2.5-1.5b-instruct-q4_k_m.gguf' });
   await expect(page.locator('input[name="planner"][value="rule"]')).toBeChecked();
   await expect(page.locator('input[name="hitl"][value="key"]')).toBeChecked();
+  await expect(page.locator('label.hitl-option.checked input')).toHaveValue('key'); // highlighted without :has()
   await expect(page.locator('#shortcut')).toHaveValue('Alt+Space');
   await expect(page.locator('.config-file')).toHaveText(settings.config_file);
   await expect(page.locator('#planner-model')).toBeDisabled();
@@ -45,6 +46,8 @@ test('Save sends every setting; CONFIG_INVALID lists every problem', async ({ ap
   await page.locator('label.seg-option', { hasText: 'Local LLM' }).click();
   await page.locator('#planner-model').fill('/nope.gguf');
   await page.locator('label.hitl-option', { hasText: 'Every step' }).click();
+  await expect(page.locator('label.hitl-option.checked')).toHaveCount(1);
+  await expect(page.locator('label.hitl-option.checked input')).toHaveValue('all');
   await page.locator('#shortcut').fill('Hyper+Q');
   await page.keyboard.press('Control+s');
   const [sent] = await app.waitForCalls('settings_set');

@@ -51,7 +51,7 @@ impl SessionError {
     }
 
     /// Wraps an engine crate's error, keeping its code.
-    pub fn engine(e: &(impl ErrorCode + std::fmt::Display)) -> Self {
+    pub fn engine(e: &impl ErrorCode) -> Self {
         SessionError::Engine {
             code: e.code().to_owned(),
             message: e.to_string(),

@@ -40,7 +40,7 @@ pub use settings::{Settings, load_app_config};
 #[serde(untagged)]
 pub enum Notice {
     /// Every event of the running request.
-    Pipeline { run_id: String, event: Event },
+    Pipeline { run_id: String, event: Box<Event> },
     /// Text a model planner generates, as it comes.
     Token { run_id: String, text: String },
     /// The sandbox's graph changed: re-request the view.

@@ -68,11 +68,11 @@ impl Question {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Message {
     Event {
-        event: Event,
+        event: Box<Event>,
     },
     Question {
         id: u64,
-        question: Question,
+        question: Box<Question>,
     },
     /// The question was answered (possibly from another window, or by cancelling): close it.
     Answered {
@@ -233,7 +233,10 @@ impl WindowInteraction<'_> {
     fn ask(&mut self, question: Question) -> Option<Answer> {
         let (tx, rx) = mpsc::channel();
         let id = self.board.open(question.kind(), tx);
-        (self.sink)(Message::Question { id, question });
+        (self.sink)(Message::Question {
+            id,
+            question: Box::new(question),
+        });
         let answer = loop {
             match rx.recv_timeout(POLL) {
                 Ok(a) => break Some(a),
@@ -251,7 +254,7 @@ impl WindowInteraction<'_> {
 impl Interaction for WindowInteraction<'_> {
     fn event(&mut self, event: &Event) {
         (self.sink)(Message::Event {
-            event: event.clone(),
+            event: Box::new(event.clone()),
         });
     }
 

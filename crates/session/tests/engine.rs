@@ -104,7 +104,7 @@ fn start(
 fn next_question(rx: &mpsc::Receiver<Message>) -> Option<(u64, Question)> {
     loop {
         match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(Message::Question { id, question }) => return Some((id, question)),
+            Ok(Message::Question { id, question }) => return Some((id, *question)),
             Ok(_) => {}
             Err(_) => return None,
         }
@@ -206,10 +206,7 @@ fn the_seed_request_runs_while_another_thread_answers_and_commits() {
     let notices = w.notices.lock().unwrap();
     assert!(notices.iter().any(|n| matches!(
         n,
-        Notice::Pipeline {
-            event: pipeline::Event::Committed { .. },
-            ..
-        }
+        Notice::Pipeline { event, .. } if matches!(**event, pipeline::Event::Committed { .. })
     )));
     assert!(
         notices

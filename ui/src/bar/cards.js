@@ -236,7 +236,7 @@ function chooseSkillCard(q, ctx) {
       h(
         'li',
         h(
-          'button.cand',
+          `button.cand${c.planned ? '.has-badge' : ''}`,
           {
             type: 'button',
             dataset: { index: String(i), ...(i === plannedIndex ? { primary: '' } : {}) },

@@ -76,7 +76,9 @@ export class History {
         h('h2.section-title', 'Try'),
         h(
           'ul.examples',
-          EXAMPLES.map((text) => h('li', h('button.example', { type: 'button', onClick: () => this.onPick(text) }, icon('spark'), h('span', text)))),
+          EXAMPLES.map((text) =>
+            h('li', h('button.example', { type: 'button', title: text, onClick: () => this.onPick(text) }, icon('spark', 'example-icon'), h('span.example-text', text))),
+          ),
         ),
       );
       return;

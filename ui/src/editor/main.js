@@ -100,7 +100,7 @@ function shortFile(file) {
 function renderProblems(diags, err) {
   if (err) {
     problemsCount.textContent = '';
-    replace(problemsList, h('li.problem.error', icon('warning'), h('span', `Check failed — ${err.code}: ${err.message}`)));
+    replace(problemsList, h('li.problem.error.check-failed', icon('warning'), h('span', `Check failed — ${err.code}: ${err.message}`)));
     return;
   }
   state.diags = diags ?? [];

@@ -1,9 +1,12 @@
-// Graph side panel, part 2: the action history — one rollback point per graph_delta, "Roll back to here".
+// Graph side panel, part 2: the action history — one rollback point per graph_delta, "Roll back to here" while the run is live.
 import { api } from '../ipc.js';
 import { h, replace, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { opsOf, groupOps, countsText } from '../lib/ops.js';
 import { skillColor } from '../lib/skills.js';
+
+/** Events after which no rollback point can be used any more (the final review is over). */
+const CLOSING = new Set(['diff_reviewed', 'report', 'committed', 'finished', 'failed']);
 
 export class ActionHistory {
   /** @param {(step:number) => string|null} skillOf  the skill that ran a step */
@@ -12,20 +15,39 @@ export class ActionHistory {
     this.skills = [];
     this.items = [];
     this.committed = false;
+    this.runId = null;
+    // The graph window gets no questions: rollback points are usable while the run is going and its
+    // final review is not over (the engine still refuses with NOT_AT_REVIEW before the review opens).
+    this.live = false;
+    this.ended = null; // 'committed' | 'finished' | 'failed' once the run is over
     this.el = h('section.side-section.actions');
     this.render();
   }
 
-  reset() {
+  reset(runId = null, live = false) {
     this.items = [];
     this.committed = false;
+    this.runId = runId;
+    this.live = live;
+    this.ended = null;
     this.render();
   }
 
-  onEvent(ev) {
+  onEvent(ev, runId = null) {
+    // A new run (or one this window joined after its `request`) starts a fresh history.
+    if (ev.event === 'request' || (runId && this.runId && runId !== this.runId)) this.reset(runId, true);
+    else if (runId && !this.runId) this.runId = runId;
+    if (CLOSING.has(ev.event)) {
+      this.live = false;
+      if (ev.event === 'failed') this.ended = 'failed';
+      else if (ev.event === 'committed' || ev.committed) this.ended = 'committed';
+      else this.ended ??= 'finished';
+    } else if (!this.ended) {
+      this.live = true;
+    }
+    if (this.ended === 'committed') this.committed = true;
     switch (ev.event) {
       case 'request':
-        this.reset();
         return;
       case 'graph_delta': {
         const ops = opsOf(ev);
@@ -38,11 +60,9 @@ export class ActionHistory {
       case 'rolled_back':
         for (const i of this.items) if (i.step >= ev.step) i.undone = true;
         break;
-      case 'committed':
-        this.committed = true;
-        break;
       default:
-        return;
+        if (!CLOSING.has(ev.event)) return;
+        break;
     }
     this.render();
   }
@@ -59,14 +79,19 @@ export class ActionHistory {
           : `${err.code}: ${err.message}`;
       toast(text, 'error', 5000);
     } finally {
-      button.disabled = false;
+      button.disabled = !this.live || item.undone;
     }
   }
 
   render() {
     replace(
       this.el,
-      h('header.side-head', h('h2', 'Action history'), this.committed ? h('span.badge.ok', 'Committed') : null),
+      h(
+        'header.side-head',
+        h('h2', 'Action history'),
+        this.committed ? h('span.badge.ok', 'Committed') : this.ended === 'failed' ? h('span.badge.danger', 'Failed') : this.ended ? h('span.badge.muted', 'Closed') : null,
+      ),
+      this.ended && this.items.length ? h('p.faint.actions-note', 'The run is over: these rollback points can no longer be used.') : null,
       this.items.length
         ? h(
             'ol.history-points',
@@ -76,8 +101,10 @@ export class ActionHistory {
                 'button.btn.small.rollback-here',
                 {
                   type: 'button',
-                  title: `Undo step ${item.step} and every later step (${item.snapshot})`,
-                  disabled: this.committed || item.undone,
+                  title: this.live
+                    ? `Undo step ${item.step} and every later step (${item.snapshot}) — while the final review is open`
+                    : 'The run is over',
+                  disabled: !this.live || item.undone,
                 },
                 icon('undo'),
                 'Roll back to here',

@@ -8,15 +8,17 @@ import { icon } from '../lib/icons.js';
 import { opPaths, opsOf } from '../lib/ops.js';
 import { loadSkills, skillColor } from '../lib/skills.js';
 import { FAMILIES, STATUS_COLORS, stylesheet } from './style.js';
-import { applyView } from './sync.js';
+import { applyView, ANIMATE_MS } from './sync.js';
 import { Pipeline } from './pipeline.js';
 import { ActionHistory } from './actions.js';
 
 const LIMIT = 60;
+/** Fitting never zooms in past this (labels stay at their designed size), and keeps this margin. */
+const FIT_MAX_ZOOM = 1;
+const FIT_PADDING = 30;
 const expanded = new Set(['.']);
 let skills = [];
 let activeStep = null; // { step, ops } of the latest graph_delta
-let firstView = true;
 
 // ---------------------------------------------------------------- layout
 
@@ -51,7 +53,7 @@ document.getElementById('app').replaceWith(
       h('div.g-search', icon('search', 'faint'), searchInput, searchCount),
       h(
         'div.g-zoom',
-        toolButton('fit', 'Fit to window', () => cy.animate({ fit: { padding: 30 } }, { duration: 200 })),
+        toolButton('fit', 'Fit to window', () => fitView({ animate: true })),
         toolButton('zoomIn', 'Zoom in', () => zoomBy(1.25)),
         toolButton('zoomOut', 'Zoom out', () => zoomBy(0.8)),
         toolButton('refresh', 'Reload the view', () => refresh()),
@@ -85,6 +87,78 @@ function zoomBy(f) {
   cy.animate({ zoom: { level: z, renderedPosition: { x: cy.width() / 2, y: cy.height() / 2 } } }, { duration: 150 });
 }
 
+// ---------------------------------------------------------------- viewport
+
+// The view follows the graph (fitted after every structural update) until the person pans or zooms
+// by hand; then it stays where they put it until they press "Fit to window".
+let autoFit = true;
+let ownMove = false; // true while the window itself moves the viewport (a fit, or its animation)
+let fitTimer = null;
+
+cy.on('viewport', () => {
+  tooltip.hidden = true;
+  if (!ownMove) autoFit = false;
+});
+
+/** Fits everything into the window, never zooming in beyond FIT_MAX_ZOOM; centres what is smaller. */
+function fitView({ animate = false } = {}) {
+  clearTimeout(fitTimer);
+  cy.scratch('fitPending', false); // (read by the UI tests)
+  const eles = cy.elements();
+  const w = cy.width();
+  const ht = cy.height();
+  if (eles.empty() || w < 40 || ht < 40) return false; // hidden or not laid out yet: the resize observer fits later
+  const bb = eles.boundingBox();
+  const fitZoom = Math.min((w - 2 * FIT_PADDING) / Math.max(bb.w, 1), (ht - 2 * FIT_PADDING) / Math.max(bb.h, 1));
+  const zoom = Math.max(cy.minZoom(), Math.min(FIT_MAX_ZOOM, fitZoom));
+  const pan = { x: (w - zoom * (bb.x1 + bb.x2)) / 2, y: (ht - zoom * (bb.y1 + bb.y2)) / 2 };
+  cy.stop(true, false); // a running fit (or zoom) animation ends where it is
+  autoFit = true;
+  ownMove = true;
+  if (!animate) {
+    try {
+      cy.viewport({ zoom, pan });
+    } finally {
+      ownMove = false;
+    }
+    return true;
+  }
+  const done = () => {
+    ownMove = false;
+    autoFit = true;
+  };
+  cy.animation({ zoom, pan }, { duration: 200 }).play().promise('completed').then(done, done);
+  return true;
+}
+
+/** Re-fits once the leaves have glided to their new positions (when the person has not moved the view). */
+function scheduleFit(stats) {
+  if (!autoFit) return;
+  clearTimeout(fitTimer);
+  if (!stats.moved) {
+    fitView({ animate: true });
+    return;
+  }
+  cy.scratch('fitPending', true);
+  let waits = 0;
+  const later = () => {
+    if (!autoFit) {
+      cy.scratch('fitPending', false);
+      return;
+    }
+    // A busy machine can lag behind the timer: fit on the final positions, not halfway.
+    if (waits++ < 20 && cy.nodes().some((n) => n.animated())) fitTimer = setTimeout(later, 50);
+    else fitView({ animate: true });
+  };
+  fitTimer = setTimeout(later, ANIMATE_MS + 40);
+}
+
+// The window is created hidden (0×0) and can be resized: keep the fit while it is automatic.
+new ResizeObserver(() => {
+  cy.resize();
+  if (autoFit) fitView();
+}).observe(cyEl);
+
 // ---------------------------------------------------------------- view
 
 let inflight = null;
@@ -117,17 +191,17 @@ function refresh() {
 }
 
 function render(view) {
-  applyView(cy, view);
+  const first = cy.nodes().empty();
+  const stats = applyView(cy, view);
   const t = view.total ?? {};
   rootEl.textContent = view.root_path ?? '';
   totalsEl.textContent = [t.files !== undefined ? `${t.files.toLocaleString()} files` : '', t.dirs !== undefined ? `${t.dirs.toLocaleString()} folders` : '', t.bytes !== undefined ? fmtBytes(t.bytes) : '']
     .filter(Boolean)
     .join(' · ');
   applyHighlight();
-  if (firstView && cy.nodes().length) {
-    firstView = false;
-    cy.fit(undefined, 30);
-  }
+  // A new folder shown, folders opened or closed, ghosts gone after the commit: fit again.
+  if (first) fitView();
+  else if (stats.added || stats.removed) scheduleFit(stats);
   const sel = cy.$(':selected');
   showInfo(sel.nonempty() ? sel[0] : null);
   if (searchInput.value) runSearch(false);
@@ -213,9 +287,6 @@ cy.on('mouseover', 'node', (evt) => {
   tooltip.hidden = false;
 });
 cy.on('mouseout', 'node', () => {
-  tooltip.hidden = true;
-});
-cy.on('viewport', () => {
   tooltip.hidden = true;
 });
 
@@ -312,7 +383,7 @@ function onPipeline(payload) {
   const ev = payload?.event;
   if (!ev) return;
   pipeline.onEvent(ev, payload.run_id ?? null);
-  history.onEvent(ev);
+  history.onEvent(ev, payload.run_id ?? null);
   switch (ev.event) {
     case 'request':
       activeStep = null;
@@ -338,7 +409,10 @@ async function start() {
   pipeline.skills = skills;
   history.skills = skills;
   await on(EVENTS.pipeline, onPipeline);
-  await on(EVENTS.graphChanged, () => refresh());
+  await on(EVENTS.graphChanged, (payload) => {
+    if (payload?.reason === 'root') autoFit = true; // another folder: start with all of it in view
+    refresh();
+  });
   await on(EVENTS.skillsChanged, async () => {
     skills = await loadSkills(true);
     pipeline.skills = skills;

@@ -114,9 +114,30 @@ export class Pipeline {
     );
   }
 
+  /** The runner-ups with score bars, or (`full` false) one line: the best of them and how many more. */
+  runnerUpsEl(list, full) {
+    const ul = h(
+      `ul.runnerups${full ? '' : '.compact'}`,
+      list.map((r) =>
+        h(
+          'li',
+          { title: `${r.skill} / ${r.tool}` },
+          h('span.ru-name', r.skill, h('span.faint', ` / ${r.tool}`)),
+          bar(r.score, skillColor(this.skills, r.skill)),
+          h('span.code.faint', (r.score ?? 0).toFixed(2)),
+        ),
+      ),
+    );
+    if (full) return ul;
+    const all = list.map((r) => `${r.skill} / ${r.tool}  ${(r.score ?? 0).toFixed(2)}`).join('\n');
+    return h('div.ru-compact', { title: `Runner-ups:\n${all}` }, h('span.ru-label', 'runner-up'), ul, list.length > 1 ? h('span.ru-more', `+${list.length - 1}`) : null);
+  }
+
   stepEl(s) {
     const color = skillColor(this.skills, s.skill);
     const active = this.current?.step === s.step;
+    // Runner-ups in full for the step being worked on (or a doubtful match), one compact line otherwise.
+    const full = active || s.confident === false || Boolean(s.nearMiss);
     return h(
       `li.pstep${active ? '.active' : ''}`,
       { dataset: { step: String(s.step), status: s.status } },
@@ -131,20 +152,7 @@ export class Pipeline {
             h('span.pstep-score.code', s.score !== undefined ? s.score.toFixed(2) : ''),
           )
         : null,
-      s.runnerUps?.length
-        ? h(
-            'ul.runnerups',
-            s.runnerUps.slice(0, 3).map((r) =>
-              h(
-                'li',
-                { title: `${r.skill} / ${r.tool}` },
-                h('span.ru-name', r.skill, h('span.faint', ` / ${r.tool}`)),
-                bar(r.score, skillColor(this.skills, r.skill)),
-                h('span.code.faint', (r.score ?? 0).toFixed(2)),
-              ),
-            ),
-          )
-        : null,
+      s.runnerUps?.length ? this.runnerUpsEl(s.runnerUps.slice(0, 3), full) : null,
       s.confident === false || s.nearMiss
         ? h('div.pstep-note.warn', s.nearMiss ? (s.nearMiss.none ? 'Near miss · skipped' : `Near miss · chosen by ${s.nearMiss.by ?? 'person'}`) : 'Low confidence')
         : null,

@@ -26,6 +26,12 @@ export const STATUS_COLORS = {
   changed: '#FBBF24',
 };
 
+/** Font sizes at zoom 1 (labels are hidden below `min-zoomed-font-size` on screen). */
+export const LABEL_PX = { file: 11, folder: 11, title: 13, more: 10 };
+
+/** A folder glyph (a box with a tab on its top left) as a Cytoscape polygon in the -1…1 node box. */
+const FOLDER_SHAPE = [-1, -1, -0.22, -1, -0.04, -0.72, 1, -0.72, 1, 1, -1, 1];
+
 export const stylesheet = [
   {
     selector: 'node',
@@ -33,13 +39,13 @@ export const stylesheet = [
       label: 'data(label)',
       color: '#cfd5e3',
       'font-family': 'system-ui, -apple-system, "Segoe UI", Roboto, Ubuntu, "Noto Sans", sans-serif',
-      'font-size': 10,
-      'min-zoomed-font-size': 7,
+      'font-size': LABEL_PX.file,
+      'min-zoomed-font-size': 6,
       'text-valign': 'bottom',
       'text-halign': 'center',
       'text-margin-y': 4,
       'text-wrap': 'ellipsis',
-      'text-max-width': 104,
+      'text-max-width': 114,
       'text-outline-color': '#121318',
       'text-outline-width': 2,
       'text-outline-opacity': 0.8,
@@ -59,37 +65,53 @@ export const stylesheet = [
       'border-color': 'rgba(0,0,0,0.35)',
     },
   },
+  // A closed folder: a folder glyph, its name and "· N files" in a brighter, bolder label.
   {
     selector: 'node[kind="dir"]',
     style: {
-      shape: 'round-rectangle',
-      width: 34,
-      height: 26,
-      'background-color': '#3a4153',
+      shape: 'polygon',
+      'shape-polygon-points': FOLDER_SHAPE,
+      width: 36,
+      height: 27,
+      'background-color': '#56657f',
+      'background-opacity': 1,
       'border-width': 1,
-      'border-color': '#566078',
+      'border-color': '#8c9ab8',
+      'font-size': LABEL_PX.folder,
+      'font-weight': 600,
+      'text-max-width': 118,
+      color: '#dde3ef',
     },
   },
   {
     selector: 'node[kind="dir"][?expanded]:childless',
     style: { 'background-color': '#2b3140', 'border-style': 'dashed' },
   },
+  // An open folder: a translucent box around its children, its name as a tab above it.
   {
     selector: ':parent',
     style: {
       shape: 'round-rectangle',
-      'background-color': '#1f2331',
-      'background-opacity': 0.55,
+      'background-color': '#1f2433',
+      'background-opacity': 0.5,
       'border-width': 1,
-      'border-color': '#394157',
+      'border-color': '#3d4660',
       padding: 16,
       'text-valign': 'top',
       'text-halign': 'center',
-      'text-margin-y': -5,
-      'font-size': 11,
+      'text-margin-y': -6,
+      'font-size': LABEL_PX.title,
       'font-weight': 600,
-      color: '#b7bfd2',
-      'text-max-width': 220,
+      color: '#c9d0df',
+      'text-max-width': 240,
+      'text-outline-width': 0,
+      'text-background-color': '#272d3d',
+      'text-background-opacity': 1,
+      'text-background-padding': 3,
+      'text-background-shape': 'round-rectangle',
+      'text-border-color': '#3d4660',
+      'text-border-width': 1,
+      'text-border-opacity': 1,
       'text-events': 'yes',
       'min-zoomed-font-size': 5,
     },
@@ -98,7 +120,7 @@ export const stylesheet = [
     selector: 'node[kind="more"]',
     style: {
       shape: 'round-rectangle',
-      width: 64,
+      width: 68,
       height: 20,
       'background-color': '#262b38',
       'border-width': 1,
@@ -106,7 +128,7 @@ export const stylesheet = [
       'border-color': '#5b6478',
       'text-valign': 'center',
       'text-margin-y': 0,
-      'font-size': 9,
+      'font-size': LABEL_PX.more,
       color: '#9aa3b8',
       'text-outline-width': 0,
     },

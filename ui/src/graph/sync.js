@@ -1,7 +1,8 @@
 // Applies a graph_view() answer to Cytoscape incrementally: add/remove/update by id, keep the viewport, animate moves.
 import { familyOf } from './style.js';
 
-const ANIMATE_MS = 260;
+/** How long a leaf glides to its new position. */
+export const ANIMATE_MS = 260;
 
 function depth(id) {
   return id === '.' ? 0 : id.split('/').length;
@@ -35,14 +36,14 @@ export function nodeClasses(n) {
 }
 
 /**
- * Makes `cy` show exactly `view.nodes`. Returns { added, removed, updated } counts.
+ * Makes `cy` show exactly `view.nodes`. Returns { added, removed, updated, moved } counts.
  * The viewport is left alone; leaf nodes whose position changed glide to the new one.
  */
 export function applyView(cy, view) {
   const nodes = [...(view?.nodes ?? [])].sort((a, b) => depth(a.id) - depth(b.id));
   const wanted = new Map(nodes.map((n) => [n.id, n]));
   const moves = [];
-  const stats = { added: 0, removed: 0, updated: 0 };
+  const stats = { added: 0, removed: 0, updated: 0, moved: 0 };
   cy.batch(() => {
     const gone = cy.nodes().filter((el) => !wanted.has(el.id()));
     stats.removed = gone.length;
@@ -71,6 +72,7 @@ export function applyView(cy, view) {
     const p = el.position();
     if (Math.abs(p.x - position.x) < 0.5 && Math.abs(p.y - position.y) < 0.5) continue;
     el.stop(true, true);
+    stats.moved += 1;
     el.animate({ position }, { duration: ANIMATE_MS, easing: 'ease-in-out-cubic' });
   }
   return stats;

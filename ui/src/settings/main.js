@@ -27,9 +27,19 @@ function radioValue(name) {
   return document.querySelector(`input[name="${name}"]:checked`)?.value ?? null;
 }
 
+/** Marks the label of the checked radio with `.checked` (instead of `:has()` in CSS). */
+function syncChecked(name) {
+  for (const r of document.querySelectorAll(`input[name="${name}"]`)) r.closest('label')?.classList.toggle('checked', r.checked);
+}
+
 function setRadio(name, value) {
   for (const r of document.querySelectorAll(`input[name="${name}"]`)) r.checked = r.value === value;
+  syncChecked(name);
 }
+
+document.addEventListener('change', (e) => {
+  if (e.target instanceof HTMLInputElement && e.target.type === 'radio') syncChecked(e.target.name);
+});
 
 const root = textField('working-root', '/home/you');
 const plannerModel = textField('planner-model', 'Path to a .gguf model file');

@@ -1,4 +1,4 @@
-// graph_view() fixtures: a home folder before the seed run, with Downloads opened, and after steps 2–3 (diff statuses).
+// graph_view() fixtures: a home folder before the seed run, with Downloads opened (a few or many files), and after steps 2–3 (diff statuses).
 // Positions imitate the Rust layout: leaves in wrapping rows, compound folders as blocks around their children.
 
 const LEAF_W = 96;
@@ -111,5 +111,12 @@ export function viewAfter() {
       },
     ],
   };
+  return { root_path: '/home/u', total: TOTAL, nodes: layout(home(downloads)) };
+}
+
+/** Downloads opened with `n` files: a large update (many nodes added) compared with viewBefore(). */
+export function viewLarge(n = 48) {
+  const names = Array.from({ length: n }, (_, i) => file(`Downloads/photo-${String(i + 1).padStart(3, '0')}.jpg`, 'jpg', 1000 + i));
+  const downloads = { ...dir('Downloads', 249), children: names };
   return { root_path: '/home/u', total: TOTAL, nodes: layout(home(downloads)) };
 }
