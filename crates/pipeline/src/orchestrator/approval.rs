@@ -111,11 +111,8 @@ impl Orchestrator<'_> {
                 .map(|c| c.op.clone())
                 .collect();
             if ops.is_empty() && run.deferred.is_empty() {
-                run.report.text = self.final_text(run, None);
-                ui.event(&Event::Report {
-                    text: run.report.text.clone(),
-                });
-                return Ok(State::Done);
+                let text = self.final_text(run, None);
+                return Ok(report_and_end(run, ui, text));
             }
             let review = DiffReview {
                 summary: self.final_text(run, None),
@@ -134,14 +131,11 @@ impl Orchestrator<'_> {
             }
             let n = review.changes.len();
             if run.options.dry_run {
-                run.report.text = format!(
+                let text = format!(
                     "{}\nDry run: {n} change(s) simulated, nothing was written.",
                     review.summary
                 );
-                ui.event(&Event::Report {
-                    text: run.report.text.clone(),
-                });
-                return Ok(State::Done);
+                return Ok(report_and_end(run, ui, text));
             }
             let approved = decision == DiffDecision::Commit;
             ui.event(&Event::DiffReviewed {
@@ -149,14 +143,11 @@ impl Orchestrator<'_> {
                 approved,
             });
             if !approved {
-                run.report.text = format!(
+                let text = format!(
                     "{}\nNot committed: the change was declined, nothing was written.",
                     review.summary
                 );
-                ui.event(&Event::Report {
-                    text: run.report.text.clone(),
-                });
-                return Ok(State::Done);
+                return Ok(report_and_end(run, ui, text));
             }
             return Ok(State::Commit);
         }
@@ -297,6 +288,15 @@ impl Orchestrator<'_> {
         }
         lines.join(" ")
     }
+}
+
+/// Ends the run with `text` as its report.
+fn report_and_end(run: &mut Run, ui: &mut dyn Interaction, text: String) -> State {
+    run.report.text = text;
+    ui.event(&Event::Report {
+        text: run.report.text.clone(),
+    });
+    State::Done
 }
 
 pub(super) fn commit_summary(r: &CommitReport) -> String {
