@@ -32,8 +32,10 @@ step "PostgreSQL on loopback (the audit log's fleet path)"
 source "$ROOT/scripts/postgres.sh"
 start_test_postgres
 # Without the server the PostgreSQL tests would skip; here a missing server fails them.
-export SCOPE_WEAVER_REQUIRE_POSTGRES=1
+export SCOPE_WEAVER_TEST_REQUIRE_POSTGRES=1
 
+# From here on a failing suite is counted, not fatal: every suite runs and the summary names them.
+set +e
 step "tests"
 cargo test --workspace --no-fail-fast 2>&1 | tee "$CARGO_TARGET_DIR/test-output.txt"
 status=${PIPESTATUS[0]}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use contracts::ErrorPayload;
 use serde::Deserialize;
 use serde_json::Value;
-use session::{Engine, Message, RunRequest, SessionError, Settings};
+use session::{Engine, Message, RunRequest, Settings};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
@@ -22,6 +22,17 @@ async fn blocking<T: Send + 'static>(
     f: impl FnOnce(&Engine) -> session::Result<T> + Send + 'static,
 ) -> Reply<T> {
     let engine = Arc::clone(engine.inner());
+    tauri::async_runtime::spawn_blocking(move || f(&engine))
+        .await
+        .map_err(|e| ErrorPayload::new("INTERNAL", e.to_string()))?
+        .map_err(|e| e.payload())
+}
+
+/// Like `blocking`, for methods that need the engine's `Arc` (they start background work).
+async fn blocking_arc<T: Send + 'static>(
+    engine: Arc<Engine>,
+    f: impl FnOnce(&Arc<Engine>) -> session::Result<T> + Send + 'static,
+) -> Reply<T> {
     tauri::async_runtime::spawn_blocking(move || f(&engine))
         .await
         .map_err(|e| ErrorPayload::new("INTERNAL", e.to_string()))?
@@ -50,7 +61,8 @@ pub fn hide_bar(app: AppHandle) -> Reply<()> {
 
 #[tauri::command]
 pub async fn set_root(engine: Shared<'_>, path: PathBuf) -> Reply<session::RootSummary> {
-    blocking(&engine, move |e| e.set_root(&path)).await
+    let engine = Arc::clone(engine.inner());
+    blocking_arc(engine, move |e| e.set_root(&path)).await
 }
 
 #[tauri::command]
@@ -187,10 +199,7 @@ pub async fn settings_set(
     settings: Settings,
 ) -> Reply<Settings> {
     let engine = Arc::clone(engine.inner());
-    let saved = tauri::async_runtime::spawn_blocking(move || engine.set_settings(&settings))
-        .await
-        .map_err(|e| ErrorPayload::new("INTERNAL", e.to_string()))?
-        .map_err(|e: SessionError| e.payload())?;
+    let saved = blocking_arc(engine, move |e| e.set_settings(&settings)).await?;
     crate::shortcut::register(&app, &saved.shortcut);
     Ok(saved)
 }

@@ -237,7 +237,7 @@ fn the_llm_planner_runs_the_pipeline_on_a_tiny_model() {
 fn the_audit_log_can_live_in_postgresql() {
     let Ok(url) = std::env::var("SCOPE_WEAVER_TEST_POSTGRES") else {
         assert!(
-            std::env::var_os("SCOPE_WEAVER_REQUIRE_POSTGRES").is_none(),
+            std::env::var_os("SCOPE_WEAVER_TEST_REQUIRE_POSTGRES").is_none(),
             "SCOPE_WEAVER_TEST_POSTGRES is not set (run scripts/test.sh)"
         );
         eprintln!("skipped: no PostgreSQL (SCOPE_WEAVER_TEST_POSTGRES is not set)");

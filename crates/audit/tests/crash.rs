@@ -92,7 +92,7 @@ fn a_killed_writer_loses_no_acknowledged_record() {
             kill_mid_append(&format!("{}/{name}", admin.rsplit_once('/').unwrap().0));
         }
         Err(_) => assert!(
-            std::env::var_os("SCOPE_WEAVER_REQUIRE_POSTGRES").is_none(),
+            std::env::var_os("SCOPE_WEAVER_TEST_REQUIRE_POSTGRES").is_none(),
             "SCOPE_WEAVER_TEST_POSTGRES is not set (run scripts/test.sh)"
         ),
     }

@@ -102,7 +102,7 @@ fn walk(dir: &Path) -> Vec<String> {
 fn a_run_leaves_a_complete_verifiable_trail_on_postgres() {
     let Ok(admin) = std::env::var("SCOPE_WEAVER_TEST_POSTGRES") else {
         assert!(
-            std::env::var_os("SCOPE_WEAVER_REQUIRE_POSTGRES").is_none(),
+            std::env::var_os("SCOPE_WEAVER_TEST_REQUIRE_POSTGRES").is_none(),
             "SCOPE_WEAVER_TEST_POSTGRES is not set (run scripts/test.sh)"
         );
         eprintln!("skipped: no PostgreSQL (SCOPE_WEAVER_TEST_POSTGRES is not set)");

@@ -12,14 +12,14 @@ use serde_json::json;
 use sqlx::Connection;
 
 /// Where the PostgreSQL tests run. Without a server they are skipped, unless
-/// `SCOPE_WEAVER_REQUIRE_POSTGRES` is set (CI sets it): then a missing server fails them.
+/// `SCOPE_WEAVER_TEST_REQUIRE_POSTGRES` is set (CI sets it): then a missing server fails them.
 fn postgres_admin_url() -> Option<String> {
     match std::env::var("SCOPE_WEAVER_TEST_POSTGRES") {
         Ok(url) if !url.is_empty() => Some(url),
         _ => {
             assert!(
-                std::env::var_os("SCOPE_WEAVER_REQUIRE_POSTGRES").is_none(),
-                "SCOPE_WEAVER_REQUIRE_POSTGRES is set but SCOPE_WEAVER_TEST_POSTGRES is not: \
+                std::env::var_os("SCOPE_WEAVER_TEST_REQUIRE_POSTGRES").is_none(),
+                "SCOPE_WEAVER_TEST_REQUIRE_POSTGRES is set but SCOPE_WEAVER_TEST_POSTGRES is not: \
                  run the tests through scripts/test.sh, which starts a server"
             );
             eprintln!("skipped: no PostgreSQL (SCOPE_WEAVER_TEST_POSTGRES is not set)");

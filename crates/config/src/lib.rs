@@ -23,9 +23,10 @@ pub const DEFAULT_YAML: &str = include_str!("../../../config/default.yaml");
 pub const ENV_PREFIX: &str = "SCOPE_WEAVER_";
 /// Environment variable naming the user YAML file.
 pub const ENV_CONFIG_FILE: &str = "SCOPE_WEAVER_CONFIG";
-/// Environment variables under the prefix that are not levers (debugging hooks, the file path).
+/// Environment variables under the prefix that are not levers (debugging hooks, the file path,
+/// test harness settings such as `SCOPE_WEAVER_TEST_POSTGRES`).
 const ENV_NOT_LEVERS: &[&str] = &["CONFIG", "LOG"];
-const ENV_DEBUG_PREFIX: &str = "DEBUG_";
+const ENV_NOT_LEVER_PREFIXES: &[&str] = &["DEBUG_", "TEST_"];
 
 /// Every lever. Field docs live in `config/default.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -201,7 +202,9 @@ impl PipelineConfig {
         env.sort();
         for (var, raw) in env {
             let rest = &var[ENV_PREFIX.len()..];
-            if ENV_NOT_LEVERS.contains(&rest) || rest.starts_with(ENV_DEBUG_PREFIX) {
+            if ENV_NOT_LEVERS.contains(&rest)
+                || ENV_NOT_LEVER_PREFIXES.iter().any(|p| rest.starts_with(p))
+            {
                 continue;
             }
             let key = rest.to_ascii_lowercase();

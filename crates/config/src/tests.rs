@@ -44,6 +44,9 @@ fn precedence_is_defaults_then_file_then_env() {
             ("UNRELATED", "x"),
             ("SCOPE_WEAVER_CONFIG", "/ignored/here"),
             ("SCOPE_WEAVER_DEBUG_ANYTHING", "1"),
+            // Regression: CI's test-harness variables made the desktop app's settings invalid.
+            ("SCOPE_WEAVER_TEST_POSTGRES", "postgres://localhost/x"),
+            ("SCOPE_WEAVER_TEST_REQUIRE_POSTGRES", "1"),
         ]),
     )
     .unwrap();

@@ -278,8 +278,9 @@ impl Engine {
         }]
     }
 
-    /// Scans `path` as the working folder and indexes its contents.
-    pub fn set_root(&self, path: &Path) -> Result<RootSummary> {
+    /// Scans `path` as the working folder; the graph view shows it at once. Its contents are
+    /// indexed for search on a background thread (a request started meanwhile waits for it).
+    pub fn set_root(self: &Arc<Self>, path: &Path) -> Result<RootSummary> {
         if !path.is_dir() {
             return Err(SessionError::BadRoot {
                 path: path.display().to_string(),
@@ -297,17 +298,31 @@ impl Engine {
             message: e.to_string(),
         })?;
         let summary = summary_of(sandbox.graph());
-        {
-            let mut core = self.busy_or_lock()?;
-            if let Err(e) = core.retrieval.index_sandbox(&mut sandbox) {
-                tracing::warn!("content index of {}: {e}", path.display());
-            }
-            core.root = Some(sandbox.root().to_owned());
-        }
+        self.busy_or_lock()?.root = Some(sandbox.root().to_owned());
         write(&self.view, Some(ViewSource::of(&sandbox)));
         self.emit(Notice::GraphChanged {
             reason: "root".into(),
         });
+        let engine = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("content-index".into())
+            .spawn(move || {
+                let mut core = lock(&engine.core);
+                if core.root.as_deref() != Some(sandbox.root()) {
+                    return;
+                }
+                match core.retrieval.index_sandbox(&mut sandbox) {
+                    Ok(sync) => tracing::info!(
+                        embedded = sync.embedded_files,
+                        "content index of {} is current",
+                        sandbox.root().display()
+                    ),
+                    Err(e) => tracing::warn!("content index of {}: {e}", sandbox.root().display()),
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("content index thread: {e}");
+        }
         Ok(summary)
     }
 
@@ -315,12 +330,16 @@ impl Engine {
         (self.notify)(notice);
     }
 
-    /// The core, unless a run holds it (then `RUN_BUSY` at once instead of waiting).
+    /// The core, unless a run holds it (then `RUN_BUSY` at once instead of waiting for the
+    /// person to finish). Short background work (indexing a new folder) is waited for.
     fn busy_or_lock(&self) -> Result<MutexGuard<'_, Core>> {
         match self.core.try_lock() {
             Ok(g) => Ok(g),
             Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => Err(SessionError::Busy),
+            Err(std::sync::TryLockError::WouldBlock) if self.is_running() => {
+                Err(SessionError::Busy)
+            }
+            Err(std::sync::TryLockError::WouldBlock) => Ok(lock(&self.core)),
         }
     }
 

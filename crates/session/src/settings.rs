@@ -261,13 +261,13 @@ impl Engine {
         );
         if models_changed {
             let engine = Arc::clone(self);
-            std::thread::spawn(move || engine.reload_models(&config));
+            std::thread::spawn(move || Engine::reload_models(&engine, &config));
         }
         Ok(self.settings())
     }
 
     /// Loads the configured models and swaps them in (after the running request, if any).
-    fn reload_models(&self, config: &PipelineConfig) {
+    fn reload_models(self: &Arc<Self>, config: &PipelineConfig) {
         let store = {
             let core = lock(&self.core);
             core.store.clone()
