@@ -94,7 +94,13 @@ fn load_retrieval(
                 "fallback",
                 "using the embedded lexical embedder".into(),
             );
-            RetrievalPipeline::open(&fallback).expect("the lexical embedder needs no model")
+            let mut r =
+                RetrievalPipeline::open(&fallback).expect("the lexical embedder needs no model");
+            // Regression: the fallback must index the skills too, or nothing matches.
+            if let Err(e) = r.build_index(store) {
+                tracing::warn!("skill index on the fallback embedder: {e}");
+            }
+            r
         }
     }
 }

@@ -388,3 +388,80 @@ fn settings_report_every_problem_and_leave_the_file_as_it_was() {
     );
     assert_eq!(w.engine.info().shortcut, "Ctrl+Shift+K");
 }
+
+#[test]
+fn a_model_chosen_in_settings_loads_in_the_background_and_a_broken_one_falls_back() {
+    let w = world();
+    let progress = |w: &World| -> Vec<String> {
+        w.notices
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|n| match n {
+                Notice::ModelProgress {
+                    component, state, ..
+                } => Some(format!("{component} {state}")),
+                _ => None,
+            })
+            .collect()
+    };
+    let wait_for = |w: &World, state: &str| {
+        for _ in 0..600 {
+            if progress(w).iter().any(|p| p == state) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("no `{state}` in {:?}", progress(w));
+    };
+    // A real (tiny, random-weight) BERT folder: loaded, and the engine reports it.
+    let model = tempfile::tempdir().unwrap();
+    tiny_models::write_bert(model.path(), 32).unwrap();
+    let bert = Settings {
+        embedding_backend: "bert".into(),
+        embedding_model_path: Some(model.path().to_owned()),
+        ..w.engine.settings()
+    };
+    w.engine.set_settings(&bert).unwrap();
+    wait_for(&w, "embedder ready");
+    for _ in 0..600 {
+        if w.engine.info().embedder.starts_with("bert") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        w.engine.info().embedder.starts_with("bert"),
+        "{}",
+        w.engine.info().embedder
+    );
+    // A folder without a model: failed, then the embedded lexical embedder again.
+    let empty = tempfile::tempdir().unwrap();
+    let broken = Settings {
+        embedding_model_path: Some(empty.path().to_owned()),
+        ..bert
+    };
+    w.engine.set_settings(&broken).unwrap();
+    wait_for(&w, "embedder fallback");
+    assert!(progress(&w).contains(&"embedder failed".to_owned()));
+    for _ in 0..600 {
+        if w.engine.info().embedder.starts_with("lexical") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        w.engine.info().embedder.starts_with("lexical"),
+        "{}",
+        w.engine.info().embedder
+    );
+    // Skill matching still works on the fallback.
+    assert_eq!(
+        w.engine
+            .skill_search("remove duplicate files")
+            .unwrap()
+            .hits[0]
+            .skill,
+        "remove-duplicates"
+    );
+}
