@@ -99,7 +99,13 @@ pub fn run() {
                     }
                 });
             }
-            let _ = windows::show(app.handle(), windows::BAR);
+            // The bar appears once the graph window is up, placed and focused by `show` (a
+            // window manager would place it by its own rules while the app starts).
+            let handle = app.handle().clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(400));
+                let _ = windows::show(&handle, windows::BAR);
+            });
             Ok(())
         })
         .run(tauri::generate_context!("../tauri.conf.json"));

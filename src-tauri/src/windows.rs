@@ -41,6 +41,10 @@ pub fn show(app: &AppHandle, label: &str) -> Result<(), ErrorPayload> {
     }
     w.unminimize().map_err(failed)?;
     w.show().map_err(failed)?;
+    if label == BAR {
+        // Again once mapped: a window manager places a newly mapped window by its own rules.
+        place_bar(&w);
+    }
     w.set_focus().map_err(failed)?;
     if label == BAR {
         let _ = w.emit_to(BAR, "bar://shown", ());

@@ -164,6 +164,11 @@ test('the global shortcut shows the bar again after it was hidden', async () => 
   for (let i = 0; i < 30 && !visibleBar(); i++) await sleep(100);
   const info = await invoke('app_info');
   assert.equal(visibleBar(), true, `Alt+Space shows the bar (app_info: ${JSON.stringify(info)})`);
+  // Centred horizontally on the 1600-pixel screen, and focused (the input takes the typing).
+  const geometry = execFileSync('xdotool', ['search', '--onlyvisible', '--name', '^Scope Weaver$', 'getwindowgeometry']).toString();
+  const [, x] = geometry.match(/Position: (\d+),/) ?? [];
+  assert.equal(Number(x), (1600 - 760) / 2, geometry);
+  await until('the input to have focus', "return document.activeElement && document.activeElement.id === 'request'");
   shot('01-bar-shown-by-shortcut');
 });
 
