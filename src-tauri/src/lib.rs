@@ -114,6 +114,3 @@ pub fn run() {
         std::process::exit(1);
     }
 }
-
-/// The windows the app opens (for tests and docs).
-pub const WINDOWS: [&str; 4] = windows::LABELS;

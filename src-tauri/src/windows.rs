@@ -9,7 +9,6 @@ use contracts::ErrorPayload;
 use tauri::{AppHandle, Emitter, Manager, WebviewWindow, WindowEvent};
 
 pub const BAR: &str = "bar";
-pub const LABELS: [&str; 4] = [BAR, "graph", "editor", "settings"];
 
 fn window(app: &AppHandle, label: &str) -> Result<WebviewWindow, ErrorPayload> {
     app.get_webview_window(label)

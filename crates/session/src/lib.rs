@@ -249,7 +249,7 @@ impl Engine {
         let config = self.config();
         let (planner, embedder) = read(&self.labels);
         AppInfo {
-            root: lock_root(self),
+            root: root_display(self),
             shortcut: config.shortcut.clone(),
             shortcut_error: read(&self.shortcut_error),
             planner,
@@ -570,7 +570,7 @@ impl Engine {
     }
 }
 
-fn lock_root(engine: &Engine) -> Option<String> {
+fn root_display(engine: &Engine) -> Option<String> {
     match engine.core.try_lock() {
         Ok(core) => core.root.as_ref().map(|p| p.display().to_string()),
         Err(_) => read(&engine.view).map(|v| v.root_path),
