@@ -8,7 +8,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
@@ -288,4 +288,61 @@ test('a 100,000-file folder opens in the graph and a folder expands lazily', asy
   await invoke('hide_bar');
   await sleep(500);
   shot('09-graph-100k');
+});
+
+test('edited params re-run a step, and a rollback point clicked in the graph undoes the later step', async () => {
+  // Back to the home folder, with a fresh pair of duplicates (the older one is a.txt).
+  const downloads = join(home, 'Downloads');
+  writeFileSync(join(downloads, 'a.txt'), 'same text\n');
+  writeFileSync(join(downloads, 'a copy.txt'), 'same text\n');
+  writeFileSync(join(downloads, 'pic.png'), 'PNG\n');
+  const old = new Date(Date.now() - 30 * 86400 * 1000);
+  utimesSync(join(downloads, 'a.txt'), old, old);
+  await use('settings');
+  assert.equal((await invoke('set_root', { path: home })).ok.files > 0, true);
+  await use('bar');
+  await invoke('open_window', { label: 'bar' });
+  await run("const i = document.querySelector('#request'); i.value = ''; i.dispatchEvent(new Event('input', { bubbles: true }));");
+  const input = await find('#request');
+  await wd('POST', s(`/element/${input}/value`), { text: 'remove duplicates in Downloads, then sort the rest into folders by type' });
+  await wd('POST', s(`/element/${input}/value`), { text: '\uE007' });
+
+  // The remove step: Edit params, keep the oldest copy instead of the newest.
+  await until('the remove step approval', "return !!document.querySelector('.card-review-step.destructive button.edit')", { timeout: 60000 });
+  await run("document.querySelector('.card-review-step button.edit').click()");
+  await until('the params form', "return !!document.querySelector('[data-param=\"keep\"]')");
+  await run("const k = document.querySelector('[data-param=\"keep\"]'); k.value = 'oldest'; k.dispatchEvent(new Event('input', { bubbles: true }));");
+  shot('10-bar-edit-params');
+  await run("document.querySelector('.card-review-step button.apply').click()");
+  // The step ran again with keep=oldest: its card now deletes the newer copy.
+  const deletes = await until(
+    'the re-run remove step',
+    "const c = document.querySelector('.card-review-step.destructive:not(.editing)'); if (!c) return false; const items = [...c.querySelectorAll('.op-group[data-op=delete] .op-item')].map((e) => e.textContent); const label = c.querySelector('.tool-label')?.textContent ?? ''; return items.length === 1 && items[0].includes('a copy.txt') ? label + ' | ' + items[0] : false",
+  );
+  assert.match(deletes, /keep oldest/);
+  await run("document.querySelector('.card-review-step button.approve').click()");
+  await until('the organize step approval', "return !!document.querySelector('.card-review-step:not(.destructive) button.approve')");
+  await run("document.querySelector('.card-review-step button.approve').click()");
+  await until('the diff review', "return !!document.querySelector('button.commit')");
+
+  // In the graph window: roll back to step 3 (the sorting); the bar's review shows only the delete.
+  await use('graph');
+  await until('live rollback points', "return [...document.querySelectorAll('.history-points li')].some((li) => li.textContent.includes('Step 3') && !li.querySelector('.rollback-here').disabled)");
+  await run("[...document.querySelectorAll('.history-points li')].find((li) => li.textContent.includes('Step 3')).querySelector('.rollback-here').click()");
+  await use('bar');
+  await until('the smaller diff review', "const b = document.querySelector('button.commit'); const t = document.body.textContent; return b && t.includes('Downloads/a copy.txt') && !t.includes('Images/pic.png') ? true : false", { timeout: 30000 });
+  shot('11-bar-diff-after-graph-rollback');
+  // The graph shows the rolled-back state: the sorting is gone, the delete still pending.
+  await use('graph');
+  await until(
+    'the graph after the rollback',
+    "const ids = window.cy.nodes().map((n) => n.id()); return ids.includes('Downloads/pic.png') && !ids.includes('Downloads/Images/pic.png') && window.cy.getElementById('Downloads/a copy.txt').hasClass('deleted')",
+  );
+  await shotBehindBar('12-graph-after-rollback');
+  await use('bar');
+  await run("document.querySelector('button.commit').click()");
+  await until('the final report', "const r = document.querySelector('.report-text'); return r && /Committed/.test(r.textContent) ? r.textContent : false", { timeout: 60000 });
+  assert.equal(existsSync(join(downloads, 'a.txt')), true, 'the oldest copy stays (edited params)');
+  assert.equal(existsSync(join(downloads, 'a copy.txt')), false, 'the newer copy is gone');
+  assert.equal(existsSync(join(downloads, 'pic.png')), true, 'the sorting was rolled back from the graph window');
 });

@@ -81,6 +81,7 @@ export const api = {
 
 export const EVENTS = {
   pipeline: 'pipeline://event',
+  pipelineToken: 'pipeline://token',
   graphChanged: 'graph://changed',
   skillsChanged: 'skills://changed',
   modelsProgress: 'models://progress',

@@ -123,6 +123,48 @@ test('seed request: stages, destructive approval, organize approval, diff review
   await app.waitForCalls('history', 2);
 });
 
+test('a model planner\'s tokens stream into a "Planning…" area while it thinks; the plan replaces them', async ({ app, page }) => {
+  await openBar(app);
+  await app.waitForListener('pipeline://token');
+  const s = seedScript();
+  await startSeed(app, page);
+  const runId = s.events.find((e) => e.event === 'request').id;
+  const token = (text, id = runId) => app.emit('pipeline://token', { run_id: id, text });
+  // A token that comes before the channel's `request` event is kept for it; others' tokens never show.
+  await token('{"steps": [');
+  await app.send(s.phases[0].slice(0, 4)); // input, request, think started
+  await expect(page.locator('.pre-stage.running')).toHaveText(/Planning/);
+  await token('{"step": 1, "description": "find groups of identical files", ');
+  await token('SOMEONE ELSE', 'r-other');
+  const area = page.locator('.plan-tokens');
+  await expect(area).toBeVisible();
+  await expect(area.locator('.plan-tokens-head')).toHaveText('Planning…');
+  await expect(area.locator('.plan-tokens-text')).toHaveText('{"steps": [{"step": 1, "description": "find groups of identical files", ');
+  const font = await area.locator('.plan-tokens-text').evaluate((el) => getComputedStyle(el).fontFamily);
+  expect(font).toMatch(/mono/i);
+
+  // A long stream: only the last ~400 characters stay, and the area follows the newest text.
+  const plan = s.events.find((e) => e.event === 'planned').plan;
+  const stream = JSON.stringify(plan).replace(/,"/g, ', "').slice(12, -40);
+  for (let i = 0; i < stream.length; i += 40) await token(stream.slice(i, i + 40));
+  const text = area.locator('.plan-tokens-text');
+  await expect(text).toContainText(stream.slice(-60));
+  const shown = await text.evaluate((el) => ({ text: el.textContent, bottom: el.scrollHeight - el.scrollTop - el.clientHeight, overflow: el.scrollHeight > el.clientHeight }));
+  expect(shown.text.startsWith('…')).toBe(true);
+  expect(shown.text.length).toBeLessThanOrEqual(401);
+  expect(shown.text).not.toContain('SOMEONE ELSE');
+  expect(shown.overflow).toBe(true);
+  expect(shown.bottom).toBeLessThanOrEqual(1);
+  await app.screenshot('bar-planner-tokens');
+
+  // `planned` arrives: the plan takes the area's place; later tokens are ignored.
+  await app.send(s.phases[0].slice(4));
+  await expect(page.locator('.plan .step')).toHaveCount(3);
+  await expect(area).toHaveCount(0);
+  await token('late');
+  await expect(page.locator('.plan-tokens')).toHaveCount(0);
+});
+
 test('edit params: invalid JSON is refused, the override sends every edited param', async ({ app, page }) => {
   await openBar(app);
   const s = seedScript();

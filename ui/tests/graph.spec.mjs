@@ -222,6 +222,65 @@ test('pipeline events update the graph: deleted ghosts, moved files at their new
   await expect.poll(async () => (await app.calls('graph_view')).length).toBeGreaterThan(before);
 });
 
+test('pipeline steps show their skill\'s vis icon and filled tool label; destructive rollback points are tagged', async ({ app, page }) => {
+  await openGraph(app, viewDownloads());
+  const { events } = seedRun();
+  const upto = events.findIndex((e) => e.event === 'graph_delta' && e.step === 3);
+  await app.respond('graph_view', viewAfter());
+  // Up to the plan: labels from the planned params (the `$step(1)` reference is not shown).
+  const planned = events.findIndex((e) => e.event === 'planned');
+  for (const e of events.slice(0, planned + 1)) await app.emit('pipeline://event', pipelineEvent(e));
+  const step = (n) => page.locator(`.pstep[data-step="${n}"]`);
+  await expect(step(1).locator('.pstep-label')).toHaveText('Scan Downloads for duplicates');
+  await expect(step(2).locator('.pstep-label')).toHaveText('Remove duplicates (keep newest)');
+  await expect(step(3).locator('.pstep-label')).toHaveText('Sort Downloads into type folders');
+  for (const e of events.slice(planned + 1, upto + 1)) await app.emit('pipeline://event', pipelineEvent(e));
+  await expect(page.locator('.point')).toHaveCount(3);
+
+  // vis.json icons mapped to the app's icons, drawn in the skill's colour.
+  await expect(step(1).locator('.pstep-icon')).toHaveAttribute('data-icon', 'copy');
+  await expect(step(3).locator('.pstep-icon')).toHaveAttribute('data-icon', 'layers');
+  const drawn = await step(3).locator('.pstep-icon').evaluate((el) => ({ paths: el.querySelectorAll('svg > *').length, color: getComputedStyle(el).color }));
+  expect(drawn.paths).toBeGreaterThan(0);
+  expect(drawn.color).toBe('rgb(16, 185, 129)'); // organize-by-type #10B981
+  await expect(step(2).locator('.pstep-label')).toHaveText('Remove duplicates (keep newest)');
+
+  // Only the remove step is destructive (vis.json `destructive: true`).
+  await expect(page.locator('.point .destructive-tag')).toHaveCount(1);
+  const tag = page.locator('.point[data-snapshot="snap-2"] .destructive-tag');
+  await expect(tag).toHaveText('destructive');
+  expect(await tag.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(248, 113, 113)');
+  await expect(page.locator('.point[data-snapshot="snap-2"]')).toHaveClass(/destructive/);
+  await app.screenshot('graph-vis-pipeline');
+
+  // Another run: an unknown placeholder is left out cleanly, the `source` reference too; an unknown skill
+  // gets the generic icon and its tool name; an archive point is destructive as well.
+  const r2 = (event) => app.emit('pipeline://event', { run_id: 'r2', event });
+  await r2({ event: 'request', id: 'r2', text: 'Archive big videos' });
+  await r2({
+    event: 'planned', planner: 'rule', usage: null, notes: [],
+    plan: {
+      steps: [
+        { step: 1, description: 'find big videos', skill: 'search-files', tool: 'find_large', params: { path: 'Videos' } },
+        { step: 2, description: 'archive them', skill: 'archive-files', tool: 'create', params: { source: '$step(1).paths', target: 'big.zip' } },
+        { step: 3, description: 'something new', skill: 'my-new-skill', tool: 'do_it', params: {} },
+      ],
+    },
+  });
+  await expect(step(1).locator('.pstep-label')).toHaveText('Files in Videos');
+  await expect(step(1).locator('.pstep-icon')).toHaveAttribute('data-icon', 'search');
+  await expect(step(2).locator('.pstep-label')).toHaveText('Archive → big.zip');
+  await expect(step(2).locator('.pstep-icon')).toHaveAttribute('data-icon', 'archive');
+  await expect(step(3).locator('.pstep-label')).toHaveText('do_it');
+  await expect(step(3).locator('.pstep-icon')).toHaveAttribute('data-icon', 'box');
+  // Resolved params replace the planned ones.
+  await r2({ event: 'references_resolved', step: 2, params: { source: ['Videos/a.mp4', 'Videos/b.mkv'], target: 'big.zip' } });
+  await expect(step(2).locator('.pstep-label')).toHaveText('Archive 2 items → big.zip');
+  await r2({ event: 'skill_matched', step: 2, skill: 'archive-files', tool: 'create', score: 0.8, confident: true, runner_ups: [] });
+  await r2({ event: 'graph_delta', step: 2, snapshot: 'snap-2', changes: [], ops: [{ op: 'create_archive', sources: ['Videos/a.mp4'], target: 'big.zip', format: 'zip' }] });
+  await expect(page.locator('.point[data-snapshot="snap-2"] .destructive-tag')).toHaveText('destructive');
+});
+
 test('"Roll back to here" calls rollback_to; NOT_AT_REVIEW is explained', async ({ app, page }) => {
   await openGraph(app, viewDownloads());
   const { events } = seedRun();

@@ -1,6 +1,6 @@
 // Settings window: load, pickers, backend-dependent model fields, save, CONFIG_INVALID problem list, model progress.
 import { test, expect } from './support/harness.mjs';
-import { settings } from './support/fixtures.mjs';
+import { settings, appInfo } from './support/fixtures.mjs';
 
 async function openSettings(app, extra = {}) {
   await app.open('settings', { responses: { settings_get: settings, ...extra } });
@@ -89,4 +89,45 @@ test('Save sends every setting; CONFIG_INVALID lists every problem', async ({ ap
   await page.locator('button.save').click();
   await expect(page.locator('.save-status')).toHaveText('Saved · models load in the background');
   await expect(errors).toBeHidden();
+});
+
+test('the working folder in use is shown when it differs from the saved one; re-read when the root changes', async ({ app, page }) => {
+  await app.open('settings', { responses: { settings_get: { ...settings, working_root: null }, app_info: { ...appInfo, root: '/home/u' } } });
+  const field = page.locator('#working-root');
+  const inUse = page.locator('.in-use');
+  // Nothing saved: the field is empty, shows the folder in use as its placeholder, and the line names it.
+  await expect(inUse).toHaveText('In use now: /home/u');
+  await expect(field).toHaveValue('');
+  await expect(field).toHaveAttribute('placeholder', '/home/u');
+  await app.screenshot('settings-root-in-use');
+
+  // set_root from the bar (or the environment) changes the folder in use: only a `root` change re-reads app_info.
+  await app.waitForListener('graph://changed');
+  const reads = (await app.calls('app_info')).length;
+  await app.respond('app_info', { ...appInfo, root: '/data/photos' });
+  await app.emit('graph://changed', { reason: 'delta' });
+  await app.emit('graph://changed', { reason: 'root' });
+  await expect(inUse).toHaveText('In use now: /data/photos');
+  await expect(field).toHaveAttribute('placeholder', '/data/photos');
+  expect((await app.calls('app_info')).length).toBe(reads + 1);
+
+  // A saved folder that differs from the one in use: the line stays under the filled field.
+  await app.respond('settings_set', { ...settings, working_root: '/home/u' });
+  await field.fill('/home/u');
+  await page.locator('button.save').click();
+  await expect(page.locator('.save-status')).toHaveText('Saved · models load in the background');
+  await expect(inUse).toHaveText('In use now: /data/photos');
+  await expect(inUse).toBeVisible();
+
+  // The engine moves to the saved folder: nothing more to say (a trailing slash is the same folder).
+  await app.respond('app_info', { ...appInfo, root: '/home/u/' });
+  await app.emit('graph://changed', { reason: 'root' });
+  await expect(inUse).toBeHidden();
+});
+
+test('no line when the saved folder is the one in use', async ({ app, page }) => {
+  await openSettings(app, { app_info: appInfo });
+  await app.waitForCalls('app_info');
+  await expect(page.locator('#working-root')).toHaveAttribute('placeholder', '/home/u');
+  await expect(page.locator('.in-use')).toBeHidden();
 });

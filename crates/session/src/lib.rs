@@ -150,7 +150,6 @@ struct Core {
     retrieval: RetrievalPipeline,
     planner: Box<dyn Planner>,
     audit: Option<audit::AuditLog>,
-    root: Option<PathBuf>,
 }
 
 /// The engine of one app process.
@@ -159,6 +158,8 @@ pub struct Engine {
     skills_dir: PathBuf,
     config_file: Option<PathBuf>,
     core: Mutex<Core>,
+    /// The working folder (outside `core`: switching folders never waits for a run or an index).
+    root: RwLock<Option<PathBuf>>,
     view: RwLock<Option<ViewSource>>,
     board: QuestionBoard,
     running: Mutex<Option<CancelToken>>,
@@ -220,8 +221,8 @@ impl Engine {
                 retrieval,
                 planner,
                 audit: None,
-                root: None,
             }),
+            root: RwLock::new(None),
             config: RwLock::new(config),
             skills_dir: options.skills_dir,
             config_file: options.config_file,
@@ -298,7 +299,10 @@ impl Engine {
             message: e.to_string(),
         })?;
         let summary = summary_of(sandbox.graph());
-        self.busy_or_lock()?.root = Some(sandbox.root().to_owned());
+        if self.is_running() {
+            return Err(SessionError::Busy);
+        }
+        write(&self.root, Some(sandbox.root().to_owned()));
         write(&self.view, Some(ViewSource::of(&sandbox)));
         self.emit(Notice::GraphChanged {
             reason: "root".into(),
@@ -308,7 +312,7 @@ impl Engine {
             .name("content-index".into())
             .spawn(move || {
                 let mut core = lock(&engine.core);
-                if core.root.as_deref() != Some(sandbox.root()) {
+                if read(&engine.root).as_deref() != Some(sandbox.root()) {
                     return;
                 }
                 match core.retrieval.index_sandbox(&mut sandbox) {
@@ -368,7 +372,7 @@ impl Engine {
         };
         let config = self.config();
         let mut core = lock(&self.core);
-        let root = core.root.clone().ok_or(SessionError::NoRoot)?;
+        let root = read(&self.root).ok_or(SessionError::NoRoot)?;
         // Every request starts from the disk as it is now.
         let mut sandbox = Sandbox::open(
             &root,
@@ -571,10 +575,7 @@ impl Engine {
 }
 
 fn root_display(engine: &Engine) -> Option<String> {
-    match engine.core.try_lock() {
-        Ok(core) => core.root.as_ref().map(|p| p.display().to_string()),
-        Err(_) => read(&engine.view).map(|v| v.root_path),
-    }
+    read(&engine.root).map(|p| p.display().to_string())
 }
 
 /// Loaded skills the planner may use (the template folder is not one).

@@ -284,7 +284,7 @@ impl Engine {
             retrieval.embedder().fingerprint().to_owned(),
         );
         let mut core = lock(&self.core);
-        let root = core.root.clone();
+        let root = crate::read(&self.root);
         core.retrieval = retrieval;
         core.planner = planner;
         drop(core);

@@ -281,4 +281,6 @@ loadSkills().then((s) => {
 on(EVENTS.graphChanged, (p) => {
   if (p?.reason === 'root') loadInfo();
 });
+// A model planner's output as it writes the plan (the run view keeps only its own run's tokens).
+on(EVENTS.pipelineToken, (p) => state.run?.onToken(p));
 on(EVENTS.skillsChanged, () => loadSkills(true).then((s) => (state.skills = s)));

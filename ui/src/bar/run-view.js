@@ -5,6 +5,8 @@ import { STAGES, stageLabel, isGlobalStage } from '../lib/stages.js';
 import { buildCard, skillChip } from './cards.js';
 
 const STATUS_ICON = { done: 'check', skipped: 'skip', failed: 'x', rolled_back: 'undo' };
+/** How much of a model planner's output the bar keeps on screen while it plans. */
+const TOKEN_TAIL = 400;
 
 export class RunView {
   /**
@@ -29,12 +31,17 @@ export class RunView {
     this.reportText = null;
     this.errorShown = null;
     this.cancelling = false;
+    this.runId = null; // the `request` event's id: pipeline://token payloads of other runs are ignored
+    this.tokens = '';
+    this.earlyTokens = new Map(); // run_id → text, for tokens that arrive before the `request` event
 
     this.statusEl = h('div.run-status', { role: 'status', 'aria-live': 'polite' });
     this.cancelBtn = h('button.btn.ghost.small.cancel-run', { type: 'button', onClick: () => this.askCancel() }, icon('stop'), 'Cancel');
     this.confirmEl = h('div.confirm-cancel', { hidden: true });
     this.planEl = h('ol.plan', { 'aria-label': 'Plan' });
     this.preplanEl = h('div.preplan');
+    this.tokensText = h('div.plan-tokens-text', { 'aria-live': 'off' });
+    this.tokensEl = h('div.plan-tokens', { 'aria-label': 'Planner output' }, h('div.plan-tokens-head', h('span.spinner'), 'Planning…'), this.tokensText);
     this.logEl = h('div.timeline');
     this.outcomeEl = h('div.outcome-host');
     this.el = h(
@@ -85,9 +92,15 @@ export class RunView {
           if (ev.stage === 'stage' && s.status === 'running') s.status = 'done';
         } else this.globalStages[ev.stage] = { state: 'done', ms: ev.ms };
         break;
+      case 'request':
+        this.runId = ev.id ?? null;
+        if (this.runId && this.earlyTokens.has(this.runId)) this.addTokens(this.earlyTokens.get(this.runId));
+        this.earlyTokens.clear();
+        break;
       case 'planned':
         for (const p of ev.plan?.steps ?? []) Object.assign(this.step(p.step), { description: p.description, skill: p.skill, tool: p.tool });
         this.planned = true;
+        this.tokens = '';
         break;
       case 'skill_matched':
         if (!s) break;
@@ -153,6 +166,32 @@ export class RunView {
     else if (s) this.renderStep(s);
     this.renderPreplan();
     this.renderStatus();
+  }
+
+  // ------------------------------------------------------------ planner tokens
+
+  /** A `pipeline://token` payload `{run_id, text}`: shown while the model planner writes the plan. */
+  onToken(payload) {
+    const text = payload?.text;
+    if (!this.running || this.planned || typeof text !== 'string' || !text) return;
+    const id = payload.run_id ?? null;
+    if (!this.runId) {
+      // The channel's `request` event can come after the first app-wide tokens: keep them until then.
+      if (id === null || (!this.earlyTokens.has(id) && this.earlyTokens.size >= 4)) return;
+      this.earlyTokens.set(id, tail((this.earlyTokens.get(id) ?? '') + text));
+      return;
+    }
+    if (id !== this.runId) return;
+    this.addTokens(text);
+    this.renderPreplan();
+  }
+
+  addTokens(text) {
+    this.clipped ||= this.tokens.length + text.length > TOKEN_TAIL;
+    this.tokens = tail(this.tokens + text);
+    this.tokensText.textContent = `${this.clipped ? '…' : ''}${this.tokens}`;
+    // Follow the text as it grows.
+    this.tokensText.scrollTop = this.tokensText.scrollHeight;
   }
 
   // ------------------------------------------------------------ questions
@@ -328,9 +367,12 @@ export class RunView {
   renderPreplan() {
     if (this.planned) {
       this.preplanEl.hidden = true;
+      this.tokensEl.remove();
       return;
     }
     const pre = STAGES.filter((s) => s.global && s.id !== 'commit');
+    const thinking = this.running && this.globalStages.think?.state === 'running';
+    this.tokensEl.classList.toggle('stopped', !thinking);
     replace(
       this.preplanEl,
       h(
@@ -341,7 +383,9 @@ export class RunView {
           return h(`span.pre-stage.${st}`, mark, s.label);
         }),
       ),
+      this.tokens ? this.tokensEl : null,
     );
+    this.tokensText.scrollTop = this.tokensText.scrollHeight;
   }
 
   renderPlan() {
@@ -404,6 +448,13 @@ function answerIcon(question, answer) {
   if (answer?.decision === 'discard') return 'x';
   if (answer?.decision === 'override') return 'edit';
   return 'check';
+}
+
+/** The last TOKEN_TAIL characters of `text` (not starting inside a surrogate pair). */
+function tail(text) {
+  if (text.length <= TOKEN_TAIL) return text;
+  const t = text.slice(-TOKEN_TAIL);
+  return /^[\uDC00-\uDFFF]/.test(t) ? t.slice(1) : t;
 }
 
 function totalMs(stageMs) {

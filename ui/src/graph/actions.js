@@ -3,15 +3,19 @@ import { api } from '../ipc.js';
 import { h, replace, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { opsOf, groupOps, countsText } from '../lib/ops.js';
-import { skillColor } from '../lib/skills.js';
+import { skillColor, isDestructiveTool } from '../lib/skills.js';
 
 /** Events after which no rollback point can be used any more (the final review is over). */
 const CLOSING = new Set(['diff_reviewed', 'report', 'committed', 'finished', 'failed']);
 
 export class ActionHistory {
-  /** @param {(step:number) => string|null} skillOf  the skill that ran a step */
-  constructor(skillOf) {
+  /**
+   * @param {(step:number) => string|null} skillOf  the skill that ran a step
+   * @param {(step:number) => string|null} [toolOf]  its tool (a destructive one marks the point)
+   */
+  constructor(skillOf, toolOf = () => null) {
     this.skillOf = skillOf;
+    this.toolOf = toolOf;
     this.skills = [];
     this.items = [];
     this.committed = false;
@@ -111,13 +115,20 @@ export class ActionHistory {
               );
               button.addEventListener('click', () => this.rollBack(item, button));
               const counts = countsText(groupOps(item.ops));
+              const tool = this.toolOf(item.step);
+              const destructive = Boolean(skill && tool && isDestructiveTool(this.skills, skill, tool));
               return h(
-                `li.point${item.undone ? '.undone' : ''}`,
+                `li.point${item.undone ? '.undone' : ''}${destructive ? '.destructive' : ''}`,
                 { dataset: { snapshot: item.snapshot, step: String(item.step) }, style: { '--skill': skillColor(this.skills, skill) } },
                 h('span.point-rail', h('span.dot')),
                 h(
                   'div.point-main',
-                  h('div.point-title', `Step ${item.step}`, skill ? h('span.faint', ` · ${skill}`) : null),
+                  h(
+                    'div.point-title',
+                    h('span.point-step', `Step ${item.step}`),
+                    destructive ? h('span.tag.destructive-tag', { title: `${skill} / ${tool} is a destructive tool` }, 'destructive') : null,
+                    skill ? h('span.point-skill.faint', { title: skill }, `· ${skill}`) : null,
+                  ),
                   h('div.point-meta.faint', h('span.code', item.snapshot), ` · ${item.n} change${item.n === 1 ? '' : 's'}`, counts && item.n ? ` (${counts})` : ''),
                 ),
                 button,

@@ -31,7 +31,7 @@ const tooltip = h('div.g-tooltip', { hidden: true });
 const overlay = h('div.g-overlay', { hidden: true });
 const infoEl = h('section.side-section.node-info');
 const pipeline = new Pipeline();
-const history = new ActionHistory((step) => pipeline.skillOf(step));
+const history = new ActionHistory((step) => pipeline.skillOf(step), (step) => pipeline.toolOf(step));
 
 function toolButton(name, title, onClick) {
   return h('button.btn.ghost.icon-btn', { type: 'button', title, 'aria-label': title, onClick }, icon(name));
@@ -417,6 +417,9 @@ async function start() {
     skills = await loadSkills(true);
     pipeline.skills = skills;
     history.skills = skills;
+    // New colours, icons, labels and destructive flags.
+    pipeline.render();
+    history.render();
   });
   await refresh();
 }

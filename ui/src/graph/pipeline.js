@@ -1,7 +1,8 @@
 // Graph side panel, part 1: the pipeline of the current run — plan steps, matched skill, score and runner-ups, stage.
 import { h, replace } from '../lib/dom.js';
 import { stageLabel, isGlobalStage } from '../lib/stages.js';
-import { skillColor } from '../lib/skills.js';
+import { icon } from '../lib/icons.js';
+import { skillColor, skillIconName, toolLabel } from '../lib/skills.js';
 
 function bar(score, color) {
   return h('span.score', { style: { '--skill': color } }, h('span', { style: { width: `${Math.round(Math.max(0, Math.min(1, score ?? 0)) * 100)}%` } }));
@@ -34,6 +35,11 @@ export class Pipeline {
     return this.steps.get(n)?.skill ?? null;
   }
 
+  /** The step's tool (with skillOf: its vis.json entry). */
+  toolOf(n) {
+    return this.steps.get(n)?.tool ?? null;
+  }
+
   onEvent(ev, runId) {
     if (ev.event === 'request' || (runId && this.runId && runId !== this.runId)) this.reset(runId ?? ev.id ?? null);
     if (!this.runId && runId) this.runId = runId;
@@ -48,7 +54,12 @@ export class Pipeline {
         if (s && !isGlobalStage(ev.stage) && s.status === 'pending') s.status = 'running';
         break;
       case 'planned':
-        for (const p of ev.plan?.steps ?? []) Object.assign(this.step(p.step), { description: p.description, skill: p.skill, tool: p.tool });
+        for (const p of ev.plan?.steps ?? []) Object.assign(this.step(p.step), { description: p.description, skill: p.skill, tool: p.tool, params: p.params ?? {} });
+        break;
+      case 'references_resolved':
+      case 'overridden':
+        // The params the tool gets (references filled in, or as the person edited them): the label follows them.
+        if (s && ev.params) s.params = ev.params;
         break;
       case 'skill_matched':
         if (s) Object.assign(s, { skill: ev.skill, tool: ev.tool, score: ev.score, confident: ev.confident, runnerUps: ev.runner_ups ?? [] });
@@ -63,6 +74,7 @@ export class Pipeline {
       }
       case 'dispatched':
         if (s) Object.assign(s, { summary: ev.ok ? ev.summary : ev.error?.message ?? 'failed', status: ev.ok ? 'done' : 'failed', ms: ev.ms });
+        if (s && ev.params) s.params = ev.params;
         break;
       case 'skipped':
         if (s) Object.assign(s, { status: 'skipped', summary: ev.reason ?? ev.code });
@@ -133,6 +145,18 @@ export class Pipeline {
     return h('div.ru-compact', { title: `Runner-ups:\n${all}` }, h('span.ru-label', 'runner-up'), ul, list.length > 1 ? h('span.ru-more', `+${list.length - 1}`) : null);
   }
 
+  /** The skill's vis.json icon and the tool's label with the step's params ("Remove duplicates (keep newest)"). */
+  actionEl(s, color) {
+    const name = skillIconName(this.skills, s.skill);
+    const label = (s.tool && toolLabel(this.skills, s.skill, s.tool, s.params)) || s.tool || s.skill;
+    return h(
+      'div.pstep-action',
+      { style: { '--skill': color } },
+      h('span.pstep-icon', { dataset: { icon: name }, title: s.skill }, icon(name)),
+      h('span.pstep-label', { title: label }, label),
+    );
+  }
+
   stepEl(s) {
     const color = skillColor(this.skills, s.skill);
     const active = this.current?.step === s.step;
@@ -142,6 +166,7 @@ export class Pipeline {
       `li.pstep${active ? '.active' : ''}`,
       { dataset: { step: String(s.step), status: s.status } },
       h('div.pstep-head', h('span.pstep-num', String(s.step)), h('span.pstep-desc', { title: s.description ?? '' }, s.description ?? `Step ${s.step}`)),
+      s.skill ? this.actionEl(s, color) : null,
       s.skill
         ? h(
             'div.pstep-match',

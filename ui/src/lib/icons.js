@@ -30,6 +30,14 @@ const PATHS = {
   zoomOut: '<circle cx="11" cy="11" r="7"/><path d="m20 20-3.5-3.5M8 11h6"/>',
   save: '<path d="M5 3h11l5 5v11a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2Z"/><path d="M7 3v6h8V3M7 21v-7h10v7"/>',
   refresh: '<path d="M21 12a9 9 0 1 1-2.6-6.4L21 8"/><path d="M21 3v5h-5"/>',
+  // Skill icons (vis.json `icon`)
+  chart: '<path d="M3 3v18h18"/><path d="M8 17v-5M13 17V8M18 17v-8"/>',
+  layers: '<path d="m12 3 9 5-9 5-9-5Z"/><path d="m3 12.5 9 5 9-5"/><path d="m3 17 9 5 9-5"/>',
+  fileText: '<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8Z"/><path d="M14 3v5h5"/><path d="M9 13h6M9 17h6M9 9h1"/>',
+  rename: '<path d="M11 7H4a2 2 0 0 0-2 2v6a2 2 0 0 0 2 2h7"/><path d="M19 7h1a2 2 0 0 1 2 2v6a2 2 0 0 1-2 2h-1"/><path d="M15 4v16M13 4h4M13 20h4"/>',
+  template: '<rect x="3" y="3" width="18" height="18" rx="2"/><path d="M3 9h18M9 9v12"/>',
+  // A generic skill: a box.
+  box: '<path d="m21 8-9-5-9 5v8l9 5 9-5Z"/><path d="m3 8 9 5 9-5M12 13v8"/>',
 };
 
 /** An inline icon as a `<span class="icon">` holding an SVG. Unknown names give an empty span. */
@@ -42,11 +50,19 @@ export function icon(name, cls = '') {
   return span;
 }
 
-/** Icon names per vis.json `icon` value (skills), falling back to a generic one. */
+/** vis.json `icon` values (and common aliases) that are not named like an icon here. */
+const SKILL_ICONS = {
+  'file-text': 'fileText', 'bar-chart': 'chart', 'chart-bar': 'chart', stack: 'layers', zip: 'archive', package: 'archive',
+  duplicate: 'copy', 'text-cursor': 'rename', pencil: 'edit', delete: 'trash', link2: 'link', 'arrow-right': 'move',
+  layout: 'template', 'layout-template': 'template', settings: 'gear', sparkles: 'spark', 'folder-open': 'folder',
+};
+const NOT_SKILL_ICONS = new Set(['x', 'check', 'stop', 'fit', 'zoomIn', 'zoomOut', 'warning']);
+
+/** The icon name for a vis.json `icon` value ("file-text" → "fileText"), or the generic "box". */
 export function skillIcon(visIcon) {
-  const map = {
-    copy: 'copy', chart: 'graph', archive: 'archive', rename: 'edit', folder: 'folder', layers: 'folder',
-    'file-text': 'file', search: 'search', plus: 'plus', puzzle: 'puzzle', template: 'file',
-  };
-  return map[visIcon] ?? 'spark';
+  if (typeof visIcon !== 'string' || !visIcon) return 'box';
+  const key = visIcon.trim().toLowerCase();
+  const name = SKILL_ICONS[key] ?? key.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase());
+  const known = Object.keys(PATHS).find((k) => k.toLowerCase() === name.toLowerCase());
+  return known && !NOT_SKILL_ICONS.has(known) ? known : 'box';
 }

@@ -6,6 +6,7 @@ import { h, replace } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 
 let current = null;
+let info = null; // app_info(): `root` is the folder the engine works on now
 
 // ---------------------------------------------------------------- fields
 
@@ -41,7 +42,9 @@ document.addEventListener('change', (e) => {
   if (e.target instanceof HTMLInputElement && e.target.type === 'radio') syncChecked(e.target.name);
 });
 
-const root = textField('working-root', '/home/you');
+const ROOT_PLACEHOLDER = '/home/you';
+const root = textField('working-root', ROOT_PLACEHOLDER);
+const inUseEl = h('div.in-use', { hidden: true });
 const plannerModel = textField('planner-model', 'Path to a .gguf model file');
 const embedderModel = textField('embedder-model', 'Folder holding the model files');
 const shortcut = textField('shortcut', 'Alt+Space');
@@ -87,7 +90,7 @@ const form = h(
     h(
       'section.group',
       h('h2', 'Files'),
-      row('Working folder', 'The folder the agent may read and change.', h('div.path-row', root, chooseBtn(root, () => api.pickFolder(), 'Choose working folder'))),
+      row('Working folder', 'The folder the agent may read and change.', h('div.path-row', root, chooseBtn(root, () => api.pickFolder(), 'Choose working folder')), inUseEl),
     ),
     h(
       'section.group',
@@ -154,6 +157,38 @@ function fill(s) {
   shortcut.value = s.shortcut ?? '';
   configFile.textContent = s.config_file ?? '—';
   syncEnabled();
+  showInUse();
+}
+
+/** "/home/u/" and "/home/u" are the same folder. */
+function samePath(a, b) {
+  const norm = (p) => String(p).replace(/(.)[\\/]+$/, '$1');
+  return norm(a) === norm(b);
+}
+
+/**
+ * The folder in use can differ from the saved one (set by the environment, or from the bar with set_root):
+ * then a quiet line under the field names it, and an empty field shows it as its placeholder.
+ */
+function showInUse() {
+  const used = info?.root || null;
+  const saved = current?.working_root || null;
+  root.placeholder = used ?? ROOT_PLACEHOLDER;
+  const show = Boolean(used) && (!saved || !samePath(saved, used));
+  inUseEl.hidden = !show;
+  if (show) {
+    replace(inUseEl, 'In use now: ', h('span.code.in-use-path', used));
+    inUseEl.title = `The folder the engine works on now (set by the environment or from the bar)${saved ? '' : '; none is saved'}`;
+  }
+}
+
+async function loadInfo() {
+  try {
+    info = await api.appInfo();
+  } catch {
+    info = null;
+  }
+  showInUse();
 }
 
 function read() {
@@ -210,6 +245,7 @@ async function save() {
   try {
     fill(await api.settingsSet(read()));
     setStatus('Saved · models load in the background', 'ok');
+    loadInfo();
   } catch (err) {
     showErrors(err);
     setStatus('Not saved', 'error');
@@ -257,4 +293,8 @@ function onProgress(p) {
 
 replace(progressList, h('li.empty.faint', 'No model is loading.'));
 on(EVENTS.modelsProgress, onProgress);
+on(EVENTS.graphChanged, (p) => {
+  if (p?.reason === 'root') loadInfo();
+});
 load();
+loadInfo();
