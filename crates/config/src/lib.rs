@@ -35,6 +35,7 @@ pub struct PipelineConfig {
     pub skill_match_threshold: f32,
     pub confidence_gap: f32,
     pub top_k: usize,
+    pub content_min_similarity: f32,
     pub hybrid_alpha: f32,
     pub combine_method: CombineMethod,
     pub hitl_mode: HitlMode,
@@ -282,6 +283,11 @@ impl PipelineConfig {
             self.skill_match_threshold,
         );
         unit(&mut out, "confidence_gap", self.confidence_gap);
+        unit(
+            &mut out,
+            "content_min_similarity",
+            self.content_min_similarity,
+        );
         unit(&mut out, "hybrid_alpha", self.hybrid_alpha);
         for (key, v) in [
             ("top_k", self.top_k),

@@ -16,6 +16,16 @@ fn bytes(v: &Value, key: &str) -> u64 {
     v.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
+/// The reason of the first skipped item ("already exists", ...), for a step that did nothing.
+fn skip_reason(data: &Value) -> String {
+    data.get("skipped")
+        .and_then(|s| s.get(0))
+        .and_then(|s| s.get("reason"))
+        .and_then(Value::as_str)
+        .unwrap_or("was skipped")
+        .to_owned()
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -69,21 +79,22 @@ pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data:
                 .unwrap_or_default();
             format!("Created {}", created.join(", "))
         }
+        "create_archive" if count(data, "created") == 0 => {
+            format!("Did not pack anything: {target} {}", skip_reason(data))
+        }
         "create_archive" => format!(
-            "Packed {} into {target}",
-            plural(
-                count(data, "entries").max(count(data, "sources")),
-                "item",
-                "items"
-            )
+            "Packed {} ({}) into {}",
+            plural(count(data, "files"), "file", "files"),
+            human_bytes(bytes(data, "source_bytes")),
+            data.get("path").and_then(Value::as_str).unwrap_or(target)
         ),
+        "extract_archive" if count(data, "created") == 0 => {
+            format!("Did not extract anything: {target} {}", skip_reason(data))
+        }
         "extract_archive" => format!(
-            "Extracted {}",
-            plural(
-                count(data, "created").max(count(data, "entries")),
-                "entry",
-                "entries"
-            )
+            "Extracted {} into {}",
+            plural(count(data, "count"), "entry", "entries"),
+            data.get("path").and_then(Value::as_str).unwrap_or(target)
         ),
         "find_duplicates" => format!(
             "Found {} of duplicates ({} extra, {} wasted)",
@@ -138,5 +149,40 @@ pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data:
             params.get("name").and_then(Value::as_str).unwrap_or("")
         ),
         other => format!("{other} done"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Regression: archive summaries read keys the primitives never return ("Packed 0 items").
+    #[test]
+    fn archive_summaries_use_what_the_primitives_return() {
+        let params = json!({"target": "Downloads.zip"})
+            .as_object()
+            .unwrap()
+            .clone();
+        let cases = [
+            (
+                "create_archive",
+                json!({"created": ["Downloads.zip"], "path": "Downloads.zip", "files": 6, "source_bytes": 2048}),
+                "Packed 6 files (2.0 KB) into Downloads.zip",
+            ),
+            (
+                "create_archive",
+                json!({"created": [], "skipped": [{"path": ["Downloads"], "reason": "already exists"}]}),
+                "Did not pack anything: Downloads.zip already exists",
+            ),
+            (
+                "extract_archive",
+                json!({"created": ["x"], "path": "x", "count": 3, "nodes": 4}),
+                "Extracted 3 entries into x",
+            ),
+        ];
+        for (op, data, want) in cases {
+            assert_eq!(summarize(op, &params, &data), want, "{op} {data}");
+        }
     }
 }

@@ -75,6 +75,8 @@ pub struct SyncReport {
     pub pending_files: usize,
     /// Files that could not be read (indexed by name only).
     pub unreadable: Vec<String>,
+    /// Files left for later because the sync was asked to stop (what was done is kept).
+    pub stopped_files: usize,
 }
 
 /// Is `id` at or below the folder `scope` (both root-relative ids, root = ".")?
@@ -188,11 +190,14 @@ impl ContentIndex {
     /// Brings the index in line with the sandbox: drops documents of files that are gone or
     /// changed, embeds new and changed files, and marks them indexed in the graph. Files changed
     /// only in the plan (not yet committed) are left stale.
+    /// `stop` is asked before each file: when it says yes, the files done so far are kept and
+    /// marked indexed, the rest stay stale (`stopped_files`), and a later sync goes on from there.
     pub fn sync(
         &mut self,
         sandbox: &mut Sandbox,
         embedder: &dyn Embedder,
         spec: &ChunkSpec,
+        stop: &dyn Fn() -> bool,
     ) -> Result<SyncReport> {
         let mut report = SyncReport::default();
         let committed = sandbox.changes().is_empty();
@@ -225,7 +230,11 @@ impl ContentIndex {
         report.removed_files = gone.len();
         self.index.remove_where(|d| gone.contains(&d.path))?;
         let scope = sandbox.scope().clone();
-        for node in &todo {
+        for (done, node) in todo.iter().enumerate() {
+            if stop() {
+                report.stopped_files = todo.len() - done;
+                break;
+            }
             let (docs, unreadable) = read_docs(node, &scope, spec, embedder)?;
             if unreadable {
                 report.unreadable.push(node.id.clone());
@@ -251,10 +260,16 @@ impl ContentIndex {
         scope: &str,
         top_k: usize,
         mix: Mix,
+        min_similarity: f32,
     ) -> Result<Vec<ContentHit>> {
         let scored = self
             .index
             .search(vector, query, top_k * 4, mix, |d| within(&d.path, scope))?;
+        // Unrelated files still get a (small) mixed score; a hit must share a word with the
+        // query or be close in meaning.
+        let scored = scored
+            .into_iter()
+            .filter(|s| s.bm25 > 0.0 || s.vector >= min_similarity);
         let mut seen = BTreeSet::new();
         let mut hits = Vec::new();
         for s in scored {

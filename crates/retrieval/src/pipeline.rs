@@ -264,6 +264,16 @@ impl RetrievalPipeline {
 
     /// Opens the ContentIndex of `sandbox`'s root (persisted one if current) and syncs it.
     pub fn index_sandbox(&mut self, sandbox: &mut Sandbox) -> Result<SyncReport> {
+        self.index_sandbox_until(sandbox, &|| false)
+    }
+
+    /// [`Self::index_sandbox`] that stops between files when `stop` says so; the files done
+    /// so far are saved, so the next sync of this folder goes on from there.
+    pub fn index_sandbox_until(
+        &mut self,
+        sandbox: &mut Sandbox,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<SyncReport> {
         let root = sandbox.root().to_owned();
         if self.content.as_ref().is_none_or(|(r, _)| *r != root) {
             let (ix, _) = Self::load_or_new(
@@ -274,22 +284,31 @@ impl RetrievalPipeline {
             )?;
             self.content = Some((root, ContentIndex::new(ix)));
         }
-        self.update_content(sandbox)
+        self.sync_content(sandbox, stop)
     }
 
     /// Re-indexes the sandbox's stale nodes (after a commit) and saves the ContentIndex.
     pub fn update_content(&mut self, sandbox: &mut Sandbox) -> Result<SyncReport> {
+        self.sync_content(sandbox, &|| false)
+    }
+
+    fn sync_content(
+        &mut self,
+        sandbox: &mut Sandbox,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<SyncReport> {
         let spec = ChunkSpec::from_config(&self.config);
         let Some((root, content)) = self.content.as_mut() else {
-            return self.index_sandbox(sandbox);
+            return self.index_sandbox_until(sandbox, stop);
         };
         let started = std::time::Instant::now();
-        let report = content.sync(sandbox, &*self.embedder, &spec)?;
+        let report = content.sync(sandbox, &*self.embedder, &spec, stop)?;
         tracing::info!(
             embedded = report.embedded_files,
             kept = report.kept_files,
             removed = report.removed_files,
             pending = report.pending_files,
+            stopped = report.stopped_files,
             unreadable = report.unreadable.len(),
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "content index synced"
@@ -332,7 +351,14 @@ impl RetrievalPipeline {
             });
         }
         let v = self.embedder.embed_query(query)?;
-        let hits = content.search(query, &v, scope, top_k.max(1), self.mix())?;
+        let hits = content.search(
+            query,
+            &v,
+            scope,
+            top_k.max(1),
+            self.mix(),
+            self.config.content_min_similarity,
+        )?;
         Ok(ContentResults {
             query: query.to_owned(),
             scope: scope.to_owned(),

@@ -280,7 +280,8 @@ impl Engine {
     }
 
     /// Scans `path` as the working folder; the graph view shows it at once. Its contents are
-    /// indexed for search on a background thread (a request started meanwhile waits for it).
+    /// indexed for search on a background thread, which stops between files when another folder
+    /// is chosen or a request starts (the request indexes what is left; the work done is kept).
     pub fn set_root(self: &Arc<Self>, path: &Path) -> Result<RootSummary> {
         if !path.is_dir() {
             return Err(SessionError::BadRoot {
@@ -312,16 +313,28 @@ impl Engine {
             .name("content-index".into())
             .spawn(move || {
                 let mut core = lock(&engine.core);
-                if read(&engine.root).as_deref() != Some(sandbox.root()) {
+                let root = sandbox.root().to_owned();
+                let superseded =
+                    || read(&engine.root).as_deref() != Some(root.as_path()) || engine.is_running();
+                if superseded() {
                     return;
                 }
-                match core.retrieval.index_sandbox(&mut sandbox) {
+                match core
+                    .retrieval
+                    .index_sandbox_until(&mut sandbox, &superseded)
+                {
+                    Ok(sync) if sync.stopped_files > 0 => tracing::info!(
+                        embedded = sync.embedded_files,
+                        left = sync.stopped_files,
+                        "content index of {} stopped (another folder or a request)",
+                        root.display()
+                    ),
                     Ok(sync) => tracing::info!(
                         embedded = sync.embedded_files,
                         "content index of {} is current",
-                        sandbox.root().display()
+                        root.display()
                     ),
-                    Err(e) => tracing::warn!("content index of {}: {e}", sandbox.root().display()),
+                    Err(e) => tracing::warn!("content index of {}: {e}", root.display()),
                 }
             });
         if let Err(e) = spawned {
@@ -379,7 +392,10 @@ impl Engine {
             SandboxConfig::from_pipeline(&config),
             &ScanOptions::default(),
         )?;
-        if let Err(e) = core.retrieval.index_sandbox(&mut sandbox) {
+        if let Err(e) = core
+            .retrieval
+            .index_sandbox_until(&mut sandbox, &|| cancel.is_cancelled())
+        {
             tracing::warn!("content index: {e}");
         }
         let scanned = ViewSource::of(&sandbox);

@@ -196,3 +196,60 @@ fn rebuild_all_indexes_reembeds_skills_and_content() {
     let r = p.query_content(&sb, "security deposit", ".", 1).unwrap();
     assert_eq!(paths(&r), ["Documents/lease.txt"]);
 }
+
+#[test]
+fn a_stopped_index_keeps_what_it_did_and_the_next_sync_goes_on_from_there() {
+    let (dir, state) = (folder(), tempfile::tempdir().unwrap());
+    let cfg = config(state.path());
+    let mut sb = open(dir.path(), state.path());
+    let asked = std::cell::Cell::new(0);
+    // Stop when asked before the third file.
+    let stop = || {
+        asked.set(asked.get() + 1);
+        asked.get() > 2
+    };
+    let report = RetrievalPipeline::open(&cfg)
+        .unwrap()
+        .index_sandbox_until(&mut sb, &stop)
+        .unwrap();
+    assert_eq!(
+        (report.embedded_files, report.stopped_files),
+        (2, 3),
+        "{report:?}"
+    );
+    assert_eq!(
+        sb.stale_nodes().len(),
+        3,
+        "the files not reached stay stale"
+    );
+
+    // Another process later: the two saved files are kept, the other three embedded.
+    let mut sb = open(dir.path(), state.path());
+    let mut p = RetrievalPipeline::open(&cfg).unwrap();
+    let report = p.index_sandbox(&mut sb).unwrap();
+    assert_eq!(
+        (
+            report.kept_files,
+            report.embedded_files,
+            report.stopped_files
+        ),
+        (2, 3, 0),
+        "{report:?}"
+    );
+    assert!(sb.stale_nodes().is_empty());
+    let r = p.query_content(&sb, "security deposit", ".", 1).unwrap();
+    assert_eq!(paths(&r), ["Documents/lease.txt"]);
+}
+
+/// Regression: a query no file is about listed every file with a near-zero score.
+#[test]
+fn a_query_no_file_is_about_finds_nothing() {
+    let (dir, state) = (folder(), tempfile::tempdir().unwrap());
+    let mut sb = open(dir.path(), state.path());
+    let mut p = RetrievalPipeline::open(&config(state.path())).unwrap();
+    p.index_sandbox(&mut sb).unwrap();
+    let r = p.query_content(&sb, "taxes", ".", 5).unwrap();
+    assert_eq!(paths(&r), Vec::<&str>::new(), "{r:#?}");
+    let r = p.query_content(&sb, "passport", ".", 5).unwrap();
+    assert_eq!(paths(&r), ["Downloads/notes.html"]);
+}
