@@ -346,3 +346,82 @@ test('edited params re-run a step, and a rollback point clicked in the graph und
   assert.equal(existsSync(join(downloads, 'a copy.txt')), false, 'the newer copy is gone');
   assert.equal(existsSync(join(downloads, 'pic.png')), true, 'the sorting was rolled back from the graph window');
 });
+
+/** Presses one key in the focused window, as a person would (WebDriver key actions). */
+async function press(key) {
+  await wd('POST', s('/actions'), { actions: [{ type: 'key', id: 'keyboard', actions: [{ type: 'keyDown', value: key }, { type: 'keyUp', value: key }] }] });
+  await wd('DELETE', s('/actions'));
+}
+
+async function typeRequest(text) {
+  await run("const i = document.querySelector('#request'); i.value = ''; i.dispatchEvent(new Event('input', { bubbles: true }));");
+  const input = await find('#request');
+  await wd('POST', s(`/element/${input}/value`), { text });
+  await wd('POST', s(`/element/${input}/value`), { text: '\uE007' });
+}
+
+test('a request it does not understand is asked about inline, and an unsure skill match is picked with a number key', async () => {
+  const downloads = join(home, 'Downloads');
+  await use('bar');
+  await invoke('open_window', { label: 'bar' });
+  await typeRequest('make it nice');
+  // Nothing understood: the bar asks in a card; the answer replaces the request.
+  await until('the clarification card', "return !!document.querySelector('.card-clarify-request input')", { timeout: 60000 });
+  const question = await run("return document.querySelector('.card-clarify-request .card-title').textContent");
+  assert.match(question, /make it nice/);
+  const answer = await find('.card-clarify-request input');
+  await wd('POST', s(`/element/${answer}/value`), { text: 'tidy up Downloads' });
+  shot('13-bar-clarify-request');
+  await wd('POST', s(`/element/${answer}/value`), { text: '\uE007' });
+
+  // "tidy up" is matched to organize-by-type without confidence: the person picks (key 1 = planned).
+  const candidates = await until('the near-miss picker', "const c = [...document.querySelectorAll('.card-choose-skill .cand')].map((b) => b.textContent); return c.length > 1 ? c : false");
+  assert.match(candidates[0], /organize-by-type/);
+  await until('the first candidate to have focus', "return document.activeElement && document.activeElement.classList.contains('cand')");
+  shot('14-bar-near-miss');
+  await press('1');
+  await until('the organize step approval', "return !!document.querySelector('.card-review-step button.approve')");
+  await run("document.querySelector('.card-review-step button.approve').click()");
+  await until('the diff review', "return !!document.querySelector('button.commit')");
+  await run("document.querySelector('button.commit').click()");
+  await until('the final report', "const r = document.querySelector('.report-text'); return r && /Committed/.test(r.textContent) ? r.textContent : false", { timeout: 60000 });
+  assert.equal(existsSync(join(downloads, 'Images/pic.png')), true, 'sorted after the picked skill');
+  assert.equal(existsSync(join(downloads, 'Documents/a.txt')), true);
+  const log = await run("return [...document.querySelectorAll('.log-row')].map((r) => r.textContent).join('\\n')");
+  assert.match(log, /Clarified/);
+  assert.match(log, /picked organize-by-type/);
+});
+
+test('a missing parameter is asked for inline and the answer is used', async () => {
+  await use('bar');
+  await invoke('open_window', { label: 'bar' });
+  await typeRequest('move the PDFs in Downloads');
+  // find and move both match without confidence: take the planned skill each time.
+  for (let picked = 0; picked < 3; picked++) {
+    const which = await until('a question', "if (document.querySelector('.card-clarify-param input:not(:disabled)')) return 'param'; return document.querySelector('.card-choose-skill .cand:not(:disabled)') ? 'pick' : false", { timeout: 60000 });
+    if (which === 'param') break;
+    await until('the candidate to have focus', "return document.activeElement && document.activeElement.matches('.cand:not(:disabled)')");
+    const card = await run("return document.querySelector('.card-choose-skill').textContent");
+    await press('1');
+    // An answered picker folds into a log row ("Step 1: picked …"); the next question follows.
+    await until('the pick to be sent', "const c = document.querySelector('.card-choose-skill'); return !c || c.textContent !== arguments[0]", { args: [card] });
+  }
+  await until('the parameter question', "return !!document.querySelector('.card-clarify-param input')", { timeout: 30000 });
+  const summary = await run("return document.querySelector('.card-clarify-param').textContent");
+  assert.match(summary, /target/);
+  const input = await find('.card-clarify-param input');
+  await run("const i = document.querySelector('.card-clarify-param input'); i.value = '';");
+  await wd('POST', s(`/element/${input}/value`), { text: 'Archive' });
+  shot('15-bar-clarify-param');
+  await wd('POST', s(`/element/${input}/value`), { text: '\uE007' });
+  await until('the move step approval', "return !!document.querySelector('.card-review-step button.approve')");
+  const moves = await run("return [...document.querySelectorAll('.card-review-step .op-item')].map((e) => e.textContent)");
+  assert.ok(moves.some((m) => m.includes('report_final.pdf')), JSON.stringify(moves));
+  await run("document.querySelector('.card-review-step button.approve').click()");
+  await until('the diff review', "return !!document.querySelector('button.commit')");
+  await run("document.querySelector('button.commit').click()");
+  await until('the final report', "const r = document.querySelector('.report-text'); return r && /Committed/.test(r.textContent) ? r.textContent : false", { timeout: 60000 });
+  shot('16-bar-report-after-param');
+  assert.equal(existsSync(join(home, 'Archive/report_final.pdf')), true, 'moved to the answered target');
+  assert.equal(existsSync(join(home, 'Downloads/Documents/report_final.pdf')), false);
+});

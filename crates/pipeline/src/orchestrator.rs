@@ -395,6 +395,11 @@ impl<'a> Orchestrator<'a> {
                         answer: answer.clone(),
                     });
                     match answer {
+                        // Nothing was understood: the answer says it again in other words.
+                        Some(a) if planned.plan.steps.is_empty() => {
+                            text = a;
+                            continue;
+                        }
                         Some(a) => {
                             text = format!("{text}; {a}");
                             continue;

@@ -27,6 +27,8 @@ struct Scripted {
     /// Skill to pick on a near-miss (else the planned one).
     pick: Option<String>,
     answers: BTreeMap<String, Value>,
+    /// Answers to "what did you mean?" questions, in order.
+    rephrasings: Vec<String>,
     /// Runs before the person approves the diff (to change the disk behind the sandbox's back).
     before_commit: Option<Box<dyn FnMut()>>,
     events: Vec<Event>,
@@ -41,7 +43,7 @@ impl Interaction for Scripted {
         self.events.push(event.clone());
     }
     fn clarify_request(&mut self, _q: &str) -> Option<String> {
-        None
+        (!self.rephrasings.is_empty()).then(|| self.rephrasings.remove(0))
     }
     fn choose_skill(&mut self, _s: &PlanStep, c: &[SkillCandidate]) -> Option<usize> {
         match &self.pick {
@@ -459,6 +461,39 @@ fn a_missing_parameter_is_asked_for_and_the_answer_used() {
     assert!(report.committed, "{report:#?}");
     assert!(w.root().join("Archive/a.pdf").exists() && w.root().join("Archive/b.pdf").exists());
     assert!(w.root().join("c.txt").exists());
+}
+
+/// Regression: the answer to a request nothing was understood of was appended to it, so the
+/// same question came back about the words already asked about.
+#[test]
+fn a_rephrased_request_replaces_one_nothing_was_understood_of() {
+    let mut w = world(&[("a.pdf", "a\n", 1), ("b.jpg", "b\n", 1)]);
+    let mut ui = Scripted {
+        rephrasings: vec!["sort the files by type".into(), "unexpected".into()],
+        answers: [("path".to_owned(), json!("."))].into(),
+        ..Scripted::default()
+    };
+    let report = w
+        .run(&mut RulePlanner, "make it nice", HitlMode::Bypass, &mut ui)
+        .unwrap();
+    let asked: Vec<_> = ui
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Clarification {
+                step: None,
+                question,
+                answer,
+            } => Some((question.clone(), answer.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 1, "asked once: {asked:#?}");
+    assert!(asked[0].0.contains("make it nice"), "{asked:#?}");
+    assert_eq!(ui.rephrasings, ["unexpected"]);
+    assert!(report.committed, "{report:#?}");
+    assert!(w.root().join("Documents/a.pdf").exists());
+    assert!(w.root().join("Images/b.jpg").exists());
 }
 
 #[test]

@@ -345,8 +345,22 @@ enum Transfer {
     Copy,
 }
 
-/// `move_node` and `copy_node`: sources go into `target` if it is (or, for several sources, becomes)
-/// a folder; a single source to a path that does not exist takes that path.
+/// Does `target` (not in the graph) name a new path for the one file `source` rather than a
+/// folder to put it in? Only when both names carry the same extension ("a.pdf" → "Old/b.pdf").
+fn names_the_file(source: &str, target: &str) -> bool {
+    let ext = |p: &str| {
+        name_of(p)
+            .rsplit_once('.')
+            .filter(|(stem, _)| !stem.is_empty())
+            .map(|(_, e)| e.to_ascii_lowercase())
+    };
+    ext(source).is_some() && ext(source) == ext(target)
+}
+
+/// `move_node` and `copy_node`: sources go into the folder `target` (created when missing) and
+/// keep their names. A list of sources (even of one, as `$step(n).nodes` gives) always goes into
+/// a folder. One source given alone: an existing file as `target`, a new path with the file's
+/// extension, or a new path for a folder is where that item goes (subject to `on_conflict`).
 fn transfer(g: &mut FileSystemGraph, cx: &OpContext, p: &Params, how: Transfer) -> Result<Value> {
     let sources = outermost(p.paths("source", cx.scope, g)?);
     let target = p.path("target", cx.scope, g)?;
@@ -354,9 +368,15 @@ fn transfer(g: &mut FileSystemGraph, cx: &OpContext, p: &Params, how: Transfer) 
     for s in &sources {
         g.require(s)?;
     }
+    let listed = p.get("source").is_some_and(Value::is_array);
     let into_dir = match g.node(&target) {
         Some(n) => n.is_dir(),
-        None => sources.len() > 1,
+        None if listed || sources.len() > 1 => true,
+        // One folder to a new path becomes that path (as `mv`/`cp -r` do); one file goes into
+        // a new folder unless the target names a file like it.
+        None => g
+            .node(&sources[0])
+            .is_some_and(|n| !n.is_dir() && !names_the_file(&sources[0], &target)),
     };
     let mut created = if into_dir {
         mkdir_p(g, cx, &target)?

@@ -365,3 +365,36 @@ fn create_copy_and_text() {
     "#]]
     .assert_eq(&fx.sandbox.render_diff());
 }
+
+/// Regression: `move the PDFs` answered with target "Archive" renamed the one PDF found to a
+/// file called "Archive". A list of sources (even of one) goes into a folder; one file given
+/// alone goes into a folder unless the target names a file like it; one folder takes the path.
+#[test]
+fn transfer_targets_are_folders_unless_they_name_the_item() {
+    let mut fx = open(&[
+        ("Downloads/report.pdf", "pdf"),
+        ("notes.txt", "n"),
+        ("memo.txt", "m"),
+        ("photos/a.jpg", "j"),
+    ]);
+    fx.run(
+        "move_node",
+        json!({"source": ["Downloads/report.pdf"], "target": "Archive"}),
+    );
+    fx.run("move_node", json!({"source": "notes.txt", "target": "Keep"}));
+    fx.run(
+        "move_node",
+        json!({"source": "memo.txt", "target": "Old/memo-2024.txt"}),
+    );
+    fx.run("copy_node", json!({"source": "photos", "target": "backup"}));
+    expect![[r#"
+        + mkdir  Archive/
+        ~ move   Downloads/report.pdf -> Archive/report.pdf
+        + mkdir  Keep/
+        ~ move   notes.txt -> Keep/notes.txt
+        + mkdir  Old/
+        ~ move   memo.txt -> Old/memo-2024.txt
+        + copy   photos/ -> backup
+    "#]]
+    .assert_eq(&fx.sandbox.render_diff());
+}
