@@ -425,3 +425,55 @@ test('a missing parameter is asked for inline and the answer is used', async () 
   assert.equal(existsSync(join(home, 'Archive/report_final.pdf')), true, 'moved to the answered target');
   assert.equal(existsSync(join(home, 'Downloads/Documents/report_final.pdf')), false);
 });
+
+test('models chosen in Settings load in the background; a broken one falls back to the embedded default', async () => {
+  const tiny = process.env.E2E_TINY_MODEL;
+  assert.ok(tiny && existsSync(tiny), `build the tiny-model writer first: ${tiny}`);
+  const bert = join(work, 'models', 'tiny-bert');
+  const llama = join(work, 'models', 'tiny-llama');
+  execFileSync(tiny, ['bert', bert]);
+  execFileSync(tiny, ['llama', llama]);
+  await use('bar');
+  await invoke('hide_bar');
+  await invoke('open_window', { label: 'settings' });
+  await use('settings');
+  await until('the settings form', "return !!document.querySelector('#embedder-model')");
+  // A person picks the backends and types the model paths (the native pickers fill the same fields).
+  await run("document.querySelector('input[name=\"planner\"][value=\"mistralrs\"]').click(); document.querySelector('input[name=\"embedder\"][value=\"bert\"]').click();");
+  for (const [id, path] of [['#planner-model', llama], ['#embedder-model', bert]]) {
+    await run(`document.querySelector('${id}').value = ''`);
+    const el = await find(id);
+    await wd('POST', s(`/element/${el}/value`), { text: path });
+  }
+  await run("document.querySelector('button.save').click()");
+  const ready = await until(
+    'both models ready',
+    "const st = (c) => document.querySelector(`.progress-line.ready[data-component=\"${c}\"]`); return st('planner') && st('embedder') ? [...document.querySelectorAll('.progress-line')].map((l) => l.textContent) : false",
+    { timeout: 120000 },
+  );
+  assert.ok(ready.some((l) => l.includes('embedder')), JSON.stringify(ready));
+  const info = await invoke('app_info');
+  assert.match(info.ok.embedder, /^bert/, JSON.stringify(info));
+  assert.match(info.ok.planner, /mistral/i, JSON.stringify(info));
+  await sleep(300);
+  shot('17-settings-models-ready');
+
+  // A folder without a model: the embedder fails, falls back to the lexical default, and says why.
+  const empty = join(work, 'models', 'empty');
+  mkdirSync(empty, { recursive: true });
+  await run("document.querySelector('input[name=\"planner\"][value=\"rule\"]').click(); document.querySelector('#embedder-model').value = ''");
+  const el = await find('#embedder-model');
+  await wd('POST', s(`/element/${el}/value`), { text: empty });
+  await run("document.querySelector('button.save').click()");
+  const failed = await until('the fallback', "const f = document.querySelector('.progress-line.fallback[data-component=\"embedder\"]'); return f ? f.textContent : false", { timeout: 60000 });
+  assert.match(failed, /lexical/i);
+  const reason = await run("return [...document.querySelectorAll('.progress-line.failed[data-component=\"embedder\"]')].map((l) => l.textContent).join(' | ')");
+  assert.ok(reason.length > 0, 'the failure says why');
+  const planner = await until('the rule planner announced', "const l = [...document.querySelectorAll('.progress-line[data-component=\"planner\"]')].at(-1); return l && /embedded rule planner/.test(l.textContent) ? l.textContent : false");
+  assert.match(planner, /ready/);
+  const after = await invoke('app_info');
+  assert.match(after.ok.embedder, /^lexical/, JSON.stringify(after));
+  assert.equal(after.ok.planner, 'rule');
+  await sleep(300);
+  shot('18-settings-model-fallback');
+});

@@ -276,6 +276,9 @@ test('pipeline steps show their skill\'s vis icon and filled tool label; destruc
   // Resolved params replace the planned ones.
   await r2({ event: 'references_resolved', step: 2, params: { source: ['Videos/a.mp4', 'Videos/b.mkv'], target: 'big.zip' } });
   await expect(step(2).locator('.pstep-label')).toHaveText('Archive 2 items → big.zip');
+  // Regression: one node from an earlier step read "1 items"; it is named by its path.
+  await r2({ event: 'references_resolved', step: 2, params: { source: [{ path: 'Videos/a.mp4', name: 'a.mp4', kind: 'file', size: 10 }], target: 'big.zip' } });
+  await expect(step(2).locator('.pstep-label')).toHaveText('Archive Videos/a.mp4 → big.zip');
   await r2({ event: 'skill_matched', step: 2, skill: 'archive-files', tool: 'create', score: 0.8, confident: true, runner_ups: [] });
   await r2({ event: 'graph_delta', step: 2, snapshot: 'snap-2', changes: [], ops: [{ op: 'create_archive', sources: ['Videos/a.mp4'], target: 'big.zip', format: 'zip' }] });
   await expect(page.locator('.point[data-snapshot="snap-2"] .destructive-tag')).toHaveText('destructive');

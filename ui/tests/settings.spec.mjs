@@ -22,9 +22,13 @@ test('loads the settings; model fields follow the chosen backends; pickers fill 
 
   await page.locator('label.seg-option', { hasText: 'Local LLM' }).click();
   await expect(page.locator('#planner-model')).toBeEnabled();
-  await page.locator('button[aria-label="Choose planner model"]').click();
+  await page.locator('button[aria-label="Choose planner GGUF file"]').click();
   await expect(page.locator('#planner-model')).toHaveValue('/models/qwen2.5-1.5b-instruct-q4_k_m.gguf');
   expect(await app.calls('pick_file')).toEqual([{ filters: [{ name: 'GGUF model', extensions: ['gguf'] }] }]);
+  // A safetensors model is a folder: the planner has a folder picker too.
+  await page.locator('button[aria-label="Choose planner model folder"]').click();
+  await expect(page.locator('#planner-model')).toHaveValue('/home/u/Work');
+  await page.locator('button[aria-label="Choose planner GGUF file"]').click();
 
   await page.locator('label.seg-option', { hasText: 'BERT' }).click();
   await expect(page.locator('#embedder-model')).toBeEnabled();

@@ -71,14 +71,15 @@ fn load_retrieval(
     });
     match loaded {
         Ok(r) => {
-            if model {
-                progress(
-                    notify,
-                    "embedder",
-                    "ready",
-                    r.embedder().fingerprint().to_owned(),
-                );
-            }
+            // The embedded default is announced too, so a window never shows a model that is
+            // no longer in use as "ready".
+            let what = r.embedder().fingerprint().to_owned();
+            let message = if model {
+                what
+            } else {
+                format!("the embedded lexical embedder ({what})")
+            };
+            progress(notify, "embedder", "ready", message);
             r
         }
         Err(e) => {
@@ -117,9 +118,12 @@ fn load_planner(config: &PipelineConfig, notify: &Notify) -> Box<dyn Planner> {
     }
     match thinker::build_planner(config) {
         Ok(p) => {
-            if model {
-                progress(notify, "planner", "ready", p.name());
-            }
+            let message = if model {
+                p.name()
+            } else {
+                "the embedded rule planner".to_owned()
+            };
+            progress(notify, "planner", "ready", message);
             p
         }
         Err(e) => {

@@ -414,6 +414,9 @@ fn a_model_chosen_in_settings_loads_in_the_background_and_a_broken_one_falls_bac
         }
         panic!("no `{state}` in {:?}", progress(w));
     };
+    // Opening announced the embedded defaults as ready; only what follows counts.
+    assert!(progress(&w).contains(&"planner ready".to_owned()));
+    w.notices.lock().unwrap().clear();
     // A real (tiny, random-weight) BERT folder: loaded, and the engine reports it.
     let model = tempfile::tempdir().unwrap();
     tiny_models::write_bert(model.path(), 32).unwrap();

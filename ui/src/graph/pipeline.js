@@ -8,6 +8,12 @@ function bar(score, color) {
   return h('span.score', { style: { '--skill': color } }, h('span', { style: { width: `${Math.round(Math.max(0, Math.min(1, score ?? 0)) * 100)}%` } }));
 }
 
+/** What happened at a near-miss, in words (the event's `by` is person | person_or_auto). */
+function nearMissNote(n) {
+  if (n.none) return 'Unsure match · step skipped';
+  return n.planned ? 'Unsure match · the planned skill was kept' : 'Unsure match · another skill was picked';
+}
+
 export class Pipeline {
   constructor() {
     this.skills = [];
@@ -67,7 +73,7 @@ export class Pipeline {
       case 'near_miss': {
         if (!s) break;
         const chosen = typeof ev.chosen === 'number' ? ev.candidates?.[ev.chosen] : ev.chosen;
-        s.nearMiss = { by: ev.by, candidates: ev.candidates ?? [] };
+        s.nearMiss = { by: ev.by, planned: Boolean(chosen?.planned), candidates: ev.candidates ?? [] };
         if (chosen?.skill) Object.assign(s, { skill: chosen.skill, tool: chosen.tool, score: chosen.score ?? s.score });
         else s.nearMiss.none = true;
         break;
@@ -179,7 +185,7 @@ export class Pipeline {
         : null,
       s.runnerUps?.length ? this.runnerUpsEl(s.runnerUps.slice(0, 3), full) : null,
       s.confident === false || s.nearMiss
-        ? h('div.pstep-note.warn', s.nearMiss ? (s.nearMiss.none ? 'Near miss · skipped' : `Near miss · chosen by ${s.nearMiss.by ?? 'person'}`) : 'Low confidence')
+        ? h('div.pstep-note.warn', s.nearMiss ? nearMissNote(s.nearMiss) : 'Low confidence')
         : null,
       s.summary ? h(`div.pstep-note${s.status === 'failed' ? '.error' : ''}`, { title: s.summary }, s.summary) : null,
     );

@@ -79,8 +79,10 @@ function labelValue(key, v) {
   if (typeof v === 'string') return /^\$step\(\d+\)/.test(v.trim()) ? null : v;
   if (Array.isArray(v)) {
     if (!v.length) return null;
-    if (v.length === 1 && ['string', 'number'].includes(typeof v[0])) return labelValue(key, v[0]);
+    if (v.length === 1) return labelValue(key, v[0]) ?? '1 item';
     return `${v.length} items`;
   }
+  // A node from an earlier step's result: its path.
+  if (typeof v === 'object') return labelValue(key, v.path ?? v.id ?? null);
   return null;
 }

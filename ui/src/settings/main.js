@@ -45,7 +45,7 @@ document.addEventListener('change', (e) => {
 const ROOT_PLACEHOLDER = '/home/you';
 const root = textField('working-root', ROOT_PLACEHOLDER);
 const inUseEl = h('div.in-use', { hidden: true });
-const plannerModel = textField('planner-model', 'Path to a .gguf model file');
+const plannerModel = textField('planner-model', 'Path to a .gguf file or a model folder');
 const embedderModel = textField('embedder-model', 'Folder holding the model files');
 const shortcut = textField('shortcut', 'Alt+Space');
 const configFile = h('span.code.config-file');
@@ -68,8 +68,8 @@ async function choose(input, picker) {
   }
 }
 
-const chooseBtn = (input, picker, label) =>
-  h('button.btn.choose', { type: 'button', onClick: () => choose(input, picker), 'aria-label': label }, icon('folder'), 'Choose…');
+const chooseBtn = (input, picker, label, text = 'Choose…') =>
+  h('button.btn.choose', { type: 'button', onClick: () => choose(input, picker), 'aria-label': label }, icon('folder'), text);
 
 function row(label, hint, ...control) {
   return h('div.row', h('div.row-label', h('span.label', label), hint ? h('span.hint', hint) : null), h('div.row-control', ...control));
@@ -98,8 +98,13 @@ const form = h(
       row('Planner', 'Turns requests into plans.', segmented('planner', [['rule', 'Rule-based'], ['mistralrs', 'Local LLM (mistral.rs)']])),
       row(
         'Planner model',
-        'A GGUF file, used with the local LLM.',
-        h('div.path-row.planner-model', plannerModel, chooseBtn(plannerModel, () => api.pickFile([{ name: 'GGUF model', extensions: ['gguf'] }]), 'Choose planner model')),
+        'A GGUF file or a safetensors model folder, used with the local LLM.',
+        h(
+          'div.path-row.planner-model',
+          plannerModel,
+          chooseBtn(plannerModel, () => api.pickFile([{ name: 'GGUF model', extensions: ['gguf'] }]), 'Choose planner GGUF file', 'File…'),
+          chooseBtn(plannerModel, () => api.pickFolder(), 'Choose planner model folder', 'Folder…'),
+        ),
       ),
       row('Embedder', 'Matches plan steps to skills.', segmented('embedder', [['lexical', 'Lexical'], ['bert', 'BERT'], ['mistralrs', 'mistral.rs']])),
       row(

@@ -381,7 +381,10 @@ fn transfer_targets_are_folders_unless_they_name_the_item() {
         "move_node",
         json!({"source": ["Downloads/report.pdf"], "target": "Archive"}),
     );
-    fx.run("move_node", json!({"source": "notes.txt", "target": "Keep"}));
+    fx.run(
+        "move_node",
+        json!({"source": "notes.txt", "target": "Keep"}),
+    );
     fx.run(
         "move_node",
         json!({"source": "memo.txt", "target": "Old/memo-2024.txt"}),
