@@ -36,6 +36,9 @@ pub struct PipelineConfig {
     pub confidence_gap: f32,
     pub top_k: usize,
     pub content_min_similarity: f32,
+    /// Extra type categories for organize-by-type, looked up before the built-in table:
+    /// folder name → extensions.
+    pub categories: BTreeMap<String, Vec<String>>,
     pub hybrid_alpha: f32,
     pub combine_method: CombineMethod,
     pub hitl_mode: HitlMode,

@@ -463,6 +463,50 @@ fn a_missing_parameter_is_asked_for_and_the_answer_used() {
     assert!(w.root().join("c.txt").exists());
 }
 
+#[test]
+fn sort_by_year_goes_to_the_date_tool_with_a_year_pattern_and_sidecars_follow() {
+    let mut w = world(&[
+        ("new.jpg", "n", 1),
+        ("new.xmp", "sidecar", 900),
+        ("old.pdf", "o", 800),
+    ]);
+    let year = |rel: &str| {
+        let t = std::fs::metadata(w.root().join(rel))
+            .unwrap()
+            .modified()
+            .unwrap();
+        let secs = t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        sandbox::format_time(secs as i64)[..4].to_owned()
+    };
+    let (new, old) = (year("new.jpg"), year("old.pdf"));
+    assert_ne!(new, old);
+    let mut ui = Scripted {
+        answers: [("path".to_owned(), json!("."))].into(),
+        ..Scripted::default()
+    };
+    let report = w
+        .run(
+            &mut RulePlanner,
+            "sort the files into folders by year",
+            HitlMode::Bypass,
+            &mut ui,
+        )
+        .unwrap();
+    let step = &report.plan.steps[0];
+    assert_eq!(
+        (step.skill.as_str(), step.tool.as_str()),
+        ("organize-by-type", "by_date")
+    );
+    assert_eq!(step.params["pattern"], "{year}");
+    assert!(report.committed, "{report:#?}");
+    assert!(w.root().join(format!("{new}/new.jpg")).exists());
+    assert!(
+        w.root().join(format!("{new}/new.xmp")).exists(),
+        "the sidecar follows its photo"
+    );
+    assert!(w.root().join(format!("{old}/old.pdf")).exists());
+}
+
 /// Regression: the answer to a request nothing was understood of was appended to it, so the
 /// same question came back about the words already asked about.
 #[test]

@@ -75,6 +75,7 @@ fn scan_bench(out: &mut String) {
         delete_mode: DeleteMode::Trash,
         on_conflict: ConflictPolicy::Fail,
         state_dir: dir.path().join(".state"),
+        categories: sandbox::CategoryTable::default(),
     };
     let root = dir.path().to_str().unwrap().to_owned();
     let mut nodes = 0;
@@ -157,6 +158,7 @@ fn snapshot_bench(out: &mut String) {
                 &scope,
                 &table,
                 ConflictPolicy::Fail,
+                &sandbox::CategoryTable::default(),
                 "move_node",
                 params,
             )
@@ -248,6 +250,7 @@ fn duplicates_bench(out: &mut String) {
         delete_mode: DeleteMode::Trash,
         on_conflict: ConflictPolicy::Fail,
         state_dir: tempfile::tempdir().unwrap().keep(),
+        categories: sandbox::CategoryTable::default(),
     };
     let params = json!({"path": "."});
     let params = params.as_object().unwrap();

@@ -26,7 +26,7 @@ use contracts::{ExecutionResult, PrimitiveKind, PrimitiveTable};
 use serde_json::{Map, Value};
 
 pub use archive::ArchiveFormat;
-pub use categories::{CATEGORIES, category_of};
+pub use categories::{CATEGORIES, CategoryTable, category_of, sniff_extension};
 pub use commit::{CommitReport, Conflict};
 pub use error::{Result, SandboxError};
 pub use graph::{Change, ChangeOp, FileSystemGraph, GraphError, SnapshotId, human_bytes};
@@ -48,6 +48,8 @@ pub struct SandboxConfig {
     pub on_conflict: ConflictPolicy,
     /// Where commit journals live.
     pub state_dir: PathBuf,
+    /// The config's own type categories (organize-by-type).
+    pub categories: CategoryTable,
 }
 
 impl SandboxConfig {
@@ -56,6 +58,11 @@ impl SandboxConfig {
             delete_mode: c.delete_mode,
             on_conflict: c.on_conflict,
             state_dir: c.state_dir(),
+            categories: CategoryTable::new(
+                c.categories
+                    .iter()
+                    .map(|(name, exts)| (name.clone(), exts.clone())),
+            ),
         }
     }
 }
@@ -124,6 +131,7 @@ impl Sandbox {
             &self.scope,
             &self.table,
             self.config.on_conflict,
+            &self.config.categories,
             method,
             params,
         )
@@ -307,6 +315,7 @@ pub fn call_graph_method(
     scope: &Scope,
     table: &PrimitiveTable,
     on_conflict: ConflictPolicy,
+    categories: &CategoryTable,
     method: &str,
     params: &Map<String, Value>,
 ) -> Result<ExecutionResult> {
@@ -318,6 +327,7 @@ pub fn call_graph_method(
     let cx = ops::OpContext {
         scope,
         on_conflict,
+        categories,
         now: now_secs(),
         snapshot,
     };

@@ -1,127 +1,14 @@
-//! Bulk graph methods: organize by type, batch rename (with swap handling).
+//! Batch rename (with swap handling).
 
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::{OpContext, Placement, check_name, mkdir_p, move_one, outermost, place};
-use crate::categories::{CATEGORIES, category_of};
+use super::{OpContext, Placement, check_name, move_one, outermost, place};
 use crate::error::{Result, SandboxError};
-use crate::graph::{FileSystemGraph, GraphError};
-use crate::node::{
-    Node, NodeKind, ROOT_ID, extension_of, is_within, join, name_of, parent_of, stem_of,
-};
+use crate::graph::FileSystemGraph;
+use crate::node::{Node, ROOT_ID, extension_of, join, name_of, parent_of, stem_of};
 use crate::params::{Params, format_time};
-
-pub fn organize_by_type(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
-    let path = p.path("path", cx.scope, g)?;
-    if !g.require(&path)?.is_dir() {
-        return Err(GraphError::NotADirectory(path).into());
-    }
-    let target = if p.get("target").is_some() {
-        p.path("target", cx.scope, g)?
-    } else {
-        path.clone()
-    };
-    let recursive = p.bool("recursive", false)?;
-    let policy = p.conflict(cx.on_conflict)?;
-    let custom = custom_categories(p)?;
-    let category = |ext: Option<&str>| -> String {
-        ext.and_then(|e| {
-            custom
-                .iter()
-                .find(|(_, exts)| exts.iter().any(|x| x == e))
-                .map(|(c, _)| c.clone())
-        })
-        .unwrap_or_else(|| category_of(ext).to_owned())
-    };
-    let folder_names: HashSet<String> = CATEGORIES
-        .iter()
-        .map(|(c, _)| (*c).to_owned())
-        .chain(custom.iter().map(|(c, _)| c.clone()))
-        .chain([crate::categories::OTHER.to_owned()])
-        .collect();
-    let pool: Vec<Node> = if recursive {
-        g.subtree(&path).into_iter().skip(1).cloned().collect()
-    } else {
-        g.children(&path).into_iter().cloned().collect()
-    };
-    let (mut moved, mut skipped, mut folders) = (Vec::new(), Vec::new(), Vec::<String>::new());
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    for f in pool.into_iter().filter(|n| n.kind == NodeKind::File) {
-        let cat = category(f.extension.as_deref());
-        let folder = join(&target, &cat);
-        // Already sorted: anything inside one of the category folders stays.
-        let parent = parent_of(&f.id).unwrap_or(ROOT_ID);
-        if parent == folder
-            || folder_names
-                .iter()
-                .any(|c| is_within(&f.id, &join(&target, c)))
-        {
-            continue;
-        }
-        if let Some(n) = g.node(&folder)
-            && !n.is_dir()
-        {
-            skipped.push(
-                json!({"path": f.id, "reason": format!("`{folder}` exists and is not a folder")}),
-            );
-            continue;
-        }
-        if !g.contains(&folder) {
-            mkdir_p(g, cx, &folder)?;
-        }
-        if !folders.contains(&folder) {
-            folders.push(folder.clone());
-        }
-        match place(g, join(&folder, &f.name), policy)? {
-            Placement::At(to) => {
-                moved.push(move_one(g, cx, &f.id, &to)?);
-                *counts.entry(cat).or_default() += 1;
-            }
-            Placement::Skip(reason) => skipped.push(json!({"path": f.id, "reason": reason})),
-        }
-    }
-    folders.sort();
-    Ok(
-        json!({"count": moved.len(), "moved": moved, "skipped": skipped, "folders": folders, "by_category": counts}),
-    )
-}
-
-fn custom_categories(p: &Params) -> Result<Vec<(String, Vec<String>)>> {
-    match p.get("categories") {
-        None => Ok(Vec::new()),
-        Some(Value::Object(map)) => map
-            .iter()
-            .map(|(cat, exts)| {
-                let exts = match exts {
-                    Value::String(s) => s
-                        .split(',')
-                        .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
-                        .collect(),
-                    Value::Array(a) => a
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
-                        .collect(),
-                    _ => {
-                        return Err(SandboxError::InvalidParam {
-                            method: p.method.to_owned(),
-                            name: "categories".into(),
-                            message: format!("`{cat}` must map to a list of extensions"),
-                        });
-                    }
-                };
-                Ok((cat.clone(), exts))
-            })
-            .collect(),
-        Some(_) => Err(SandboxError::InvalidParam {
-            method: p.method.to_owned(),
-            name: "categories".into(),
-            message: "must be an object such as {\"Photos\": [\"jpg\", \"heic\"]}".into(),
-        }),
-    }
-}
 
 /// Fills a rename pattern for one file: `{name}`, `{ext}`, `{n}`, `{n:03}`, `{date:%Y-%m-%d}`, `{parent}`.
 fn fill_pattern(pattern: &str, n: &Node, counter: i64) -> std::result::Result<String, String> {

@@ -1,16 +1,20 @@
-//! The graph methods skills call. Pure: they change the graph and record the disk changes commit
-//! will make; they never touch the disk. Basic file operations live here; `find` (search and
-//! analysis), `bulk` (organize, batch rename) and `duplicates` hold the rest.
+//! The graph methods skills call. They change the graph and record the disk changes commit will
+//! make; they never write to the disk (they read it only to look inside files: text, archive
+//! listings, hashes, the first bytes of a file without an extension). Basic file operations live
+//! here; `find` (search and analysis), `organize`, `bulk` (batch rename) and `duplicates` hold the
+//! rest.
 
 mod archive;
 mod bulk;
 mod duplicates;
 mod find;
+mod organize;
 
 pub use archive::{create_archive, extract_archive, list_archive};
-pub use bulk::{batch_rename, organize_by_type};
+pub use bulk::batch_rename;
 pub use duplicates::{find_duplicates, remove_duplicates};
 pub use find::{analyze_directory, find};
+pub use organize::{organize_by_date, organize_by_type};
 
 use std::collections::BTreeMap;
 
@@ -28,6 +32,8 @@ use crate::scope::Scope;
 pub struct OpContext<'a> {
     pub scope: &'a Scope,
     pub on_conflict: ConflictPolicy,
+    /// Type categories from the config (organize-by-type).
+    pub categories: &'a crate::categories::CategoryTable,
     /// "Now" in epoch seconds, stamped on nodes the call changes.
     pub now: i64,
     /// The snapshot taken before this call; changes are recorded under it.

@@ -4,6 +4,7 @@ mod archive;
 mod commit;
 mod duplicates;
 mod methods;
+mod organize;
 mod rollback;
 mod scope;
 mod support;

@@ -42,6 +42,7 @@ pub fn open_dir(dir: tempfile::TempDir) -> Fixture {
         delete_mode: DeleteMode::Permanent,
         on_conflict: ConflictPolicy::Fail,
         state_dir: state.path().to_owned(),
+        categories: sandbox::CategoryTable::default(),
     };
     let sandbox = Sandbox::open(dir.path(), config, &ScanOptions::default()).unwrap();
     Fixture {

@@ -539,8 +539,40 @@ impl PlanBuilder<'_> {
                 _ => 0.0,
             };
         }
+        // Sorting "by date / month / year" is the date tool's; any other sort is by type (both
+        // tools share their trigger phrases, which only say `{path}`).
+        if method == "organize_by_date" || method == "organize_by_type" {
+            const DATE_WORDS: &[&str] = &[
+                "date", "dates", "dated", "month", "months", "monthly", "year", "years", "yearly",
+                "day", "days", "daily", "when",
+            ];
+            let dated = retrieval::text::words(text)
+                .iter()
+                .any(|w| DATE_WORDS.contains(&w.as_str()));
+            if dated == (method == "organize_by_date") {
+                score += 0.08;
+            }
+            let words = retrieval::text::words(text);
+            let said = |ws: &[&str]| words.iter().any(|w| ws.contains(&w.as_str()));
+            if method == "organize_by_date" && !params.contains_key("pattern") {
+                let pattern = if said(&["day", "days", "daily"]) {
+                    Some("{year}/{month}/{day}")
+                } else if said(&["year", "years", "yearly"])
+                    && !said(&["month", "months", "monthly"])
+                {
+                    Some("{year}")
+                } else {
+                    None
+                };
+                if let Some(pattern) = pattern {
+                    params.insert("pattern".into(), json!(pattern));
+                }
+            }
+        }
         // Defaults that make the usual request do the usual thing.
-        if method == "organize_by_type" && !params.contains_key("recursive") {
+        if (method == "organize_by_type" || method == "organize_by_date")
+            && !params.contains_key("recursive")
+        {
             params.insert("recursive".into(), json!(false));
         }
         if method == "remove_duplicates" && !params.contains_key("keep") {
