@@ -588,6 +588,18 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             }
             consumed[i] = true;
         }
+        if !consumed[i]
+            && let Some((_, _, exts)) = KIND_WORDS
+                .iter()
+                .find(|(word, noun, _)| *word == w && (!noun || FILE_NOUNS.contains(&next)))
+        {
+            for e in *exts {
+                if !s.extensions.iter().any(|x| x == e) {
+                    s.extensions.push((*e).to_owned());
+                }
+            }
+            consumed[i] = true;
+        }
         // Paths and file names standing as objects ("delete old.log", "unzip backup.zip").
         if FORMAT_WORDS.contains(&w.as_str()) {
             consumed[i] = true;

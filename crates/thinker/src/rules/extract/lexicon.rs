@@ -312,6 +312,25 @@ pub(super) const CATEGORY_WORDS: &[(&str, &str)] = &[
     ("spreadsheets", "Data"),
 ];
 
+/// Words for a kind of file that is narrower than a category: (word, whether a file noun must
+/// follow it, the extensions). "text files", "Word documents", "presentations".
+pub(super) const KIND_WORDS: &[(&str, bool, &[&str])] = &[
+    ("text", true, &["txt", "md", "markdown", "rst", "org"]),
+    ("plain-text", true, &["txt"]),
+    ("word", true, &["doc", "docx", "odt", "rtf"]),
+    ("excel", true, &["xls", "xlsx", "ods"]),
+    ("powerpoint", true, &["ppt", "pptx", "odp", "key"]),
+    ("presentations", false, &["ppt", "pptx", "odp", "key"]),
+    ("slides", false, &["ppt", "pptx", "odp", "key"]),
+    ("markdown", false, &["md", "markdown"]),
+    ("subtitles", false, &["srt", "vtt", "ass", "ssa", "sub"]),
+    (
+        "raw",
+        true,
+        &["raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2"],
+    ),
+];
+
 pub(super) fn known_extension(word: &str) -> bool {
     sandbox::CATEGORIES
         .iter()

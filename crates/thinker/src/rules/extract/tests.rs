@@ -173,3 +173,22 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
         modified_before=Some("2022-01-01")"#]],
     );
 }
+
+/// Regression: "copy the text files" found no type and the clause went to remove-duplicates.
+#[test]
+fn kind_words_narrower_than_a_category() {
+    check(
+        "copy the text files to Backup",
+        expect![[r#"
+            targets=["Backup"]
+            extensions=["txt", "md", "markdown", "rst", "org"]"#]],
+    );
+    check(
+        "delete the subtitles in Temp",
+        expect![[r#"
+            locations=["Temp"]
+            extensions=["srt", "vtt", "ass", "ssa", "sub"]"#]],
+    );
+    // "word" without a file noun after it is just a word.
+    check("rename the word list", expect![[r#""#]]);
+}
