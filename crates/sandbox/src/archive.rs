@@ -14,6 +14,8 @@ pub enum ArchiveFormat {
     Zip,
     #[serde(rename = "tar.gz")]
     TarGz,
+    #[serde(rename = "tar.zst")]
+    TarZst,
     Tar,
 }
 
@@ -24,6 +26,8 @@ impl ArchiveFormat {
             Some(ArchiveFormat::Zip)
         } else if n.ends_with(".tar.gz") || n.ends_with(".tgz") {
             Some(ArchiveFormat::TarGz)
+        } else if n.ends_with(".tar.zst") || n.ends_with(".tzst") {
+            Some(ArchiveFormat::TarZst)
         } else if n.ends_with(".tar") {
             Some(ArchiveFormat::Tar)
         } else {
@@ -40,6 +44,7 @@ impl ArchiveFormat {
         {
             "zip" => Some(ArchiveFormat::Zip),
             "tar.gz" | "tgz" | "gz" | "targz" => Some(ArchiveFormat::TarGz),
+            "tar.zst" | "tzst" | "zst" | "zstd" | "tarzst" => Some(ArchiveFormat::TarZst),
             "tar" => Some(ArchiveFormat::Tar),
             _ => None,
         }
@@ -49,14 +54,24 @@ impl ArchiveFormat {
         match self {
             ArchiveFormat::Zip => "zip",
             ArchiveFormat::TarGz => "tar.gz",
+            ArchiveFormat::TarZst => "tar.zst",
             ArchiveFormat::Tar => "tar",
+        }
+    }
+
+    /// The compression levels the format takes and its default (`None`: not compressed).
+    pub fn levels(self) -> Option<(std::ops::RangeInclusive<i32>, i32)> {
+        match self {
+            ArchiveFormat::Zip | ArchiveFormat::TarGz => Some((0..=9, 6)),
+            ArchiveFormat::TarZst => Some((1..=22, 3)),
+            ArchiveFormat::Tar => None,
         }
     }
 
     /// The archive's name without its archive extension (`photos.tar.gz` → `photos`).
     pub fn stem(name: &str) -> &str {
         let lower = name.to_ascii_lowercase();
-        for ext in [".tar.gz", ".tgz", ".zip", ".tar"] {
+        for ext in [".tar.gz", ".tgz", ".tar.zst", ".tzst", ".zip", ".tar"] {
             if lower.ends_with(ext) && name.len() > ext.len() {
                 return &name[..name.len() - ext.len()];
             }
@@ -109,6 +124,9 @@ pub fn list(path: &Path, format: ArchiveFormat) -> std::io::Result<Vec<Entry>> {
             Ok(out)
         }
         ArchiveFormat::TarGz => tar_list(tar::Archive::new(flate2::read::GzDecoder::new(file))),
+        ArchiveFormat::TarZst => {
+            tar_list(tar::Archive::new(zstd::stream::read::Decoder::new(file)?))
+        }
         ArchiveFormat::Tar => tar_list(tar::Archive::new(file)),
     }
 }
@@ -163,14 +181,17 @@ fn collect(root: &Path, sources: &[String]) -> std::io::Result<Vec<(PathBuf, Str
     Ok(out)
 }
 
-/// Writes the archive (never overwriting) and verifies it by reading it back.
+/// Writes the archive (never overwriting) at `level` (the format's default when `None`) and
+/// verifies it by reading it back.
 pub fn create(
     root: &Path,
     sources: &[String],
     target: &Path,
     format: ArchiveFormat,
+    level: Option<i32>,
 ) -> std::io::Result<()> {
     let items = collect(root, sources)?;
+    let level = level.or(format.levels().map(|(_, default)| default));
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -180,6 +201,7 @@ pub fn create(
             let mut zip = zip::ZipWriter::new(file);
             let options = zip::write::SimpleFileOptions::default()
                 .compression_method(zip::CompressionMethod::Deflated)
+                .compression_level(level.map(i64::from))
                 .large_file(true);
             for (disk, name, is_dir) in &items {
                 if *is_dir {
@@ -193,14 +215,16 @@ pub fn create(
             }
             zip.finish().map_err(std::io::Error::other)?.sync_all()?;
         }
-        ArchiveFormat::TarGz | ArchiveFormat::Tar => {
-            let writer: Box<dyn Write> = if format == ArchiveFormat::TarGz {
-                Box::new(flate2::write::GzEncoder::new(
+        ArchiveFormat::TarGz | ArchiveFormat::TarZst | ArchiveFormat::Tar => {
+            let writer: Box<dyn Write> = match format {
+                ArchiveFormat::TarGz => Box::new(flate2::write::GzEncoder::new(
                     file,
-                    flate2::Compression::default(),
-                ))
-            } else {
-                Box::new(file)
+                    flate2::Compression::new(level.unwrap_or(6).clamp(0, 9) as u32),
+                )),
+                ArchiveFormat::TarZst => Box::new(
+                    zstd::stream::write::Encoder::new(file, level.unwrap_or(3))?.auto_finish(),
+                ),
+                _ => Box::new(file),
             };
             let mut tar = tar::Builder::new(writer);
             tar.follow_symlinks(false);
@@ -268,12 +292,12 @@ pub fn extract(archive: &Path, target: &Path, format: ArchiveFormat) -> std::io:
                 }
             }
         }
-        ArchiveFormat::TarGz | ArchiveFormat::Tar => {
+        ArchiveFormat::TarGz | ArchiveFormat::TarZst | ArchiveFormat::Tar => {
             let file = File::open(archive)?;
-            let reader: Box<dyn Read> = if format == ArchiveFormat::TarGz {
-                Box::new(flate2::read::GzDecoder::new(file))
-            } else {
-                Box::new(file)
+            let reader: Box<dyn Read> = match format {
+                ArchiveFormat::TarGz => Box::new(flate2::read::GzDecoder::new(file)),
+                ArchiveFormat::TarZst => Box::new(zstd::stream::read::Decoder::new(file)?),
+                _ => Box::new(file),
             };
             let mut tar = tar::Archive::new(reader);
             for entry in tar.entries()? {

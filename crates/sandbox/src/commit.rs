@@ -438,7 +438,8 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
             sources,
             target,
             format,
-        } => crate::archive::create(root, sources, &disk_path(root, target), *format),
+            level,
+        } => crate::archive::create(root, sources, &disk_path(root, target), *format, *level),
         ChangeOp::ExtractArchive { archive, target } => {
             let format = crate::archive::ArchiveFormat::from_name(archive)
                 .ok_or_else(|| Error::other(format!("{archive} is not a known archive type")))?;

@@ -68,6 +68,9 @@ pub enum ChangeOp {
         sources: Vec<String>,
         target: String,
         format: crate::archive::ArchiveFormat,
+        /// Compression level (the format's default when absent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        level: Option<i32>,
     },
     ExtractArchive {
         archive: String,

@@ -348,16 +348,21 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                 p(
                     "target",
                     T::Path,
-                    "the archive file to write (.zip, .tar.gz)",
+                    "the archive file to write (.zip, .tar.gz, .tar.zst, .tar)",
                 ),
             ],
             vec![
                 p(
                     "format",
                     T::Str,
-                    "zip | tar.gz | tar (default: from the target name, else zip)",
+                    "zip | tar.gz | tar.zst | tar (default: from the target name, else zip)",
                 )
-                .choices(&["zip", "tar.gz", "tar"]),
+                .choices(&["zip", "tar.gz", "tar.zst", "tar"]),
+                p(
+                    "level",
+                    T::Int,
+                    "compression level: zip and tar.gz 0-9 (default 6), tar.zst 1-22 (default 3)",
+                ),
                 p(
                     "delete_originals",
                     T::Bool,
@@ -366,7 +371,7 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                 conflict(),
             ],
             "Created",
-            "Pack files and folders into a zip or tar.gz archive.",
+            "Pack files and folders into a zip, tar.gz, tar.zst or tar archive.",
         ),
         graph(
             "list_archive",

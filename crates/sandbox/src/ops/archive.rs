@@ -15,10 +15,42 @@ fn format_param(p: &Params, name_hint: &str) -> Result<ArchiveFormat> {
         Some(f) => ArchiveFormat::parse(&f).ok_or_else(|| SandboxError::InvalidParam {
             method: p.method.to_owned(),
             name: "format".into(),
-            message: format!("must be zip, tar.gz or tar, got `{f}`"),
+            message: format!("must be zip, tar.gz, tar.zst or tar, got `{f}`"),
         }),
         None => Ok(ArchiveFormat::from_name(name_hint).unwrap_or(ArchiveFormat::Zip)),
     }
+}
+
+/// `level`: within the format's range; refused for plain tar (nothing to compress).
+fn level_param(p: &Params, format: ArchiveFormat) -> Result<Option<i32>> {
+    let Some(v) = p.get("level") else {
+        return Ok(None);
+    };
+    let bad = |message: String| SandboxError::InvalidParam {
+        method: p.method.to_owned(),
+        name: "level".into(),
+        message,
+    };
+    let Some((range, _)) = format.levels() else {
+        return Err(bad(format!(
+            "{} is not compressed; leave `level` out or choose tar.gz, tar.zst or zip",
+            format.extension()
+        )));
+    };
+    let n = v
+        .as_i64()
+        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+        .ok_or_else(|| bad(format!("must be a whole number, got {v}")))?;
+    let n = i32::try_from(n).unwrap_or(i32::MAX);
+    if !range.contains(&n) {
+        return Err(bad(format!(
+            "must be {}..={} for {}, got {n}",
+            range.start(),
+            range.end(),
+            format.extension()
+        )));
+    }
+    Ok(Some(n))
 }
 
 pub fn create_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
@@ -28,6 +60,7 @@ pub fn create_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Re
     if ArchiveFormat::from_name(&target) != Some(format) {
         target = format!("{target}.{}", format.extension());
     }
+    let level = level_param(p, format)?;
     let delete_originals = p.bool("delete_originals", false)?;
     let policy = p.conflict(cx.on_conflict)?;
     let mut bytes = 0;
@@ -64,6 +97,7 @@ pub fn create_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Re
             sources: sources.clone(),
             target: target.clone(),
             format,
+            level,
         },
     );
     let mut deleted = Vec::new();
@@ -77,6 +111,7 @@ pub fn create_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Re
         "created": [target],
         "path": target,
         "format": format,
+        "level": level.or(format.levels().map(|(_, default)| default)),
         "files": files,
         "source_bytes": bytes,
         "deleted_originals": deleted,
@@ -97,7 +132,7 @@ fn read_entries(
         return Err(content("not a file"));
     }
     let format = ArchiveFormat::from_name(&node.name)
-        .ok_or_else(|| content("not a .zip, .tar.gz, .tgz or .tar archive"))?;
+        .ok_or_else(|| content("not a .zip, .tar.gz, .tgz, .tar.zst or .tar archive"))?;
     let from = node
         .content_from
         .as_deref()

@@ -9,7 +9,11 @@ use crate::support::{open, open_dir};
 
 #[test]
 fn zip_and_tar_gz_round_trip_through_commit() {
-    for (target, format) in [("backup.zip", "zip"), ("backup.tar.gz", "tar.gz")] {
+    for (target, format) in [
+        ("backup.zip", "zip"),
+        ("backup.tar.gz", "tar.gz"),
+        ("backup.tar.zst", "tar.zst"),
+    ] {
         let mut fx = open(&[
             ("docs/a.txt", "alpha"),
             ("docs/sub/b.txt", "beta"),
@@ -116,4 +120,56 @@ fn archive_problems_are_clear() {
         fx.fail("list_archive", json!({"path": "a.zip"})).code(),
         "CONTENT_UNREADABLE"
     );
+}
+
+#[test]
+fn the_compression_level_is_chosen_checked_and_used() {
+    // Compressible text: a higher level gives a smaller tar.zst.
+    let text = "the quick brown fox jumps over the lazy dog, again and again\n".repeat(4000);
+    let mut sizes = Vec::new();
+    for level in [1, 19] {
+        let mut fx = open(&[("log.txt", text.as_str())]);
+        let out = fx.run(
+            "create_archive",
+            json!({"source": "log.txt", "target": "log", "format": "tar.zst", "level": level}),
+        );
+        assert_eq!(
+            (out["path"].as_str(), out["level"].as_i64()),
+            (Some("log.tar.zst"), Some(level))
+        );
+        fx.sandbox.commit(None).unwrap();
+        sizes.push(
+            std::fs::metadata(fx.dir.path().join("log.tar.zst"))
+                .unwrap()
+                .len(),
+        );
+    }
+    assert!(
+        sizes[1] < sizes[0],
+        "level 19 packs tighter than level 1: {sizes:?}"
+    );
+
+    let mut fx = open(&[("a.txt", "a")]);
+    for (params, problem) in [
+        (
+            json!({"source": "a.txt", "target": "a.tar.zst", "level": 23}),
+            "must be 1..=22 for tar.zst, got 23",
+        ),
+        (
+            json!({"source": "a.txt", "target": "a.zip", "level": 10}),
+            "must be 0..=9 for zip",
+        ),
+        (
+            json!({"source": "a.txt", "target": "a.tar", "level": 5}),
+            "tar is not compressed",
+        ),
+        (
+            json!({"source": "a.txt", "target": "a.tar.gz", "level": "max"}),
+            "must be a whole number",
+        ),
+    ] {
+        let e = fx.fail("create_archive", params.clone());
+        assert_eq!(e.code(), "INVALID_PARAM", "{params}");
+        assert!(e.to_string().contains(problem), "{params}: {e}");
+    }
 }

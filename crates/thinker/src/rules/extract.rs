@@ -416,6 +416,9 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
 
     let lower_text = text.to_lowercase();
     for (word, fmt) in [
+        ("tar.zst", "tar.zst"),
+        ("zstd", "tar.zst"),
+        ("zst", "tar.zst"),
         ("tar.gz", "tar.gz"),
         ("tarball", "tar.gz"),
         ("tgz", "tar.gz"),
@@ -578,7 +581,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
                 break;
             }
         }
+        // "Photos" written with a capital, naming a folder that exists, is that folder.
+        let names_folder = raw.starts_with(|c: char| c.is_uppercase()) && g.entry(&w).is_some();
         if !consumed[i]
+            && !names_folder
             && let Some((_, cat)) = CATEGORY_WORDS.iter().find(|(word, _)| *word == w)
         {
             for e in category_extensions(cat) {

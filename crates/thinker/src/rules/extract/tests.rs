@@ -7,7 +7,12 @@ use super::{Grounding, extract};
 fn check(text: &str, expected: Expect) {
     let g = Grounding {
         root_name: Some("Downloads".into()),
-        entries: vec!["Photos 2023".into(), "Temp".into(), "Archive".into()],
+        entries: vec![
+            "Photos 2023".into(),
+            "Photos".into(),
+            "Temp".into(),
+            "Archive".into(),
+        ],
     };
     let s = extract(text, &g);
     let mut out = Vec::new();
@@ -191,4 +196,37 @@ fn kind_words_narrower_than_a_category() {
     );
     // "word" without a file noun after it is just a word.
     check("rename the word list", expect![[r#""#]]);
+}
+
+#[test]
+fn zstd_archives() {
+    check(
+        "compress Temp as tar.zst",
+        expect![[r#"
+            objects=["Temp"]
+            format=Some("tar.zst")"#]],
+    );
+    check(
+        "pack Archive with zstd",
+        expect![[r#"
+            objects=["Archive"]
+            format=Some("tar.zst")"#]],
+    );
+}
+
+/// Regression: "compress Photos" with a folder called Photos found every image instead.
+#[test]
+fn a_capitalised_category_word_naming_a_folder_is_that_folder() {
+    check(
+        "compress Photos as tar.zst",
+        expect![[r#"
+        objects=["Photos"]
+        format=Some("tar.zst")"#]],
+    );
+    check(
+        "delete the photos in Temp",
+        expect![[r#"
+        locations=["Temp"]
+        extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]"#]],
+    );
 }
