@@ -126,67 +126,56 @@ impl CategoryTable {
     }
 }
 
+/// (offset, bytes) that must be found in a file's head.
+type Magic = (usize, &'static [u8]);
+
+/// Magic numbers: every (offset, bytes) of a row must match; the first matching row wins.
+const MAGIC: &[(&[Magic], &str)] = &[
+    (&[(0, b"%PDF-")], "pdf"),
+    (&[(0, b"\x89PNG\r\n\x1a\n")], "png"),
+    (&[(0, b"\xff\xd8\xff")], "jpg"),
+    (&[(0, b"GIF87a")], "gif"),
+    (&[(0, b"GIF89a")], "gif"),
+    (&[(0, b"RIFF"), (8, b"WEBP")], "webp"),
+    (&[(0, b"RIFF"), (8, b"WAVE")], "wav"),
+    (&[(0, b"RIFF"), (8, b"AVI ")], "avi"),
+    (&[(4, b"ftypheic")], "heic"),
+    (&[(4, b"ftypheix")], "heic"),
+    (&[(4, b"ftypmif1")], "heic"),
+    (&[(4, b"ftypqt  ")], "mov"),
+    (&[(4, b"ftyp")], "mp4"),
+    (&[(0, b"\x1aE\xdf\xa3")], "mkv"),
+    (&[(0, b"ID3")], "mp3"),
+    (&[(0, b"\xff\xfb")], "mp3"),
+    (&[(0, b"\xff\xf3")], "mp3"),
+    (&[(0, b"fLaC")], "flac"),
+    (&[(0, b"OggS")], "ogg"),
+    (&[(0, b"PK\x03\x04")], "zip"),
+    (&[(0, b"PK\x05\x06")], "zip"),
+    (&[(0, b"\x1f\x8b")], "gz"),
+    (&[(0, b"7z\xbc\xaf\x27\x1c")], "7z"),
+    (&[(0, b"Rar!\x1a\x07")], "rar"),
+    (&[(0, b"\x28\xb5\x2f\xfd")], "zst"),
+    (&[(0, b"BZh")], "bz2"),
+    (&[(0, b"\xfd7zXZ\x00")], "xz"),
+    (&[(257, b"ustar")], "tar"),
+    (&[(0, b"SQLite format 3\x00")], "sqlite"),
+    (&[(0, b"MZ")], "exe"),
+    (&[(0, b"#!")], "sh"),
+    (&[(0, b"wOFF")], "woff"),
+    (&[(0, b"wOF2")], "woff2"),
+];
+
 /// The extension a file's first bytes say it has (magic numbers), for files without one.
 pub fn sniff_extension(head: &[u8]) -> Option<&'static str> {
-    let at = |offset: usize, magic: &[u8]| head.get(offset..offset + magic.len()) == Some(magic);
-    let found = if at(0, b"%PDF-") {
-        "pdf"
-    } else if at(0, b"\x89PNG\r\n\x1a\n") {
-        "png"
-    } else if at(0, b"\xff\xd8\xff") {
-        "jpg"
-    } else if at(0, b"GIF87a") || at(0, b"GIF89a") {
-        "gif"
-    } else if at(0, b"RIFF") && at(8, b"WEBP") {
-        "webp"
-    } else if at(0, b"RIFF") && at(8, b"WAVE") {
-        "wav"
-    } else if at(0, b"RIFF") && at(8, b"AVI ") {
-        "avi"
-    } else if at(4, b"ftypheic") || at(4, b"ftypheix") || at(4, b"ftypmif1") {
-        "heic"
-    } else if at(4, b"ftypqt  ") {
-        "mov"
-    } else if at(4, b"ftyp") {
-        "mp4"
-    } else if at(0, b"\x1aE\xdf\xa3") {
-        "mkv"
-    } else if at(0, b"ID3") || at(0, b"\xff\xfb") || at(0, b"\xff\xf3") {
-        "mp3"
-    } else if at(0, b"fLaC") {
-        "flac"
-    } else if at(0, b"OggS") {
-        "ogg"
-    } else if at(0, b"PK\x03\x04") || at(0, b"PK\x05\x06") {
-        "zip"
-    } else if at(0, b"\x1f\x8b") {
-        "gz"
-    } else if at(0, b"7z\xbc\xaf\x27\x1c") {
-        "7z"
-    } else if at(0, b"Rar!\x1a\x07") {
-        "rar"
-    } else if at(0, b"\x28\xb5\x2f\xfd") {
-        "zst"
-    } else if at(0, b"BZh") {
-        "bz2"
-    } else if at(0, b"\xfd7zXZ\x00") {
-        "xz"
-    } else if at(257, b"ustar") {
-        "tar"
-    } else if at(0, b"SQLite format 3\x00") {
-        "sqlite"
-    } else if at(0, b"MZ") {
-        "exe"
-    } else if at(0, b"#!") {
-        "sh"
-    } else if at(0, b"wOFF") {
-        "woff"
-    } else if at(0, b"wOF2") {
-        "woff2"
-    } else {
-        return None;
-    };
-    Some(found)
+    MAGIC
+        .iter()
+        .find(|(checks, _)| {
+            checks
+                .iter()
+                .all(|(at, magic)| head.get(*at..at + magic.len()) == Some(*magic))
+        })
+        .map(|(_, ext)| *ext)
 }
 
 /// Files that belong next to another file of the same name: (sidecar extension, the extensions
