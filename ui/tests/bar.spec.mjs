@@ -267,6 +267,36 @@ test('near-miss picker: number keys pick, Skip sends null', async ({ app, page }
   await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 5, answer: null });
 });
 
+// Regression (seen in the real app): the engine asked the next question before the answer call
+// returned, and the row "picked …" for the answered picker was lost.
+test('an answer is logged even when the next question arrives before the answer call returns', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0].slice(0, 8));
+  const question = {
+    type: 'choose_skill',
+    step: { step: 2, description: 'remove duplicates', skill: 'remove-duplicates', tool: 'remove', params: {} },
+    candidates: [
+      { skill: 'remove-duplicates', tool: 'remove', score: 0.61, planned: true },
+      { skill: 'manage-files', tool: 'delete', score: 0.58, planned: false },
+    ],
+  };
+  await page.evaluate((next) => {
+    window.__mock.handlers.answer = async () => {
+      window.__mock.send({ kind: 'question', id: 5, question: next });
+      await new Promise((r) => setTimeout(r, 50));
+      return null;
+    };
+  }, { type: 'clarify_request', question: 'Which folder?' });
+  await app.send({ kind: 'question', id: 4, question });
+  await expect(page.locator('.card-choose-skill .cand').first()).toBeFocused();
+  await page.keyboard.press('1');
+  await expect(page.locator('.card-clarify-request input')).toBeFocused();
+  await expect(page.locator('.log-row', { hasText: 'picked remove-duplicates / remove' })).toHaveCount(1);
+  await expect(page.locator('.card-choose-skill')).toHaveCount(0);
+});
+
 test('clarifications: free-text request detail and a typed parameter with its suggestion', async ({ app, page }) => {
   await openBar(app);
   await page.locator('#request').fill('tidy up');

@@ -198,13 +198,25 @@ export class RunView {
 
   showQuestion(id, question) {
     this.closeConfirm();
+    // The next question can arrive before the answer call to the previous one returns: note
+    // that answer now, where it belongs (regression: the row "picked …" was lost).
+    const pending = this.active?.pending;
     this.active?.card.el.remove();
+    this.active = null;
+    if (pending) this.log(pending.icon, pending.text);
     const card = buildCard(question, {
       skills: this.skills,
       total: this.steps.size || null,
       send: async (answer, logText) => {
-        await this.answer(id, answer);
-        this.closeQuestion(id, answerIcon(question, answer), logText);
+        const sent = { icon: answerIcon(question, answer), text: logText };
+        if (this.active?.id === id) this.active.pending = sent;
+        try {
+          await this.answer(id, answer);
+        } catch (err) {
+          if (this.active?.id === id) this.active.pending = null;
+          throw err;
+        }
+        this.closeQuestion(id, sent.icon, sent.text);
       },
     });
     this.active = { id, card, question };
