@@ -546,14 +546,11 @@ impl PlanBuilder<'_> {
                 "date", "dates", "dated", "month", "months", "monthly", "year", "years", "yearly",
                 "day", "days", "daily", "when",
             ];
-            let dated = retrieval::text::words(text)
-                .iter()
-                .any(|w| DATE_WORDS.contains(&w.as_str()));
-            if dated == (method == "organize_by_date") {
-                score += 0.08;
-            }
             let words = retrieval::text::words(text);
             let said = |ws: &[&str]| words.iter().any(|w| ws.contains(&w.as_str()));
+            if said(DATE_WORDS) == (method == "organize_by_date") {
+                score += 0.08;
+            }
             if method == "organize_by_date" && !params.contains_key("pattern") {
                 let pattern = if said(&["day", "days", "daily"]) {
                     Some("{year}/{month}/{day}")
