@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Main job: set up and launch the Scope Weaver desktop app on a generated demo folder (a "home"
-# whose Downloads holds duplicates and a mix of file types: the seed's worked example).
+# whose Downloads holds duplicates and a mix of real-format files: the seed's worked example;
+# `scope-weaver demo DIR` writes it).
 #   scripts/run.sh                      # the desktop app (needs a display; without one: the CLI demo)
 #   scripts/run.sh --headless           # the same request end to end in the terminal (CLI)
 #   scripts/run.sh scan ~/Downloads     # any scope-weaver CLI command
@@ -8,18 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 make_demo() {
     local home="${SCOPE_WEAVER_DEMO_DIR:-$(mktemp -d)/home}"
-    local d="$home/Downloads"
-    mkdir -p "$d/old" "$home/Documents" "$home/Pictures"
-    printf 'quarterly report v1\n' > "$d/report_v1.pdf"
-    printf 'quarterly report v1\n' > "$d/report_final.pdf"
-    printf 'JPEG holiday\n' > "$d/beach.jpg"
-    printf 'JPEG holiday\n' > "$d/beach (1).jpg"
-    printf 'JPEG holiday\n' > "$d/old/beach.jpg"
-    printf 'ID3 song\n' > "$d/song.mp3"
-    printf 'a,b\n1,2\n' > "$d/export.csv"
-    printf 'MZ installer\n' > "$d/setup.exe"
-    printf 'meeting notes\n' > "$d/notes.txt"
-    printf 'tax return 2024\n' > "$home/Documents/taxes-2024.txt"
+    "$CARGO_TARGET_DIR/debug/scope-weaver" demo "$home" >&2
     echo "$home"
 }
 
@@ -63,7 +53,7 @@ fi
 
 need_apt "${APP_BUILD_PACKAGES[@]}"
 build_ui
-cargo build --quiet -p scope-weaver-app
+cargo build --quiet -p scope-weaver-app -p cli
 home="$(make_demo)"
 echo "== Demo folder: $home"
 echo "== Press Alt+Space for the bar (Settings changes the folder and the shortcut), and try:"

@@ -109,6 +109,9 @@ pub enum Command {
         #[arg(long)]
         complete: bool,
     },
+    /// Write a demo folder (a "home" whose Downloads holds duplicates and real PDFs, photos with
+    /// EXIF, a song with tags, a Word document) into DIR, which must be new or empty.
+    Demo { dir: PathBuf },
     /// Show the effective configuration.
     Config {
         #[command(subcommand)]

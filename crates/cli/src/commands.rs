@@ -91,6 +91,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             command: GraphCommand::Export { root, out },
         } => graph_export(&env, &root, out.as_deref()),
         Command::Recover { root, complete } => recover(&env, &root, complete),
+        Command::Demo { dir } => crate::demo::demo_cmd(&env, &dir),
         Command::Config {
             command: ConfigCommand::Show,
         } => {

@@ -3,6 +3,7 @@
 mod args;
 mod audit;
 mod commands;
+mod demo;
 mod output;
 mod plan;
 mod run;

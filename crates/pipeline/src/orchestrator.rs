@@ -76,6 +76,9 @@ pub struct StepOutcome {
     pub status: StepStatus,
     pub summary: String,
     pub error: Option<ErrorPayload>,
+    /// What a read-only step found for the person to read (a file's text, its metadata).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
 }
 
 /// The result of a run.
@@ -435,6 +438,7 @@ impl<'a> Orchestrator<'a> {
             status,
             summary,
             error,
+            answer: None,
         });
     }
 
@@ -640,8 +644,12 @@ impl<'a> Orchestrator<'a> {
                     .tool(&work.step.skill, &work.step.tool)
                     .expect("loaded");
                 let summary = summarize(tool.primitive.operation(), &work.resolved, &result.data);
+                let answer = crate::report::answer(tool.primitive.operation(), &result.data);
                 run.context.record(n, result);
                 Self::outcome(run, &work.step, StepStatus::Done, summary, None);
+                if let Some(last) = run.report.steps.last_mut() {
+                    last.answer = answer;
+                }
                 Ok(State::Step(i + 1, Stage::Embed))
             }
             other => unreachable!("stage {other:?} is not a per-step stage"),

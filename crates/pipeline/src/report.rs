@@ -31,6 +31,51 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// One sentence for one step's result, by the operation that produced it.
+/// Most characters of a file's text shown in a report.
+const ANSWER_CHARS: usize = 4000;
+
+/// What a read-only step found, for the person to read in the report: a file's text, or its
+/// embedded metadata as `key: value` lines. `None` for steps whose summary says it all.
+pub fn answer(operation: &str, data: &Value) -> Option<String> {
+    match operation {
+        "extract_text" => {
+            let text = data.get("text")?.as_str()?.trim_end();
+            let shown: String = text.chars().take(ANSWER_CHARS).collect();
+            let rest = text.chars().count().saturating_sub(ANSWER_CHARS);
+            Some(if rest > 0 {
+                format!("{shown}\n… ({rest} more characters)")
+            } else {
+                shown
+            })
+            .filter(|t| !t.is_empty())
+        }
+        "read_metadata" => {
+            let mut lines = Vec::new();
+            if let Some(m) = data.get("modified").and_then(Value::as_str) {
+                lines.push(format!("modified: {m}"));
+            }
+            if let Some(Value::Object(e)) = data.get("embedded") {
+                for (k, v) in e {
+                    let v = match v {
+                        Value::Bool(true) if k == "exif" => continue,
+                        Value::String(s) => s.clone(),
+                        Value::Object(gps) if k == "gps" => {
+                            format!("{}, {}", gps["latitude"], gps["longitude"])
+                        }
+                        other => other.to_string(),
+                    };
+                    lines.push(format!("{}: {v}", k.replace('_', " ")));
+                }
+            }
+            if let Some(e) = data.get("embedded_error").and_then(Value::as_str) {
+                lines.push(format!("could not read its metadata: {e}"));
+            }
+            (!lines.is_empty()).then(|| lines.join("\n"))
+        }
+        _ => None,
+    }
+}
+
 pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data: &Value) -> String {
     let target = params
         .get("target")
@@ -121,9 +166,40 @@ pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data:
             data.get("path").and_then(Value::as_str).unwrap_or("item"),
             human_bytes(bytes(data, "total_size").max(bytes(data, "size")))
         ),
-        "extract_text" => format!(
-            "Read {} characters",
-            data.get("text").and_then(Value::as_str).map_or(0, str::len)
+        "extract_text" => {
+            let text = data.get("text").and_then(Value::as_str).unwrap_or("");
+            let path = data
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or("the file");
+            match data.get("kind").and_then(Value::as_str) {
+                Some("image" | "audio") => format!(
+                    "Read the {} of {path}",
+                    if data["kind"] == "image" {
+                        "EXIF"
+                    } else {
+                        "tags"
+                    }
+                ),
+                _ => format!(
+                    "Read {} of {path}{}",
+                    plural(text.lines().count(), "line", "lines"),
+                    if data["truncated"] == true {
+                        " (the beginning)"
+                    } else {
+                        ""
+                    }
+                ),
+            }
+        }
+        "read_metadata" => format!(
+            "{}: {}{}",
+            data.get("path").and_then(Value::as_str).unwrap_or("item"),
+            human_bytes(bytes(data, "total_size").max(bytes(data, "size"))),
+            data.get("content_kind")
+                .and_then(Value::as_str)
+                .map(|k| format!(", {k}"))
+                .unwrap_or_default()
         ),
         "content_search" => format!(
             "Found {} about \"{}\"",

@@ -614,3 +614,70 @@ fn a_file_changed_on_disk_before_commit_stops_the_commit_with_nothing_written() 
         b.jpg"#]]
     .assert_eq(&w.tree());
 }
+
+/// "rename the photos by the date they were taken" with the default planner: a `find` of the
+/// images, then batch-rename with `{exif.date}`; the photo without EXIF keeps its name.
+#[test]
+fn photos_are_renamed_by_the_date_they_were_taken() {
+    use sandbox::parse::samples::{PhotoInfo, jpeg};
+    let mut w = world(&[("notes.txt", "n\n", 1)]);
+    for (name, taken) in [
+        ("IMG_0001.jpg", Some("2022:03:04 05:06:07")),
+        ("IMG_0002.jpg", Some("2023:11:12 13:14:15")),
+        ("scan.jpg", None),
+    ] {
+        let photo = jpeg(&PhotoInfo {
+            taken,
+            width: 4,
+            height: 4,
+            ..PhotoInfo::default()
+        });
+        std::fs::write(w.root().join(name), photo).unwrap();
+    }
+    let mut ui = Scripted::default();
+    let report = w
+        .run(
+            &mut RulePlanner,
+            "rename the photos by the date they were taken",
+            HitlMode::Bypass,
+            &mut ui,
+        )
+        .unwrap();
+    let tools: Vec<_> = report.plan.steps.iter().map(|s| s.tool.as_str()).collect();
+    assert_eq!(tools, ["find", "rename"], "{report:#?}");
+    assert!(report.committed, "{report:#?}");
+    expect_test::expect![[r#"
+        2022-03-04_050607.jpg
+        2023-11-12_131415.jpg
+        notes.txt
+        scan.jpg"#]]
+    .assert_eq(&w.tree());
+}
+
+/// parse-content through a request: the PDF's text layer is what the step returns.
+#[test]
+fn reading_a_pdf_returns_its_text() {
+    let mut w = world(&[]);
+    let pdf = sandbox::parse::samples::pdf(
+        "Lease",
+        "Landlord",
+        "20240101",
+        &["Rent is due on the 1st."],
+    );
+    std::fs::write(w.root().join("lease.pdf"), pdf).unwrap();
+    let report = w
+        .run(
+            &mut RulePlanner,
+            "read lease.pdf",
+            HitlMode::Bypass,
+            &mut Scripted::default(),
+        )
+        .unwrap();
+    let step = &report.plan.steps[0];
+    assert_eq!(
+        (step.skill.as_str(), step.tool.as_str()),
+        ("parse-content", "extract_text")
+    );
+    let out = serde_json::to_string(&report).unwrap();
+    assert!(out.contains("Rent is due on the 1st."), "{out}");
+}

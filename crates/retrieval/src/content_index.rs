@@ -1,10 +1,11 @@
 //! ContentIndex: what the files of a sandbox say. Text-bearing files (text, markdown, code, csv,
-//! json, html, ...) are chunked and embedded; other files are indexed by name and metadata only.
+//! json, html, PDF, office documents; photos by their EXIF, songs by their tags, all through
+//! `sandbox::parse`) are chunked and embedded; other files are indexed by name and metadata only.
 //! Kept in step with the sandbox: nodes changed since indexing are "stale" until re-indexed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 
+use sandbox::parse::ParseError;
 use sandbox::{Node, NodeKind, Sandbox, category_of};
 use serde::{Deserialize, Serialize};
 
@@ -13,28 +14,8 @@ use crate::embed::Embedder;
 use crate::index::{HybridIndex, Mix};
 use crate::{Result, RetrievalError};
 
-/// Most bytes read from one file for indexing.
-pub const MAX_TEXT_BYTES: u64 = 1 << 20;
-
-/// Extensions whose content is read as text.
-const TEXT_EXTENSIONS: &[&str] = &[
-    "bash", "bat", "c", "cc", "cfg", "conf", "cpp", "cs", "css", "csv", "env", "go", "h", "hpp",
-    "htm", "html", "ini", "java", "js", "json", "jsonl", "jsx", "kt", "log", "lua", "markdown",
-    "md", "mdx", "php", "pl", "ps1", "py", "r", "rb", "rs", "rst", "scala", "scss", "sh", "sql",
-    "srt", "svg", "swift", "tex", "toml", "ts", "tsv", "tsx", "txt", "vtt", "xml", "yaml", "yml",
-    "zsh",
-];
-
-/// Extensions that are never text even when they look like it.
-fn is_known_binary(ext: &str) -> bool {
-    !matches!(
-        category_of(Some(ext)),
-        "Other" | "Documents" | "Code" | "Data"
-    ) || matches!(
-        ext,
-        "pdf" | "doc" | "docx" | "xls" | "xlsx" | "ppt" | "pptx" | "odt" | "ods" | "sqlite"
-    )
-}
+/// Most bytes of text taken from one file for indexing.
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
 
 /// One document of the ContentIndex: a chunk of a file, or a file's name and metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,69 +65,14 @@ pub fn within(id: &str, scope: &str) -> bool {
     scope == "." || id == scope || id.strip_prefix(scope).is_some_and(|r| r.starts_with('/'))
 }
 
-/// The searchable text of a file, or `None` for binaries. HTML loses its tags.
+/// The searchable text of a file, or `None` when it has none: what `sandbox::parse` extracts
+/// (HTML without tags, PDF and office text, EXIF and audio tags as lines).
 pub fn readable_text(node: &Node, bytes: &[u8]) -> Option<String> {
-    let ext = node.extension.as_deref();
-    let listed = ext.is_some_and(|e| TEXT_EXTENSIONS.contains(&e));
-    if !listed && ext.is_some_and(is_known_binary) {
-        return None;
-    }
-    if bytes.iter().take(8192).any(|&b| b == 0) {
-        return None;
-    }
-    let text = String::from_utf8_lossy(bytes);
-    if !listed {
-        // Unknown extension: text only if it decodes cleanly.
-        let bad = text
-            .chars()
-            .filter(|c| *c == char::REPLACEMENT_CHARACTER)
-            .count();
-        if bad * 100 > text.chars().count().max(1) {
-            return None;
-        }
-    }
-    Some(match ext {
-        Some("html" | "htm" | "xml" | "svg") => strip_markup(&text),
-        _ => text.into_owned(),
-    })
-}
-
-fn strip_markup(html: &str) -> String {
-    let mut out = String::with_capacity(html.len() / 2);
-    let mut in_tag = false;
-    let lower = html.to_ascii_lowercase();
-    let mut skip_until: Option<&str> = None;
-    let mut i = 0;
-    let bytes = html.as_bytes();
-    while i < bytes.len() {
-        if let Some(end) = skip_until {
-            match lower[i..].find(end) {
-                Some(p) => {
-                    i += p + end.len();
-                    skip_until = None;
-                    in_tag = false;
-                    continue;
-                }
-                None => break,
-            }
-        }
-        let c = html[i..].chars().next().expect("in bounds");
-        if c == '<' {
-            if lower[i..].starts_with("<script") {
-                skip_until = Some("</script>");
-            } else if lower[i..].starts_with("<style") {
-                skip_until = Some("</style>");
-            }
-            in_tag = true;
-            out.push(' ');
-        } else if c == '>' && in_tag {
-            in_tag = false;
-        } else if !in_tag {
-            out.push(c);
-        }
-        i += c.len_utf8();
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut reader = std::io::Cursor::new(bytes);
+    sandbox::parse::parse(&mut reader, node.extension.as_deref(), bytes.len())
+        .ok()
+        .map(|p| p.text)
+        .filter(|t| !t.trim().is_empty())
 }
 
 /// Name words, extension and category: what a file without readable text is found by.
@@ -322,24 +248,23 @@ fn read_docs(
         modified_at: node.modified_at,
     };
     let disk = scope.disk_path(node.content_from.as_deref().unwrap_or(&node.id));
-    let mut bytes = Vec::new();
-    let read =
-        std::fs::File::open(&disk).and_then(|f| f.take(MAX_TEXT_BYTES).read_to_end(&mut bytes));
-    let text = match read {
-        Ok(_) => readable_text(node, &bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    let text = match sandbox::parse_file(&disk, node.extension.as_deref(), MAX_TEXT_BYTES) {
+        Ok(parsed) => parsed.text,
+        Err(ParseError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(RetrievalError::Io {
                 path: disk,
                 source: e,
             });
         }
-        Err(_) => {
+        Err(ParseError::Io(_)) => {
             return Ok((vec![(meta(0, 0, 0, false), metadata_text(node))], true));
         }
+        // Binaries and files their format's parser rejects are found by name and metadata.
+        Err(ParseError::Binary | ParseError::Format { .. }) => String::new(),
     };
-    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+    if text.trim().is_empty() {
         return Ok((vec![(meta(0, 0, 0, false), metadata_text(node))], false));
-    };
+    }
     let chunks = chunk_text(&text, spec, embedder)?;
     Ok((
         chunks
@@ -367,12 +292,9 @@ mod tests {
 
     #[test]
     fn html_loses_tags_scripts_and_styles() {
-        assert_eq!(
-            strip_markup(
-                "<html><style>p{}</style><p>Hello <b>world</b></p><script>x()</script>!</html>"
-            ),
-            "Hello world !"
-        );
+        let n = Node::new("site/index.html".into(), NodeKind::File);
+        let html = b"<html><style>p{}</style><p>Hello <b>world</b></p><script>x()</script>!</html>";
+        assert_eq!(readable_text(&n, html).as_deref(), Some("Hello world\n!"));
     }
 
     #[test]

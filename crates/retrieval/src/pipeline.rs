@@ -72,6 +72,10 @@ pub struct RetrievalPipeline {
     content: Option<(PathBuf, ContentIndex)>,
 }
 
+/// Bumped when `sandbox::parse` starts reading more from files (v2: PDF, office documents,
+/// EXIF, audio tags).
+const CONTENT_EXTRACTION: &str = "x2";
+
 impl RetrievalPipeline {
     /// Builds the configured embedder and opens the persisted indexes.
     pub fn open(config: &PipelineConfig) -> Result<Self> {
@@ -253,13 +257,15 @@ impl RetrievalPipeline {
         )
     }
 
+    /// The saved ContentIndex of a folder (named after what extraction reads, so a saved index
+    /// from before a change to `sandbox::parse` is rebuilt rather than trusted).
     fn content_name(root: &Path) -> String {
         let h: String = Sha256::digest(root.as_os_str().as_encoded_bytes())
             .iter()
             .take(8)
             .map(|b| format!("{b:02x}"))
             .collect();
-        format!("content-{h}")
+        format!("content-{CONTENT_EXTRACTION}-{h}")
     }
 
     /// Opens the ContentIndex of `sandbox`'s root (persisted one if current) and syncs it.

@@ -13,6 +13,15 @@ fn p(name: &str, ty: T, doc: &str) -> ParamSpec {
     ParamSpec::new(name, ty, doc)
 }
 
+fn date_source() -> ParamSpec {
+    p(
+        "date",
+        T::Str,
+        "taken (a photo's EXIF date, else the modification time; default) | modified",
+    )
+    .choices(&["taken", "modified"])
+}
+
 fn conflict() -> ParamSpec {
     p(
         "on_conflict",
@@ -291,6 +300,7 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                     T::Str,
                     "folder pattern: {category}, {ext}, {year}, {month}, {day} (default {category})",
                 ),
+                date_source(),
                 recursive("false"),
                 conflict(),
             ],
@@ -312,11 +322,12 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                     T::Str,
                     "folder pattern: {year}, {month}, {day}, {category}, {ext} (default {year}/{month})",
                 ),
+                date_source(),
                 recursive("false"),
                 conflict(),
             ],
             "Moves",
-            "Sort files into folders by the date they were last modified ({year}/{month}).",
+            "Sort files into folders by date ({year}/{month}): when a photo was taken (EXIF), else when the file was last modified.",
         ),
         graph(
             "batch_rename",
@@ -326,7 +337,7 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                 p(
                     "pattern",
                     T::Str,
-                    "new name with {name} {ext} {n:03} {date:%Y-%m-%d} {parent}",
+                    "new name with {name} {ext} {n:03} {date:%Y-%m-%d} {exif.date:%Y-%m-%d} {exif.camera} {parent}",
                 ),
             ],
             vec![
@@ -403,10 +414,20 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             vec![p(
                 "max_bytes",
                 T::Int,
-                "read at most this many bytes (default 1 MiB)",
+                "return at most this many bytes of text (default 1 MiB)",
             )],
             "Text",
-            "The text content of a file.",
+            "The text of a file (text, markdown, code, csv, json, html, pdf, office documents; \
+             EXIF of images and tags of audio as lines) and its format metadata.",
+        ),
+        graph(
+            "read_metadata",
+            false,
+            vec![path()],
+            vec![],
+            "Metadata",
+            "A file's properties plus what its format records: EXIF (date taken, camera, GPS), \
+             audio tags, PDF and office document properties, CSV/JSON shape, markdown headings.",
         ),
     ])
 }
@@ -434,6 +455,7 @@ pub fn dispatch(
         "organize_by_date" => ops::organize_by_date(g, cx, params),
         "batch_rename" => ops::batch_rename(g, cx, params),
         "extract_text" => content::extract_text(g, cx, params),
+        "read_metadata" => content::read_metadata(g, cx, params),
         "create_archive" => ops::create_archive(g, cx, params),
         "list_archive" => ops::list_archive(g, cx, params),
         "extract_archive" => ops::extract_archive(g, cx, params),

@@ -286,7 +286,20 @@ impl Orchestrator<'_> {
         if let Some(c) = commit {
             lines.push(format!("Committed: {}.", commit_summary(c)));
         }
-        lines.join(" ")
+        // What the reading steps found, below the summary (a file's text, its metadata).
+        let answers: Vec<&str> = run
+            .report
+            .steps
+            .iter()
+            .filter(|o| o.status == StepStatus::Done)
+            .filter_map(|o| o.answer.as_deref())
+            .collect();
+        let mut text = lines.join(" ");
+        for a in answers {
+            text.push_str("\n\n");
+            text.push_str(a);
+        }
+        text
     }
 }
 

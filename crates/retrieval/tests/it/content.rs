@@ -253,3 +253,63 @@ fn a_query_no_file_is_about_finds_nothing() {
     let r = p.query_content(&sb, "passport", ".", 5).unwrap();
     assert_eq!(paths(&r), ["Downloads/notes.html"]);
 }
+
+/// PDFs by their text, photos by their EXIF, songs by their tags, Word files by their text.
+#[test]
+fn pdfs_photos_songs_and_office_files_are_found_by_what_they_hold() {
+    use sandbox::parse::samples::{self, PhotoInfo, SongInfo};
+    let (dir, state) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for (name, bytes) in [
+        (
+            "scan_0042.pdf",
+            samples::pdf(
+                "",
+                "",
+                "2024",
+                &["Invoice from the plumber for the kitchen sink"],
+            ),
+        ),
+        (
+            "IMG_2231.jpg",
+            samples::jpeg(&PhotoInfo {
+                taken: Some("2019:12:24 18:00:00"),
+                make: Some("NIKON CORPORATION"),
+                model: Some("NIKON D750"),
+                width: 10,
+                height: 10,
+                ..Default::default()
+            }),
+        ),
+        (
+            "track03.mp3",
+            samples::mp3(
+                &SongInfo {
+                    title: "Clair de Lune",
+                    artist: "Debussy",
+                    album: "Suite bergamasque",
+                    ..Default::default()
+                },
+                1,
+            ),
+        ),
+        (
+            "doc1.docx",
+            samples::docx("", "", &["Minutes of the garden committee"]),
+        ),
+    ] {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let mut sb = open(dir.path(), state.path());
+    let mut p = RetrievalPipeline::open(&config(state.path())).unwrap();
+    let report = p.index_sandbox(&mut sb).unwrap();
+    assert_eq!(report.embedded_files, 4, "{report:?}");
+    for (query, want) in [
+        ("plumber invoice", "scan_0042.pdf"),
+        ("photos taken with the nikon", "IMG_2231.jpg"),
+        ("debussy", "track03.mp3"),
+        ("garden committee minutes", "doc1.docx"),
+    ] {
+        let r = p.query_content(&sb, query, ".", 1).unwrap();
+        assert_eq!(paths(&r), [want], "{query}: {r:#?}");
+    }
+}

@@ -10,8 +10,26 @@ use crate::graph::FileSystemGraph;
 use crate::node::{Node, ROOT_ID, extension_of, join, name_of, parent_of, stem_of};
 use crate::params::{Params, format_time};
 
-/// Fills a rename pattern for one file: `{name}`, `{ext}`, `{n}`, `{n:03}`, `{date:%Y-%m-%d}`, `{parent}`.
-fn fill_pattern(pattern: &str, n: &Node, counter: i64) -> std::result::Result<String, String> {
+/// An ISO date-time (`2024-05-01T10:00:00`) in a `%Y %m %d %H %M %S` format.
+fn format_iso(iso: &str, format: &str) -> String {
+    let part = |from: usize, to: usize| iso.get(from..to).unwrap_or("00");
+    format
+        .replace("%Y", part(0, 4))
+        .replace("%m", part(5, 7))
+        .replace("%d", part(8, 10))
+        .replace("%H", part(11, 13))
+        .replace("%M", part(14, 16))
+        .replace("%S", part(17, 19))
+}
+
+/// Fills a rename pattern for one file: `{name}`, `{ext}`, `{n}`, `{n:03}`, `{date:%Y-%m-%d}`,
+/// `{exif.date:%Y-%m-%d}`, `{exif.camera}`, `{parent}`. `exif` holds the photo's EXIF facts.
+fn fill_pattern(
+    pattern: &str,
+    n: &Node,
+    counter: i64,
+    exif: &serde_json::Map<String, Value>,
+) -> std::result::Result<String, String> {
     let stem = stem_of(&n.name);
     let ext = n.extension.clone().unwrap_or_default();
     let mut out = String::new();
@@ -39,20 +57,25 @@ fn fill_pattern(pattern: &str, n: &Node, counter: i64) -> std::result::Result<St
             },
             "date" => {
                 let t = n.modified_at.ok_or("file has no modification date")?;
-                let iso = format_time(t); // 2024-05-01T10:00:00Z
-                let f = fmt.unwrap_or("%Y-%m-%d");
-                out.push_str(
-                    &f.replace("%Y", &iso[0..4])
-                        .replace("%m", &iso[5..7])
-                        .replace("%d", &iso[8..10])
-                        .replace("%H", &iso[11..13])
-                        .replace("%M", &iso[14..16])
-                        .replace("%S", &iso[17..19]),
-                );
+                out.push_str(&format_iso(&format_time(t), fmt.unwrap_or("%Y-%m-%d")));
+            }
+            "exif.date" => {
+                let iso = exif
+                    .get("date_taken")
+                    .and_then(Value::as_str)
+                    .ok_or(NO_EXIF_DATE)?;
+                out.push_str(&format_iso(iso, fmt.unwrap_or("%Y-%m-%d")));
+            }
+            "exif.camera" => {
+                let model = exif
+                    .get("camera_model")
+                    .and_then(Value::as_str)
+                    .ok_or(NO_EXIF_CAMERA)?;
+                out.push_str(&model.replace(['/', '\\'], "-"));
             }
             other => {
                 return Err(format!(
-                    "unknown placeholder `{{{other}}}` (use name, ext, n, n:03, date, parent)"
+                    "unknown placeholder `{{{other}}}` (use name, ext, n, n:03, date, exif.date, exif.camera, parent)"
                 ));
             }
         }
@@ -61,6 +84,9 @@ fn fill_pattern(pattern: &str, n: &Node, counter: i64) -> std::result::Result<St
     out.push_str(rest);
     Ok(out)
 }
+
+const NO_EXIF_DATE: &str = "no EXIF date taken";
+const NO_EXIF_CAMERA: &str = "no EXIF camera model";
 
 fn change_case(name: &str, case: &str) -> String {
     let stem = stem_of(name);
@@ -104,10 +130,25 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
 
     // Plan every new name first, so collisions and cycles are seen as a whole.
     let mut plan: Vec<(String, String)> = Vec::new();
-    for (i, s) in sources.iter().enumerate() {
+    let wants_exif = pattern.contains("{exif.");
+    let mut no_exif = Vec::new();
+    for s in &sources {
         let node = g.require(s)?;
-        let mut name =
-            fill_pattern(&pattern, node, start + i as i64).map_err(|m| invalid("pattern", m))?;
+        let exif = if wants_exif {
+            crate::content::photo_facts(cx.scope, node)
+        } else {
+            serde_json::Map::new()
+        };
+        // Files without the EXIF a pattern asks for keep their names (and are listed), as
+        // photo renamers do; the counter counts only the files renamed.
+        let mut name = match fill_pattern(&pattern, node, start + plan.len() as i64, &exif) {
+            Ok(name) => name,
+            Err(m) if m == NO_EXIF_DATE || m == NO_EXIF_CAMERA => {
+                no_exif.push(json!({"path": s, "reason": m}));
+                continue;
+            }
+            Err(m) => return Err(invalid("pattern", m)),
+        };
         if let Some(re) = &find {
             name = re.replace_all(&name, replace.as_str()).into_owned();
         }
@@ -141,7 +182,7 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
         .iter()
         .any(|(f, t)| f != t && renaming.contains(t.as_str()));
     let mut moved = Vec::new();
-    let mut skipped = Vec::new();
+    let mut skipped = no_exif;
     // (original id, where it is now, where it should end up)
     let mut staged: Vec<(String, String, String)> = Vec::new();
     for (i, (from, to)) in plan.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! organize_by_type / organize_by_date: sorts a folder's files into folders named by a pattern
 //! (`{category}`, `{ext}`, `{year}`, `{month}`, `{day}`). Files without an extension are typed by
-//! their first bytes; sidecars (subtitles, XMP, CUE) and the pieces of split files go where the
+//! their first bytes; photos are dated by when they were taken (EXIF) unless `date: modified`;
+//! sidecars (subtitles, XMP, CUE) and the pieces of split files go where the
 //! file they belong to goes.
 
 use std::collections::{BTreeMap, HashMap};
@@ -86,11 +87,11 @@ fn check_pattern(p: &Params, pattern: &str) -> Result<()> {
     }
 }
 
-fn fill(pattern: &str, category: &str, ext: Option<&str>, modified: Option<i64>) -> String {
-    let date = modified.map(format_time);
+/// `date` is an ISO date-time (`2024-05-01T10:00:00…`) or `None` for an undated file.
+fn fill(pattern: &str, category: &str, ext: Option<&str>, date: Option<&str>) -> String {
     let part = |from: usize, to: usize| {
-        date.as_deref()
-            .map_or(UNDATED.to_owned(), |d| d[from..to].to_owned())
+        date.and_then(|d| d.get(from..to))
+            .map_or(UNDATED.to_owned(), str::to_owned)
     };
     let out = pattern
         .replace("{category}", category)
@@ -175,6 +176,10 @@ fn organize(
         .unwrap_or_else(|| default_pattern.to_owned());
     check_pattern(p, &pattern)?;
     let by_category_only = pattern == "{category}";
+    let dated = ["{year}", "{month}", "{day}"]
+        .iter()
+        .any(|d| pattern.contains(d));
+    let use_taken = p.choice("date", &["taken", "modified"], "taken")? == "taken" && dated;
     let folder_names = table.folder_names();
     let pool: Vec<Node> = if recursive {
         g.subtree(&path).into_iter().skip(1).cloned().collect()
@@ -187,12 +192,27 @@ fn organize(
         .map(|n| item(cx, n))
         .collect();
 
+    // When each file is from: a photo's EXIF date taken, else its modification time.
+    let mut by_exif = Vec::new();
+    let dates: Vec<Option<String>> = items
+        .iter()
+        .map(|it| {
+            let taken = use_taken
+                .then(|| crate::content::photo_facts(cx.scope, &it.node))
+                .and_then(|m| m.get("date_taken")?.as_str().map(str::to_owned));
+            if taken.is_some() {
+                by_exif.push(it.node.id.clone());
+            }
+            taken.or_else(|| it.node.modified_at.map(format_time))
+        })
+        .collect();
     // Where each file would go on its own.
     let own: Vec<(String, String)> = items
         .iter()
-        .map(|it| {
+        .zip(&dates)
+        .map(|(it, date)| {
             let category = table.category(it.ext.as_deref());
-            let folder = fill(&pattern, &category, it.ext.as_deref(), it.node.modified_at);
+            let folder = fill(&pattern, &category, it.ext.as_deref(), date.as_deref());
             (category, join(&target, &folder))
         })
         .collect();
@@ -279,6 +299,7 @@ fn organize(
         "pattern": pattern,
         "sniffed": sniffed,
         "kept_together": together,
+        "dated_by_exif": by_exif,
     }))
 }
 

@@ -5,6 +5,7 @@ mod commit;
 mod duplicates;
 mod methods;
 mod organize;
+mod parse;
 mod rollback;
 mod scope;
 mod support;

@@ -34,6 +34,8 @@ pub struct Slots {
     /// `file` or `dir` when the clause is about one kind only.
     pub kind: Option<String>,
     pub limit: Option<u64>,
+    /// "the first 8 KB": read at most this many bytes of a file.
+    pub max_bytes: Option<u64>,
     /// What a content or skill search is about.
     pub query: Option<String>,
     /// Text content for a new file.
@@ -140,7 +142,14 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
     if g.is_root(w) {
         return Some((".".to_owned(), used));
     }
-    if NOT_A_PLACE.contains(&lower.as_str()) {
+    // "to the photo names", "to the song name": names of files, not a place.
+    let next = words.get(i + 1).map(|n| n.to_lowercase());
+    if NOT_A_PLACE.contains(&lower.as_str())
+        || matches!(
+            next.as_deref(),
+            Some("names" | "name" | "names," | "filenames")
+        )
+    {
         return None;
     }
     if let Some(fixed) = super::normalize::correct_folder(&lower, COMMON_FOLDERS)
@@ -257,12 +266,20 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     }
     let lower_text = text.to_lowercase();
     if s.pattern.is_none() {
-        if lower_text.contains("date")
-            && (lower_text.contains("add")
-                || lower_text.contains("prefix")
-                || lower_text.contains("prepend")
-                || lower_text.contains("in front"))
-        {
+        let adds = ["add", "prefix", "prepend", "in front"]
+            .iter()
+            .any(|w| lower_text.contains(w));
+        // "the date they were taken", "date shot", "EXIF date": the photo's own date.
+        let taken = lower_text.contains("exif")
+            || lower_text.contains("date")
+                && ["taken", "shot", "captured", "capture date"]
+                    .iter()
+                    .any(|w| lower_text.contains(w));
+        if taken && adds {
+            s.pattern = Some("{exif.date:%Y-%m-%d} {name}".into());
+        } else if taken {
+            s.pattern = Some("{exif.date:%Y-%m-%d_%H%M%S}".into());
+        } else if lower_text.contains("date") && adds {
             s.pattern = Some("{date:%Y-%m-%d} {name}".into());
         } else if lower_text.contains("number") && !lower_text.contains("numbers") {
             s.pattern = Some("{name}_{n:03}".into());
@@ -311,6 +328,19 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         cut(&mut text, r);
     }
 
+    if let Some(c) = READ_LIMIT.captures(&text) {
+        let n: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
+        let unit = match c[2].to_lowercase().as_str() {
+            "kib" | "kb" | "k" => 1024.0,
+            "mib" | "mb" | "m" => 1024.0 * 1024.0,
+            _ => 1.0,
+        };
+        if n > 0.0 {
+            s.max_bytes = Some((n * unit).round() as u64);
+            let r = c.get(0).expect("match").range();
+            cut(&mut text, r);
+        }
+    }
     while let Some(c) = SIZE.captures(&text) {
         let op = c[1].to_lowercase();
         let value = format!("{}{}", c[2].replace(',', "."), c[3].to_uppercase());
@@ -527,7 +557,20 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
                 i += 2;
                 continue;
             }
-            if let Some((place, next)) = place_token(&words, i + 1, g) {
+            // "of the photos in Downloads": a kind of file, not a folder (unless one exists or
+            // it is written as a name: "in Photos").
+            let after_determiner = words
+                .get(i + 1)
+                .is_some_and(|n| DETERMINERS.contains(&n.to_lowercase().as_str()));
+            let kind_word = |p: &str| {
+                after_determiner
+                    && p.starts_with(|c: char| c.is_lowercase())
+                    && g.entry(p).is_none()
+                    && CATEGORY_WORDS.iter().any(|(c, _)| *c == p)
+            };
+            if let Some((place, next)) =
+                place_token(&words, i + 1, g).filter(|(p, _)| to_target || !kind_word(p))
+            {
                 push_place(&mut s, to_target, place);
                 for c in consumed.iter_mut().take(next).skip(i + 1) {
                     *c = true;

@@ -162,7 +162,7 @@ fn looks_like_file(p: &str) -> bool {
 fn file_tool(method: &str) -> bool {
     matches!(
         method,
-        "extract_text" | "list_archive" | "extract_archive" | "rename_node"
+        "extract_text" | "read_metadata" | "list_archive" | "extract_archive" | "rename_node"
     )
 }
 
@@ -483,6 +483,13 @@ impl PlanBuilder<'_> {
                     let p = slots.pattern.clone().or_else(|| {
                         (slots.case.is_some() || slots.find.is_some()).then(|| "{name}".to_owned())
                     });
+                    // A file-name pattern ("{name}", "{exif.date}") is not a folder pattern.
+                    let p = p.filter(|p| {
+                        method == "batch_rename"
+                            || !["{name", "{n", "{exif", "{date", "{parent"]
+                                .iter()
+                                .any(|x| p.contains(x))
+                    });
                     match p {
                         Some(p) => {
                             used.insert("pattern");
@@ -563,6 +570,10 @@ impl PlanBuilder<'_> {
                 };
                 if let Some(pattern) = pattern {
                     params.insert("pattern".into(), json!(pattern));
+                }
+                // Photos go by their EXIF date unless the person asks for the file dates.
+                if said(&["modified", "modification", "changed", "edited"]) {
+                    params.insert("date".into(), json!("modified"));
                 }
             }
         }
@@ -773,7 +784,8 @@ impl PlanBuilder<'_> {
             "replace" => (json!(s.replace.clone()?), "replace"),
             "content" => (json!(s.content.clone()?), "content"),
             "delete_originals" if s.delete_originals => (json!(true), "delete_originals"),
-            "include_hidden" | "on_conflict" | "start" | "max_bytes" => return None,
+            "max_bytes" => (json!(s.max_bytes?), "max_bytes"),
+            "include_hidden" | "on_conflict" | "start" => return None,
             _ => {
                 let _ = method;
                 return None;
@@ -784,7 +796,7 @@ impl PlanBuilder<'_> {
 }
 
 /// Which specific slots the clause filled (each should be used by the chosen tools).
-fn slot_presence(s: &Slots) -> [(&'static str, bool); 16] {
+fn slot_presence(s: &Slots) -> [(&'static str, bool); 17] {
     [
         ("extensions", !s.extensions.is_empty()),
         ("glob", s.glob.is_some()),
@@ -802,5 +814,6 @@ fn slot_presence(s: &Slots) -> [(&'static str, bool); 16] {
         ("limit", s.limit.is_some()),
         ("content", s.content.is_some()),
         ("name", s.name.is_some()),
+        ("max_bytes", s.max_bytes.is_some()),
     ]
 }

@@ -172,6 +172,12 @@ pub(super) static SIZE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(larger|bigger|greater|more|over|above|at least|exceeding|heavier|smaller|less|under|below|at most|lighter|up to|>=?|<=?)\s*(?:than\s*)?(\d+(?:[.,]\d+)?)\s*(kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|bytes?|b)\b",
     )
 });
+/// "the first 8 KB", "first 200 bytes", "the first 4000 characters": how much of a file to read.
+pub(super) static READ_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:only\s+)?(?:the\s+)?(?:first|top|beginning|initial|opening)\s+(\d+(?:[.,]\d+)?)\s*(kib|mib|kb|mb|k|m|bytes?|b|characters|chars)\b",
+    )
+});
 pub(super) static SIZE_PLUS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\s*\+"));
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
