@@ -71,7 +71,8 @@ lever!(
 );
 lever!(
     /// What happens when a move/copy/rename target already exists.
-    ConflictPolicy { Fail => "fail", Skip => "skip", Rename => "rename" }
+    /// `ask`: the step stops on the names that exist and the person picks skip, rename or fail.
+    ConflictPolicy { Fail => "fail", Skip => "skip", Rename => "rename", Ask => "ask" }
 );
 lever!(
     /// Log output format.

@@ -26,6 +26,7 @@ use crate::report::summarize;
 use crate::{PipelineError, Result};
 
 mod approval;
+mod conflicts;
 
 /// How many times the person may override one step's params.
 const MAX_OVERRIDES: usize = 3;
@@ -736,10 +737,10 @@ impl<'a> Orchestrator<'a> {
         let started = Instant::now();
         work.changes_before = self.sandbox.changes().len();
         let outcome: std::result::Result<ExecutionResult, ErrorPayload> = match &primitive {
-            Primitive::Graph(g) => self
-                .sandbox
-                .call(&g.method, &work.resolved)
-                .map_err(|e| payload(&e)),
+            Primitive::Graph(g) => {
+                conflicts::call_asking(self.sandbox, &g.method, &mut work.resolved, &work.step, ui)
+                    .map_err(|e| payload(&e))
+            }
             Primitive::Retrieval(r) => {
                 let snapshot = self.sandbox.snapshot().to_string();
                 retrieval::call_retrieval(

@@ -681,3 +681,57 @@ fn reading_a_pdf_returns_its_text() {
     let out = serde_json::to_string(&report).unwrap();
     assert!(out.contains("Rent is due on the 1st."), "{out}");
 }
+
+/// `on_conflict: ask` (from the config): the step stops on the clashing names, the person is
+/// asked once for all of them, and the step runs again with the answer.
+#[test]
+fn a_conflict_is_asked_about_and_the_answer_used() {
+    for (answer, expected) in [
+        (
+            "skip",
+            expect_test::expect![[r#"
+                Archive/
+                Archive/a.pdf
+                Archive/b.pdf
+                a.pdf"#]],
+        ),
+        (
+            "rename",
+            expect_test::expect![[r#"
+                Archive/
+                Archive/a (2).pdf
+                Archive/a.pdf
+                Archive/b.pdf"#]],
+        ),
+    ] {
+        let mut w = world(&[
+            ("a.pdf", "new a", 1),
+            ("b.pdf", "b", 1),
+            ("Archive/a.pdf", "old a", 9),
+        ]);
+        w.config.on_conflict = config::ConflictPolicy::Ask;
+        let mut ui = Scripted {
+            answers: [("on_conflict".to_owned(), json!(answer))].into(),
+            ..Scripted::default()
+        };
+        let report = w
+            .run(
+                &mut RulePlanner,
+                "move the PDFs to Archive",
+                HitlMode::Bypass,
+                &mut ui,
+            )
+            .unwrap();
+        assert!(report.committed, "{report:#?}");
+        let asked = ui.events.iter().any(|e| {
+            matches!(e, Event::Clarification { question, answer: Some(a), .. }
+                if question.contains("`Archive/a.pdf`") && a == answer)
+        });
+        assert!(asked, "{:#?}", ui.events);
+        expected.assert_eq(&w.tree());
+        assert_eq!(
+            std::fs::read_to_string(w.root().join("Archive/a.pdf")).unwrap(),
+            "old a"
+        );
+    }
+}

@@ -1,9 +1,12 @@
 //! Sandbox benchmarks, printed as a Markdown table (and written to `$BENCH_OUT` when set):
 //! scan of a generated 200k-file tree vs `find ROOT | wc -l` in the same run, and snapshot + rollback
 //! vs a full graph clone (the prototype's `G.copy()`) at 10k / 100k / 1M nodes, and duplicate
-//! finding on a generated tree vs `fclones group` (when fclones is installed; `$FCLONES` names it).
+//! finding on a generated tree vs `fclones group` (when fclones is installed; `$FCLONES` names it),
+//! analyze_directory vs `du -s` and archive creation vs `tar czf` / `tar --zstd` (`peers.rs`).
 //!
 //! Run: `bash scripts/bench-sandbox.sh` (env: `BENCH_SCAN_FILES`, `BENCH_DUP_FILES` change the sizes).
+
+mod peers;
 
 use std::path::Path;
 use std::process::Command;
@@ -97,6 +100,8 @@ fn scan_bench(out: &mut String) {
             .unwrap();
     });
     assert_eq!(nodes, lines, "both saw every entry");
+    let mut analyze = String::new();
+    peers::analyze_bench(dir.path(), &mut analyze);
     // Like for like: find also stats every entry for size and mtime, as the scan does.
     let find_stat = time(5, || {
         Command::new("sh")
@@ -114,6 +119,7 @@ fn scan_bench(out: &mut String) {
         ms(find_stat),
         ours.as_secs_f64() / find_stat.as_secs_f64()
     ));
+    out.push_str(&analyze);
 }
 
 fn graph_of(n: usize) -> FileSystemGraph {
@@ -307,6 +313,7 @@ fn main() {
     duplicates_bench(&mut out);
     scan_bench(&mut out);
     snapshot_bench(&mut out);
+    peers::archive_bench(&mut out);
     println!("{out}");
     if let Ok(path) = std::env::var("BENCH_OUT") {
         std::fs::write(path, &out).unwrap();

@@ -64,6 +64,13 @@ pub enum SandboxError {
     },
     #[error("cannot read `{path}`: {message}")]
     Content { path: String, message: String },
+    #[error(
+        "`{method}`: {} already exist{} ({}); choose on_conflict skip, rename or fail",
+        .paths.len(),
+        if .paths.len() == 1 { "s" } else { "" },
+        .paths.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+    )]
+    ConflictsToResolve { method: String, paths: Vec<String> },
 }
 
 impl ErrorCode for SandboxError {
@@ -88,6 +95,7 @@ impl ErrorCode for SandboxError {
             SandboxError::Journal { .. } => "JOURNAL_ERROR",
             SandboxError::CommitFailed { .. } => "COMMIT_FAILED",
             SandboxError::Content { .. } => "CONTENT_UNREADABLE",
+            SandboxError::ConflictsToResolve { .. } => "CONFLICT_ASK",
         }
     }
 }

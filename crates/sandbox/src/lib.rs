@@ -332,9 +332,19 @@ pub fn call_graph_method(
         categories,
         now: now_secs(),
         snapshot,
+        conflicts: Default::default(),
     };
     let p = params::Params::new(method, params);
     match primitives::dispatch(graph, &cx, method, &p) {
+        // `on_conflict: ask` met names that exist: nothing of the call stays, and the error
+        // lists them all so the person can choose skip, rename or fail for the retry.
+        Ok(_) if !cx.conflicts.borrow().is_empty() => {
+            graph.rollback(snapshot).expect("snapshot just taken");
+            Err(SandboxError::ConflictsToResolve {
+                method: method.to_owned(),
+                paths: cx.conflicts.take(),
+            })
+        }
         Ok(data) => Ok(ExecutionResult::success(snapshot.to_string(), data)),
         Err(e) => {
             graph.rollback(snapshot).expect("snapshot just taken");

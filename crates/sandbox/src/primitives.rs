@@ -26,9 +26,9 @@ fn conflict() -> ParamSpec {
     p(
         "on_conflict",
         T::Str,
-        "when the target name exists: fail | skip | rename",
+        "when the target name exists: fail | skip | rename | ask (stop and let the person choose)",
     )
-    .choices(&["fail", "skip", "rename"])
+    .choices(&["fail", "skip", "rename", "ask"])
 }
 
 fn graph(
@@ -198,13 +198,20 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             "analyze_directory",
             false,
             vec![dir()],
-            vec![p(
-                "top_n",
-                T::Int,
-                "how many largest files to list (default 10)",
-            )],
+            vec![
+                p(
+                    "top_n",
+                    T::Int,
+                    "how many largest files to list (default 10)",
+                ),
+                p(
+                    "duplicates",
+                    T::Bool,
+                    "also measure the share taken by duplicate copies (reads the candidates; default true)",
+                ),
+            ],
             "Analysis",
-            "Sizes, counts, types, largest files, ages and empty folders.",
+            "Sizes, counts, types, largest files, ages, empty folders and the duplicate share.",
         ),
         graph(
             "find_duplicates",

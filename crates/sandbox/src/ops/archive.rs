@@ -80,7 +80,7 @@ pub fn create_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Re
         return Err(GraphError::NotFound(sources[0].clone()).into());
     }
     mkdir_p(g, cx, parent_of(&target).unwrap_or(ROOT_ID))?;
-    let target = match place(g, target, policy)? {
+    let target = match place(g, cx, target, policy)? {
         Placement::At(t) => t,
         Placement::Skip(reason) => {
             return Ok(json!({"created": [], "skipped": [{"path": sources, "reason": reason}]}));
@@ -182,7 +182,7 @@ pub fn extract_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> R
         )
     };
     mkdir_p(g, cx, parent_of(&desired).unwrap_or(ROOT_ID))?;
-    let target = match place(g, desired, policy)? {
+    let target = match place(g, cx, desired, policy)? {
         Placement::At(t) => t,
         Placement::Skip(reason) => {
             return Ok(json!({"created": [], "skipped": [{"path": path, "reason": reason}]}));

@@ -203,7 +203,7 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
         staged.push((from.clone(), current, to.clone()));
     }
     for (original, current, to) in staged {
-        match place(g, to, policy)? {
+        match place(g, cx, to, policy)? {
             Placement::At(dest) => {
                 move_one(g, cx, &current, &dest)?;
                 moved.push(json!({"from": original, "to": dest}));

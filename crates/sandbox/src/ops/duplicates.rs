@@ -445,7 +445,7 @@ pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) ->
                     if let Some(parent) = parent_of(&desired) {
                         mkdir_p(g, cx, parent)?;
                     }
-                    match place(g, desired, policy)? {
+                    match place(g, cx, desired, policy)? {
                         Placement::At(to) => {
                             moved.push(move_one(g, cx, &m.id, &to)?);
                         }

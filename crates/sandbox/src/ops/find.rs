@@ -1,6 +1,6 @@
 //! Read-only graph methods over a folder: `find` with its filters, and `analyze_directory`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Value, json};
 
@@ -269,9 +269,34 @@ pub fn analyze_directory(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Res
         };
         *ages.entry(label).or_default() += 1;
     }
-    let total: u64 = files.iter().map(|f| f.size).sum();
+    // Hardlinks are one file under several names: its bytes count once (as `du` counts them).
+    let mut inodes: HashSet<(u64, u64)> = HashSet::new();
+    let (mut total, mut linked_names, mut linked_bytes) = (0u64, 0u64, 0u64);
+    for f in &files {
+        match f.origin.as_ref().and_then(|o| o.inode) {
+            Some(ino) if !inodes.insert(ino) => {
+                linked_names += 1;
+                linked_bytes += f.size;
+            }
+            _ => total += f.size,
+        }
+    }
     let dir_count = below.iter().filter(|n| n.is_dir()).count();
-    let summary = format!(
+    let duplicates = if p.bool("duplicates", true)? {
+        let args: serde_json::Map<String, Value> =
+            [("path".to_owned(), json!(path))].into_iter().collect();
+        let d = super::find_duplicates(g, cx, &Params::new("find_duplicates", &args))?;
+        let wasted = d["wasted_bytes"].as_u64().unwrap_or(0);
+        json!({
+            "group_count": d["group_count"],
+            "duplicate_count": d["duplicate_count"],
+            "wasted_bytes": wasted,
+            "share": if total == 0 { 0.0 } else { (wasted as f64 / total as f64 * 1000.0).round() / 1000.0 },
+        })
+    } else {
+        Value::Null
+    };
+    let mut summary = format!(
         "{} files in {} folders, {} in total; most space: {}",
         files.len(),
         dir_count,
@@ -283,12 +308,21 @@ pub fn analyze_directory(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Res
                 .unwrap_or("")
                 .to_owned()),
     );
+    if let Some(wasted) = duplicates["wasted_bytes"].as_u64().filter(|w| *w > 0) {
+        summary.push_str(&format!(
+            "; duplicates waste {} ({:.1}%)",
+            crate::graph::human_bytes(wasted),
+            duplicates["share"].as_f64().unwrap_or(0.0) * 100.0
+        ));
+    }
     Ok(json!({
         "path": path,
         "file_count": files.len(),
         "dir_count": dir_count,
         "symlink_count": below.iter().filter(|n| n.kind == NodeKind::Symlink).count(),
         "total_size": total,
+        "hardlinks": {"extra_names": linked_names, "shared_bytes": linked_bytes},
+        "duplicates": duplicates,
         "by_extension": ext_rows,
         "by_category": cat_rows,
         "largest": views(largest),

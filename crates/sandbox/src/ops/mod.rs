@@ -28,7 +28,7 @@ use crate::params::{Params, format_time};
 use crate::scope::Scope;
 
 /// What every graph method gets besides the graph and its params.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct OpContext<'a> {
     pub scope: &'a Scope,
     pub on_conflict: ConflictPolicy,
@@ -38,6 +38,8 @@ pub struct OpContext<'a> {
     pub now: i64,
     /// The snapshot taken before this call; changes are recorded under it.
     pub snapshot: SnapshotId,
+    /// Targets that already exist under `on_conflict: ask` (the call then stops and lists them).
+    pub conflicts: std::cell::RefCell<Vec<String>>,
 }
 
 /// The JSON shape of a node in method results (`$step(n).nodes[0].path`).
@@ -95,6 +97,7 @@ pub(crate) enum Placement {
 /// Where an item lands when `desired` may be taken, per the conflict policy.
 pub(crate) fn place(
     g: &FileSystemGraph,
+    cx: &OpContext,
     desired: String,
     policy: ConflictPolicy,
 ) -> Result<Placement> {
@@ -103,6 +106,11 @@ pub(crate) fn place(
     }
     match policy {
         ConflictPolicy::Fail => Err(GraphError::AlreadyExists(desired).into()),
+        // Noted and skipped, so one call finds every conflict; the call then stops on them all.
+        ConflictPolicy::Ask => {
+            cx.conflicts.borrow_mut().push(desired.clone());
+            Ok(Placement::Skip(format!("`{desired}` already exists")))
+        }
         ConflictPolicy::Skip => Ok(Placement::Skip(format!("`{desired}` already exists"))),
         ConflictPolicy::Rename => {
             let parent = parent_of(&desired).unwrap_or(ROOT_ID).to_owned();
@@ -319,7 +327,7 @@ pub fn create_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
             skipped.push(json!({"path": desired, "reason": "folder already exists"}));
             continue;
         }
-        match place(g, desired, policy)? {
+        match place(g, cx, desired, policy)? {
             Placement::Skip(reason) => skipped.push(json!({"path": name, "reason": reason})),
             Placement::At(id) => {
                 if is_dir {
@@ -408,7 +416,7 @@ fn transfer(g: &mut FileSystemGraph, cx: &OpContext, p: &Params, how: Transfer) 
         if !into_dir {
             created.extend(mkdir_p(g, cx, parent_of(&desired).unwrap_or(ROOT_ID))?);
         }
-        match place(g, desired, policy)? {
+        match place(g, cx, desired, policy)? {
             Placement::At(to) => done.push(match how {
                 Transfer::Move => move_one(g, cx, &s, &to)?,
                 Transfer::Copy => copy_one(g, cx, &s, &to)?,
@@ -443,7 +451,7 @@ pub fn rename_node(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
             json!({"count": 0, "moved": [], "skipped": [{"path": path, "reason": "name unchanged"}]}),
         );
     }
-    match place(g, desired, policy)? {
+    match place(g, cx, desired, policy)? {
         Placement::At(to) => {
             Ok(json!({"count": 1, "moved": [move_one(g, cx, &path, &to)?], "skipped": []}))
         }

@@ -275,7 +275,7 @@ fn organize(
         if !folders.contains(&folder) {
             folders.push(folder.clone());
         }
-        match place(g, join(&folder, &f.name), policy)? {
+        match place(g, cx, join(&folder, &f.name), policy)? {
             Placement::At(to) => {
                 moved.push(move_one(g, cx, &f.id, &to)?);
                 *counts.entry(category).or_default() += 1;

@@ -241,6 +241,26 @@ fn duplicates_are_found_by_content_and_hardlinks_are_one_file() {
     #[cfg(unix)]
     assert_eq!(d["hardlinks"], json!([["song-link.mp3", "song.mp3"]]));
 
+    // analyze-directory: the duplicate share, and the hardlinked song counted once (as `du`).
+    let a = fx.run("analyze_directory", json!({"path": "."}));
+    assert_eq!(a["total_size"], 78, "{a}");
+    assert_eq!(a["duplicates"]["wasted_bytes"], 29);
+    assert_eq!(a["duplicates"]["share"], 0.372);
+    assert!(
+        a["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with("duplicates waste 29 B (37.2%)"),
+        "{a}"
+    );
+    #[cfg(unix)]
+    assert_eq!(a["hardlinks"]["extra_names"], 1);
+    let a = fx.run(
+        "analyze_directory",
+        json!({"path": ".", "duplicates": false}),
+    );
+    assert_eq!(a["duplicates"], json!(null));
+
     // The person excludes the report pair; the rest is removed keeping the shortest path.
     let r = fx.run(
         "remove_duplicates",
@@ -293,6 +313,37 @@ fn batch_rename_patterns_collisions_and_swaps() {
     );
     chain.sandbox.commit(None).unwrap();
     assert_eq!(chain.disk(), "2.txt (one)\n3.txt (two)\n");
+}
+
+/// `ask`: one call finds every clash, lists them all in the error and leaves the graph as it was.
+#[test]
+fn ask_lists_every_conflict_and_changes_nothing() {
+    let mut fx = open(&[
+        ("a.txt", "1"),
+        ("b.txt", "2"),
+        ("c.txt", "3"),
+        ("dir/a.txt", "old a"),
+        ("dir/b.txt", "old b"),
+    ]);
+    let before = fx.sandbox.render_diff();
+    let e = fx.fail(
+        "move_node",
+        json!({"source": ["a.txt", "b.txt", "c.txt"], "target": "dir", "on_conflict": "ask"}),
+    );
+    assert_eq!(e.code(), "CONFLICT_ASK");
+    expect![[r#"`move_node`: 2 already exist (`dir/a.txt`, `dir/b.txt`); choose on_conflict skip, rename or fail"#]]
+        .assert_eq(&e.to_string());
+    assert_eq!(
+        fx.sandbox.render_diff(),
+        before,
+        "nothing of the call stays"
+    );
+    // Without clashes `ask` just does the work.
+    let out = fx.run(
+        "move_node",
+        json!({"source": "c.txt", "target": "dir", "on_conflict": "ask"}),
+    );
+    assert_eq!(out["count"], 1);
 }
 
 #[test]
