@@ -87,8 +87,26 @@ pub enum ChangeOp {
 }
 
 impl ChangeOp {
-    /// Human-readable one-liner for diffs.
+    /// Human-readable one-liner for diffs. Control characters in names (a newline in a file
+    /// name) are shown escaped, so one change is always one line and no name can fake another.
     pub fn render(&self) -> String {
+        let line = self.render_raw();
+        if line.chars().any(char::is_control) {
+            line.chars()
+                .map(|c| match c {
+                    '\n' => "\\n".to_owned(),
+                    '\r' => "\\r".to_owned(),
+                    '\t' => "\\t".to_owned(),
+                    c if c.is_control() => c.escape_unicode().to_string(),
+                    c => c.to_string(),
+                })
+                .collect()
+        } else {
+            line
+        }
+    }
+
+    fn render_raw(&self) -> String {
         match self {
             ChangeOp::CreateDir { path } => format!("+ mkdir  {path}/"),
             ChangeOp::CreateFile { path, content } => match content {

@@ -3,6 +3,7 @@
 mod archive;
 mod commit;
 mod duplicates;
+mod hostile;
 mod methods;
 mod organize;
 mod parse;
