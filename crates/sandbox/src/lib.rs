@@ -26,7 +26,7 @@ use config::{ConflictPolicy, DeleteMode, PipelineConfig};
 use contracts::{ExecutionResult, PrimitiveKind, PrimitiveTable};
 use serde_json::{Map, Value};
 
-pub use archive::ArchiveFormat;
+pub use archive::{ArchiveFormat, extract as archive_extract};
 pub use categories::{CATEGORIES, CategoryTable, category_of, sniff_extension};
 pub use commit::{CommitReport, Conflict};
 pub use content::parse_file;

@@ -173,3 +173,66 @@ fn the_compression_level_is_chosen_checked_and_used() {
         assert!(e.to_string().contains(problem), "{params}: {e}");
     }
 }
+
+/// A tar whose entries try to escape: `..`, an absolute path, a symlink and a hardlink to
+/// outside. Written byte by byte (the tar crate refuses such names), in every tar flavour.
+fn hostile_tar() -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    let mut add = |name: &str, kind: tar::EntryType, link: Option<&str>, data: &[u8]| {
+        let mut h = tar::Header::new_gnu();
+        let raw = &mut h.as_old_mut().name;
+        raw[..name.len()].copy_from_slice(name.as_bytes());
+        h.set_entry_type(kind);
+        h.set_size(data.len() as u64);
+        h.set_mode(0o644);
+        if let Some(l) = link {
+            h.set_link_name(l).unwrap();
+        }
+        h.set_cksum();
+        b.append(&h, data).unwrap();
+    };
+    add("fine.txt", tar::EntryType::Regular, None, b"ok");
+    add("../escaped.txt", tar::EntryType::Regular, None, b"pwned");
+    add("/tmp/absolute.txt", tar::EntryType::Regular, None, b"pwned");
+    add("link", tar::EntryType::Symlink, Some("/etc/passwd"), b"");
+    add("hard", tar::EntryType::Link, Some("/etc/passwd"), b"");
+    b.into_inner().unwrap()
+}
+
+#[test]
+fn tar_slip_absolute_paths_and_links_are_refused_in_every_tar_format() {
+    use std::io::Write;
+    let raw = hostile_tar();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&raw).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::encode_all(&raw[..], 3).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in [
+        ("evil.tar", &raw),
+        ("evil.tar.gz", &gz),
+        ("evil.tar.zst", &zst),
+    ] {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let mut fx = open_dir(dir);
+    for name in ["evil.tar", "evil.tar.gz", "evil.tar.zst"] {
+        let listing = fx.run("list_archive", json!({"path": name}));
+        assert_eq!(
+            listing["unsafe_entries"],
+            json!(["../escaped.txt", "/tmp/absolute.txt", "link", "hard"]),
+            "{name}: {listing}"
+        );
+        let e = fx.fail("extract_archive", json!({"path": name}));
+        assert_eq!(e.code(), "CONTENT_UNREADABLE", "{name}");
+        // The commit-time extractor refuses too (the archive could change after the plan).
+        let target = fx.dir.path().join(format!("{name}.out"));
+        let format = sandbox::ArchiveFormat::from_name(name).unwrap();
+        let err = sandbox::archive_extract(&fx.dir.path().join(name), &target, format).unwrap_err();
+        assert!(err.to_string().contains("unsafe entry"), "{name}: {err}");
+        assert!(!target.exists(), "{name}: nothing written");
+    }
+    assert!(fx.sandbox.changes().is_empty());
+    assert!(!fx.dir.path().parent().unwrap().join("escaped.txt").exists());
+    assert!(!std::path::Path::new("/tmp/absolute.txt").exists());
+}
