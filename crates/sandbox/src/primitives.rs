@@ -308,6 +308,11 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                     "folder pattern: {category}, {ext}, {year}, {month}, {day} (default {category})",
                 ),
                 date_source(),
+                p(
+                    "extension",
+                    T::Str,
+                    "only files with these extensions (their sidecars follow)",
+                ),
                 recursive("false"),
                 conflict(),
             ],
@@ -330,6 +335,11 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                     "folder pattern: {year}, {month}, {day}, {category}, {ext} (default {year}/{month})",
                 ),
                 date_source(),
+                p(
+                    "extension",
+                    T::Str,
+                    "only files with these extensions (their sidecars follow)",
+                ),
                 recursive("false"),
                 conflict(),
             ],

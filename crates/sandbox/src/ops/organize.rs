@@ -191,6 +191,19 @@ fn organize(
         .filter(|n| n.kind == NodeKind::File)
         .map(|n| item(cx, n))
         .collect();
+    // Only these extensions ("sort the photos by date"); their sidecars and pieces still follow.
+    let only: Vec<String> = p
+        .list("extension")?
+        .into_iter()
+        .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
+        .collect();
+    let chosen = |it: &Item| {
+        only.is_empty()
+            || it
+                .ext
+                .as_deref()
+                .is_some_and(|e| only.iter().any(|o| o.eq_ignore_ascii_case(e)))
+    };
 
     // When each file is from: a photo's EXIF date taken, else its modification time.
     let mut by_exif = Vec::new();
@@ -252,6 +265,9 @@ fn organize(
     let (mut sniffed, mut together) = (Vec::new(), Vec::new());
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     for (it, (category, folder, follows)) in items.iter().zip(dest) {
+        if !chosen(it) && !follows.is_some_and(|a| chosen(&items[a])) {
+            continue;
+        }
         let f = &it.node;
         let parent = parent_of(&f.id).unwrap_or(ROOT_ID);
         // Already sorted: in its folder, or (sorting by type) inside any category folder.

@@ -185,3 +185,28 @@ fn the_configs_categories_come_first_and_the_sort_lands_on_disk() {
     "#]]
     .assert_eq(&disk_tree(dir.path()));
 }
+
+/// "sort the photos by date": only the chosen extensions move; a photo's sidecar follows it.
+#[test]
+fn only_the_chosen_extensions_are_sorted_and_their_sidecars_follow() {
+    let fx = open(&[
+        ("IMG_1.jpg", "jpeg"),
+        ("IMG_1.xmp", "<xmp/>"),
+        ("report.pdf", "pdf"),
+    ]);
+    for f in ["IMG_1.jpg", "IMG_1.xmp", "report.pdf"] {
+        touch(&fx, f, 1_600_000_000); // 2020-09
+    }
+    let mut fx = open_dir(fx.dir);
+    fx.run(
+        "organize_by_date",
+        json!({"path": ".", "extension": "jpg,png", "date": "modified"}),
+    );
+    expect![[r#"
+        + mkdir  2020/
+        + mkdir  2020/09/
+        ~ move   IMG_1.jpg -> 2020/09/IMG_1.jpg
+        ~ move   IMG_1.xmp -> 2020/09/IMG_1.xmp
+    "#]]
+    .assert_eq(&fx.sandbox.render_diff());
+}

@@ -25,6 +25,8 @@ pub struct Slots {
     pub keep: Option<String>,
     pub exclude: Vec<String>,
     pub format: Option<String>,
+    /// How hard to compress: `max`, `fast` or `none` (archive `level`).
+    pub compression: Option<&'static str>,
     pub pattern: Option<String>,
     pub find: Option<String>,
     pub replace: Option<String>,
@@ -464,6 +466,33 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     if DELETE_ORIGINALS.is_match(&lower_text) {
         s.delete_originals = true;
     }
+    // "with maximum compression", "as small as possible", "fast", "without compression".
+    let said = |ws: &[&str]| ws.iter().any(|w| lower_text.contains(w));
+    if said(&[
+        "max compression",
+        "maximum compression",
+        "best compression",
+        "highest compression",
+        "strongest compression",
+        "as small as possible",
+        "smallest",
+    ]) {
+        s.compression = Some("max");
+    } else if said(&[
+        "no compression",
+        "without compression",
+        "uncompressed",
+        "store only",
+    ]) {
+        s.compression = Some("none");
+    } else if said(&[
+        "fastest",
+        "fast compression",
+        "quick compression",
+        "compress quickly",
+    ]) {
+        s.compression = Some("fast");
+    }
 
     if let Some(c) = CALLED.captures(&text) {
         let raw = c.get(1).map_or("", |m| m.as_str());
@@ -562,11 +591,13 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             let after_determiner = words
                 .get(i + 1)
                 .is_some_and(|n| DETERMINERS.contains(&n.to_lowercase().as_str()));
-            let kind_word = |p: &str| {
+            // Written in lower case ("the photos", not "the Photos") it is the kind, even when
+            // a folder of that name exists.
+            let written = words.get(i + 2).copied().unwrap_or_default();
+            let kind_word = |_: &str| {
                 after_determiner
-                    && p.starts_with(|c: char| c.is_lowercase())
-                    && g.entry(p).is_none()
-                    && CATEGORY_WORDS.iter().any(|(c, _)| *c == p)
+                    && written.starts_with(|c: char| c.is_lowercase())
+                    && CATEGORY_WORDS.iter().any(|(c, _)| *c == written)
             };
             if let Some((place, next)) =
                 place_token(&words, i + 1, g).filter(|(p, _)| to_target || !kind_word(p))

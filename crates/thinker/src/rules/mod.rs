@@ -779,6 +779,18 @@ impl PlanBuilder<'_> {
             }
             "exclude" if !s.exclude.is_empty() => (json!(s.exclude), "exclude"),
             "format" => (json!(s.format.clone()?), "format"),
+            "level" => {
+                // The format's own range: zip and tar.gz 0–9, tar.zst 1–22 (19 is the usual max).
+                let zst = s.format.as_deref() == Some("tar.zst")
+                    || s.targets.iter().any(|t| t.ends_with(".zst"));
+                let level = match (s.compression?, zst) {
+                    ("max", true) => 19,
+                    ("max", false) => 9,
+                    ("none", false) => 0,
+                    (_, _) => 1,
+                };
+                (json!(level), "compression")
+            }
             "case" => (json!(s.case.clone()?), "case"),
             "find" => (json!(s.find.clone()?), "find"),
             "replace" => (json!(s.replace.clone()?), "replace"),
@@ -796,7 +808,7 @@ impl PlanBuilder<'_> {
 }
 
 /// Which specific slots the clause filled (each should be used by the chosen tools).
-fn slot_presence(s: &Slots) -> [(&'static str, bool); 17] {
+fn slot_presence(s: &Slots) -> [(&'static str, bool); 18] {
     [
         ("extensions", !s.extensions.is_empty()),
         ("glob", s.glob.is_some()),
@@ -815,5 +827,6 @@ fn slot_presence(s: &Slots) -> [(&'static str, bool); 17] {
         ("content", s.content.is_some()),
         ("name", s.name.is_some()),
         ("max_bytes", s.max_bytes.is_some()),
+        ("compression", s.compression.is_some()),
     ]
 }

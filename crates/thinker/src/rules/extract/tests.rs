@@ -48,7 +48,9 @@ fn check(text: &str, expected: Expect) {
         query,
         refers_back,
         delete_originals,
-        whole_root
+        whole_root,
+        compression,
+        max_bytes
     );
     expected.assert_eq(&out.join("\n"));
 }
@@ -228,5 +230,37 @@ fn a_capitalised_category_word_naming_a_folder_is_that_folder() {
         expect![[r#"
         locations=["Temp"]
         extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]"#]],
+    );
+}
+
+#[test]
+fn how_much_to_read_how_hard_to_compress_and_the_date_a_photo_was_taken() {
+    check(
+        "only the first 8 KB of Logs/app.log",
+        expect![[r#"
+            locations=["Logs/app.log"]
+            max_bytes=Some(8192)"#]],
+    );
+    check(
+        "zip Temp with maximum compression",
+        expect![[r#"
+            objects=["Temp"]
+            format=Some("zip")
+            compression=Some("max")"#]],
+    );
+    check(
+        "rename the photos in Archive by the date they were taken",
+        expect![[r#"
+            locations=["Archive"]
+            extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]
+            pattern=Some("{exif.date:%Y-%m-%d_%H%M%S}")
+            refers_back=true"#]],
+    );
+    check(
+        "add the date taken to the file names of the photos in Archive",
+        expect![[r#"
+            locations=["Archive"]
+            extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]
+            pattern=Some("{exif.date:%Y-%m-%d} {name}")"#]],
     );
 }
