@@ -4,7 +4,18 @@
 use expect_test::expect;
 use serde_json::json;
 
-use crate::support::open_dir;
+use crate::support::{Fixture, open_dir};
+
+/// The entry names `list_archive` reports for the archive at `path`.
+fn entry_names(fx: &mut Fixture, path: &str) -> Vec<String> {
+    let listed = fx.run("list_archive", json!({"path": path}));
+    listed["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_owned())
+        .collect()
+}
 
 /// A newline in a name cannot fake a line of the diff, and the file is sorted, archived and
 /// listed under its real name.
@@ -41,17 +52,8 @@ fn a_newline_in_a_name_is_escaped_in_the_diff_and_the_file_is_handled_for_real()
         "keep me"
     );
     let mut fx = open_dir(fx.dir);
-    let listed = fx.run("list_archive", json!({"path": "docs.zip"}));
-    let names: Vec<&str> = listed["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
-    assert!(
-        names.contains(&format!("Documents/{evil}").as_str()),
-        "{names:?}"
-    );
+    let names = entry_names(&mut fx, "docs.zip");
+    assert!(names.contains(&format!("Documents/{evil}")), "{names:?}");
     // A new name with a control character is refused with a clear error.
     let e = fx.fail(
         "rename_node",
@@ -120,13 +122,7 @@ fn symlink_loops_inside_the_tree_do_not_hang_anything() {
     );
     fx.sandbox.commit(None).unwrap();
     let mut fx = open_dir(fx.dir);
-    let listed = fx.run("list_archive", json!({"path": "a.zip"}));
-    let names: Vec<&str> = listed["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
+    let names = entry_names(&mut fx, "a.zip");
     assert!(
         !names
             .iter()
