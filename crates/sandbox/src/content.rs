@@ -51,6 +51,12 @@ pub(crate) fn photo_facts(scope: &Scope, node: &Node) -> serde_json::Map<String,
     let Some(from) = node.content_from.as_deref() else {
         return serde_json::Map::new();
     };
+    // Known non-image extensions are settled without opening the file.
+    if node.extension.is_some()
+        && parse::kind_of(node.extension.as_deref(), &[]) != parse::ContentKind::Image
+    {
+        return serde_json::Map::new();
+    }
     let Ok(file) = File::open(scope.disk_path(from)) else {
         return serde_json::Map::new();
     };
