@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod every_tool;
 mod logs;
 mod run;
 
@@ -525,4 +526,25 @@ fn duplicates_report_as_csv_and_a_protected_folder_keeps_the_originals() {
         assert!(env.root.path().join("Library/a.jpg").exists());
         assert!(!env.root.path().join("Downloads/a.jpg").exists());
     }
+}
+
+#[test]
+fn a_reader_that_goes_away_stops_the_output_quietly() {
+    let env = Env::new(&[]);
+    let mut child = env
+        .cmd(&["--json", "skills", "list"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Like `| head -c 0`: the reader closes its end before reading anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.status.success() || out.status.code() == Some(141),
+        "{:?} {stderr}",
+        out.status
+    );
 }

@@ -362,3 +362,92 @@ fn a_full_disk_under_the_audit_log_stops_the_run_before_the_commit() {
         String::from_utf8_lossy(&verify.stderr)
     );
 }
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn skill_create_with_the_llm_planner_drafts_tools_that_load() {
+    let env = Env::new(&[("notes.txt", "x")]);
+    let skills = env.home.path().join("skills");
+    copy_tree(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"),
+        &skills,
+    );
+    let model = env.home.path().join("models/tiny-llama");
+    tiny_models::write_llama(&model).unwrap();
+    let llm = |args: &[&str]| {
+        let out = env
+            .cmd(args)
+            .env("SCOPE_WEAVER_SKILLS_DIR", &skills)
+            .env("SCOPE_WEAVER_THINKER_BACKEND", "mistralrs")
+            .env("SCOPE_WEAVER_THINKER_MODEL_PATH", &model)
+            .env("SCOPE_WEAVER_MAX_CONTEXT_TOKENS", "16384")
+            .output()
+            .unwrap();
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{e}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.success(), body)
+    };
+    let root = env.root();
+    let args = |commit: bool| {
+        let mut a = vec![
+            "--json",
+            "tool",
+            "skill-create",
+            "create",
+            "--root",
+            root,
+            "name=sort-shots",
+            "description=Sort screenshots into folders by month",
+        ];
+        if commit {
+            a.push("--commit");
+        }
+        a
+    };
+    // Preview: the drafted declarations, nothing written.
+    let (ok, preview) = llm(&args(false));
+    assert!(ok, "{preview}");
+    assert_eq!(preview["committed"], false);
+    let declarations = preview["drafted"]["declarations"].as_array().unwrap();
+    assert!(!declarations.is_empty(), "{preview}");
+    assert!(
+        declarations[0].as_str().unwrap().starts_with("### "),
+        "{preview}"
+    );
+    assert!(!skills.join("sort-shots").exists());
+    // Commit: the folder is written with drafted tools, and it validates.
+    let (ok, created) = llm(&args(true));
+    assert!(ok, "{created}");
+    let text = std::fs::read_to_string(skills.join("sort-shots/SKILL.md")).unwrap();
+    for t in created["drafted"]["tools"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        assert!(text.contains(&format!("### {name} -- ")), "{name}\n{text}");
+    }
+    assert!(!text.contains("### example_list"), "{text}");
+    let out = env
+        .cmd(&["skills", "validate"])
+        .env("SCOPE_WEAVER_SKILLS_DIR", &skills)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -537,47 +537,7 @@ fn tool_cmd(
             }
         }
         Primitive::Skill(s) if s.operation == "scaffold_skill" => {
-            let name = params
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let description = params
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let tags: Vec<String> = params
-                .get("tags")
-                .and_then(Value::as_str)
-                .map(|t| {
-                    t.split(',')
-                        .map(|x| x.trim().to_owned())
-                        .filter(|x| !x.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default();
-            if !commit {
-                let target = store.dir().join(&name);
-                println!(
-                    "Would create skill `{name}` in {} from the template (add --commit to create it).",
-                    target.display()
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-            let created = store.scaffold(&name, &description, &tags)?;
-            let dir = store
-                .get(&created)
-                .map(|s| s.dir.clone())
-                .unwrap_or_default();
-            if env.json {
-                print_json(&json!({"ok": true, "created": created, "dir": dir}));
-            } else {
-                println!(
-                    "Created skill `{created}` in {}; edit its SKILL.md to declare its tools.",
-                    dir.display()
-                );
-            }
+            return crate::new_skill::scaffold(env, &mut store, &params, commit);
         }
         Primitive::Retrieval(r) => {
             let data = crate::search::retrieval_tool(env, &store, &r.query_type, root, &params)?;

@@ -4,6 +4,7 @@ mod args;
 mod audit;
 mod commands;
 mod demo;
+mod new_skill;
 mod output;
 mod plan;
 mod run;
@@ -14,6 +15,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     let cli = args::Cli::parse();
     let json = cli.json;
     match commands::run(cli) {
@@ -23,4 +25,21 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `scope-weaver ... | head`: when the reader goes away, stop quietly with a shell's SIGPIPE
+/// status (141) instead of a panic report.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }

@@ -27,6 +27,7 @@ use crate::{PipelineError, Result};
 
 mod approval;
 mod conflicts;
+mod new_skill;
 
 /// How many times the person may override one step's params.
 const MAX_OVERRIDES: usize = 3;
@@ -154,7 +155,7 @@ struct Run<'r> {
     context: PipelineContext,
     work: Option<StepWork>,
     /// Skill-store operations (scaffold) run after the sandbox commit.
-    deferred: Vec<PlanStep>,
+    deferred: Vec<new_skill::DeferredSkill>,
     /// Staged steps that changed the graph, oldest first: where the final review can roll back to.
     points: Vec<RollbackPoint>,
 }
@@ -762,13 +763,8 @@ impl<'a> Orchestrator<'a> {
             }
             Primitive::Skill(s) if s.operation == "scaffold_skill" => {
                 // Writes to the skills folder: deferred until the sandbox commit.
-                let mut step = work.step.clone();
-                step.params = work.resolved.clone();
-                run.deferred.push(step);
-                Ok(ExecutionResult::success(
-                    "",
-                    json!({"scheduled": work.resolved.get("name")}),
-                ))
+                let cancel = run.options.cancel.clone();
+                self.schedule_skill(&work.step, &work.resolved, (&mut run.deferred, &cancel), ui)
             }
             other => Err(ErrorPayload::new(
                 "PRIMITIVE_UNAVAILABLE",

@@ -220,10 +220,23 @@ pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data:
                 .unwrap_or_else(|| "nothing".into());
             format!("Best skill for that: {top}")
         }
-        "scaffold_skill" => format!(
-            "Will create the skill {}",
-            params.get("name").and_then(Value::as_str).unwrap_or("")
-        ),
+        "scaffold_skill" => {
+            let name = params.get("name").and_then(Value::as_str).unwrap_or("");
+            let drafted: Vec<&str> = data["drafted"]["tools"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|t| t["name"].as_str()).collect())
+                .unwrap_or_default();
+            if drafted.is_empty() {
+                format!("Will create the skill {name} from the template")
+            } else {
+                format!(
+                    "Will create the skill {name} with {} drafted tool{}: {}",
+                    drafted.len(),
+                    if drafted.len() == 1 { "" } else { "s" },
+                    drafted.join(", ")
+                )
+            }
+        }
         other => format!("{other} done"),
     }
 }

@@ -735,3 +735,92 @@ fn a_conflict_is_asked_about_and_the_answer_used() {
         );
     }
 }
+
+/// A fixed plan, and tool declarations drafted for any new skill (as a model planner would).
+struct Drafting(Plan, Vec<skills::ToolDeclaration>);
+
+impl Planner for Drafting {
+    fn name(&self) -> String {
+        "drafting".into()
+    }
+    fn plan(
+        &mut self,
+        _r: &PlanRequest,
+        _c: &PlanningContext,
+        _k: &PlanControl,
+    ) -> thinker::Result<Planned> {
+        Ok(Planned {
+            plan: self.0.clone(),
+            ..Planned::default()
+        })
+    }
+    fn draft_tools(
+        &mut self,
+        _r: &thinker::ToolDraftRequest,
+        _c: &PlanningContext,
+        _k: &PlanControl,
+    ) -> thinker::Result<Option<thinker::DraftedTools>> {
+        Ok(Some(thinker::DraftedTools {
+            tools: self.1.clone(),
+            ..thinker::DraftedTools::default()
+        }))
+    }
+}
+
+#[test]
+fn a_new_skill_gets_the_drafted_tools_shown_at_its_step_and_written_after_the_commit() {
+    let mut w = world(&downloads());
+    // A skills folder of its own: the run writes the new skill into it.
+    let skills_dir = tempfile::tempdir().unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    for name in ["skill_template", "skill-create"] {
+        let to = skills_dir.path().join(name);
+        std::fs::create_dir(&to).unwrap();
+        for f in ["SKILL.md", "vis.json"] {
+            std::fs::copy(shipped.join(name).join(f), to.join(f)).unwrap();
+        }
+    }
+    w.store = SkillStore::load(skills_dir.path(), w.store.table().clone()).unwrap();
+    w.retrieval.build_index(&w.store).unwrap();
+    let plan: Plan = serde_json::from_value(json!({"steps": [{
+        "step": 1, "description": "create the skill", "skill": "skill-create", "tool": "create",
+        "params": {"name": "sort-shots", "description": "Sort screenshots by month"}
+    }]}))
+    .unwrap();
+    let tool = skills::ToolDeclaration {
+        name: "find_shots".into(),
+        summary: "Find screenshots".into(),
+        primitive: contracts::PrimitiveKind::Graph,
+        operation: "find".into(),
+        required: vec!["path".into()],
+        optional: vec!["glob".into()],
+    };
+    let mut planner = Drafting(plan, vec![tool]);
+    let mut ui = Scripted::default();
+    let report = w
+        .run(&mut planner, "make a skill", HitlMode::Key, &mut ui)
+        .unwrap();
+    assert!(report.committed, "{report:?}");
+    let dispatched = ui
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Dispatched { summary, data, .. } => Some((summary.clone(), data.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        dispatched.0,
+        "Will create the skill sort-shots with 1 drafted tool: find_shots"
+    );
+    assert_eq!(
+        dispatched.1["drafted"]["declarations"][0],
+        "### find_shots -- Find screenshots\nprimitive: graph | method: find | mutates: false | required: [path] | optional: [glob]\n"
+    );
+    let loaded = w.store.get("sort-shots").expect("created after the commit");
+    assert_eq!(
+        loaded.definition.tools.keys().collect::<Vec<_>>(),
+        ["find_shots"]
+    );
+    assert!(skills_dir.path().join("sort-shots/SKILL.md").exists());
+}

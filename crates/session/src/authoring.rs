@@ -54,6 +54,9 @@ pub struct SkillSaved {
     pub reembedded: bool,
     pub documents: usize,
     pub diagnostics: Vec<Diagnostic>,
+    /// Tools the model planner drafted for a new skill (empty: the template's examples).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drafted_tools: Vec<String>,
 }
 
 fn table() -> contracts::PrimitiveTable {
@@ -103,6 +106,7 @@ pub(crate) fn reload(
         reembedded: documents > 0,
         documents,
         diagnostics,
+        drafted_tools: Vec::new(),
     }
 }
 
@@ -227,14 +231,52 @@ impl Engine {
                 reembedded: false,
                 documents: 0,
                 diagnostics: self.skill_check(name, text),
+                drafted_tools: Vec::new(),
             }))
     }
 
-    /// A new skill folder from the template; validated, loaded and embedded at once.
+    /// A new skill folder from the template; validated, loaded and embedded at once. A model
+    /// planner drafts its tool declarations first; if drafting fails the template's examples stay
+    /// and a warning says why.
     pub fn skill_create(&self, name: &str, description: &str) -> Result<SkillSaved> {
+        let config = self.config();
         let mut core = self.busy_or_lock()?;
         let core = &mut *core;
-        let created = core.store.scaffold(name, description, &[])?;
+        let request = thinker::ToolDraftRequest {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            tags: Vec::new(),
+        };
+        let cx = thinker::PlanningContext {
+            skills: &core.store,
+            retrieval: &core.retrieval,
+            config: &config,
+        };
+        let mut diagnostics = Vec::new();
+        let tools = match core
+            .planner
+            .draft_tools(&request, &cx, &thinker::PlanControl::default())
+        {
+            Ok(Some(drafted)) => drafted.tools,
+            Ok(None) => Vec::new(),
+            Err(e) => {
+                diagnostics.push(Diagnostic::warning(
+                    self.skills_dir.join(name).join(SKILL_FILE),
+                    0,
+                    "DRAFT_FAILED",
+                    format!(
+                        "the planner could not draft tools ({e}); the template's examples are kept"
+                    ),
+                ));
+                Vec::new()
+            }
+        };
+        let created = core.store.scaffold_with(&skills::ScaffoldSpec {
+            name,
+            description,
+            tags: &[],
+            tools: &tools,
+        })?;
         let documents = core.retrieval.hot_reload(&core.store, &created)?;
         self.skill_count.store(
             crate::capabilities(&core.store),
@@ -245,14 +287,15 @@ impl Engine {
             outcome: "loaded".into(),
             reembedded: documents > 0,
             documents,
-            diagnostics: Vec::new(),
+            diagnostics,
+            drafted_tools: tools.iter().map(|t| t.name.clone()).collect(),
         };
         self.emit(Notice::SkillsChanged {
             name: saved.name.clone(),
             outcome: saved.outcome.clone(),
             reembedded: saved.reembedded,
             documents,
-            diagnostics: Vec::new(),
+            diagnostics: saved.diagnostics.clone(),
         });
         Ok(saved)
     }

@@ -7,6 +7,7 @@
 mod diagnostic;
 mod parser;
 mod resolve;
+mod scaffold;
 mod store;
 
 use contracts::{ParamSpec, ParamType, PrimitiveKind, PrimitiveSpec, PrimitiveTable};
@@ -14,6 +15,7 @@ use contracts::{ParamSpec, ParamType, PrimitiveKind, PrimitiveSpec, PrimitiveTab
 pub use diagnostic::{Diagnostic, Severity};
 pub use parser::{CHUNK_STRATEGIES, SkillDraft, ToolDraft, parse_skill_md};
 pub use resolve::resolve;
+pub use scaffold::{ScaffoldSpec, ToolDeclaration, scaffold_skill_md, scaffold_vis};
 
 /// Parses and checks one SKILL.md text: the definition if it has no errors, and every diagnostic in
 /// line order. Pure; used by the store and by the editor's live diagnostics.

@@ -8,6 +8,7 @@ use contracts::{ErrorCode, PrimitiveTable, SkillDefinition, ToolDefinition};
 use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
+use crate::scaffold::{ScaffoldSpec, scaffold_skill_md, scaffold_vis};
 
 pub const SKILL_FILE: &str = "SKILL.md";
 pub const TEMPLATE_DIR: &str = "skill_template";
@@ -325,58 +326,60 @@ impl SkillStore {
     /// Creates `<dir>/<name>/` from the template with the given description, loads it, and returns
     /// its name. Refuses an existing name; removes the folder again if it does not load.
     pub fn scaffold(&mut self, name: &str, description: &str, tags: &[String]) -> Result<String> {
-        let ok = !name.is_empty()
-            && name.len() <= 64
-            && name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            && !name.starts_with('-');
-        if !ok {
-            return Err(SkillError::BadName(name.to_owned()));
-        }
-        let target = self.dir.join(name);
-        if self.skills.contains_key(name) || target.exists() {
-            return Err(SkillError::Exists(name.to_owned()));
+        self.scaffold_with(&ScaffoldSpec {
+            name,
+            description,
+            tags,
+            tools: &[],
+        })
+    }
+
+    /// The SKILL.md and `vis.json` a scaffold would write, and the diagnostics of that SKILL.md
+    /// (empty when it loads). Reads the template; writes nothing.
+    pub fn scaffold_preview(
+        &self,
+        spec: &ScaffoldSpec,
+    ) -> Result<(String, String, Vec<Diagnostic>)> {
+        check_skill_name(spec.name)?;
+        let template = self.dir.join(TEMPLATE_DIR);
+        let text = std::fs::read_to_string(template.join(SKILL_FILE))
+            .map_err(|_| SkillError::NoTemplate(template.clone()))?;
+        let vis = std::fs::read_to_string(template.join("vis.json")).ok();
+        let skill_md = scaffold_skill_md(&text, spec, &self.table);
+        let vis = scaffold_vis(vis.as_deref(), spec, &self.table);
+        let file = self.dir.join(spec.name).join(SKILL_FILE);
+        let (_, diags) = crate::check_skill_md(&skill_md, &file, &self.table);
+        let errors = diags
+            .into_iter()
+            .filter(|d| d.severity == crate::Severity::Error)
+            .collect();
+        Ok((skill_md, vis, errors))
+    }
+
+    /// `scaffold` with drafted tool declarations (`spec.tools`) in place of the template's examples.
+    pub fn scaffold_with(&mut self, spec: &ScaffoldSpec) -> Result<String> {
+        check_skill_name(spec.name)?;
+        let target = self.dir.join(spec.name);
+        if self.skills.contains_key(spec.name) || target.exists() {
+            return Err(SkillError::Exists(spec.name.to_owned()));
         }
         let template = self.dir.join(TEMPLATE_DIR);
         if !template.join(SKILL_FILE).exists() {
             return Err(SkillError::NoTemplate(template));
         }
-        copy_dir(&template, &target).map_err(|source| SkillError::Io {
-            path: target.clone(),
-            source,
-        })?;
+        let (skill_md, vis, errors) = self.scaffold_preview(spec)?;
+        if !errors.is_empty() {
+            return Err(SkillError::Invalid(errors));
+        }
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| SkillError::Io { path, source }
+        };
+        copy_dir(&template, &target).map_err(io(&target))?;
         let file = target.join(SKILL_FILE);
-        let text = std::fs::read_to_string(&file).map_err(|source| SkillError::Io {
-            path: file.clone(),
-            source,
-        })?;
-        // Everything after the template's closing `---` line.
-        let body: String = text
-            .lines()
-            .skip(1)
-            .skip_while(|l| l.trim_end() != "---")
-            .skip(1)
-            .collect::<Vec<_>>()
-            .join("\n");
-        let body = body.trim_start_matches('\n');
-        let yaml_str = |s: &str| serde_json::to_string(s).expect("string serialises");
-        let tags_yaml = tags
-            .iter()
-            .map(|t| yaml_str(t))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let front = format!(
-            "---\nname: {name}\nid: skill-{name}-v1\nversion: \"1.0\"\ndescription: {}\ntags: [{tags_yaml}]\ntriggers: []\n---\n\n",
-            yaml_str(description)
-        );
-        let body = body
-            .replace("skill-template", name)
-            .replace("Skill template", name);
-        std::fs::write(&file, front + &body).map_err(|source| SkillError::Io {
-            path: file.clone(),
-            source,
-        })?;
+        std::fs::write(&file, skill_md).map_err(io(&file))?;
+        let vis_file = target.join("vis.json");
+        std::fs::write(&vis_file, vis).map_err(io(&vis_file))?;
         match self.reload(&target) {
             ReloadOutcome::Loaded { name, .. } => Ok(name),
             ReloadOutcome::Rejected { diagnostics }
@@ -386,6 +389,21 @@ impl SkillStore {
             }
             ReloadOutcome::Removed { .. } => Err(SkillError::Invalid(Vec::new())),
         }
+    }
+}
+
+/// Lowercase letters, digits and hyphens, at most 64, not starting with a hyphen.
+fn check_skill_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !name.starts_with('-');
+    if ok {
+        Ok(())
+    } else {
+        Err(SkillError::BadName(name.to_owned()))
     }
 }
 

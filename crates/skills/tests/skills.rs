@@ -317,3 +317,102 @@ fn scaffold_creates_a_loadable_skill_from_the_template() {
         "BAD_SKILL_NAME"
     );
 }
+
+#[test]
+fn scaffold_with_drafted_tools_replaces_the_template_examples() {
+    use contracts::PrimitiveKind;
+    use skills::{ScaffoldSpec, ToolDeclaration};
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("skill_template");
+    std::fs::create_dir(&copy).unwrap();
+    for f in ["SKILL.md", "vis.json"] {
+        std::fs::copy(shipped_dir().join("skill_template").join(f), copy.join(f)).unwrap();
+    }
+    let mut store = SkillStore::load(dir.path(), table()).unwrap();
+    let tool = |name: &str, kind, op: &str, required: &[&str], optional: &[&str]| ToolDeclaration {
+        name: name.into(),
+        summary: format!("{name} summary"),
+        primitive: kind,
+        operation: op.into(),
+        required: required.iter().map(|s| s.to_string()).collect(),
+        optional: optional.iter().map(|s| s.to_string()).collect(),
+    };
+    let tools = [
+        tool(
+            "find_shots",
+            PrimitiveKind::Graph,
+            "find",
+            &["path"],
+            &["glob"],
+        ),
+        tool(
+            "by_month",
+            PrimitiveKind::Graph,
+            "organize_by_date",
+            &["path"],
+            &[],
+        ),
+        tool(
+            "search_text",
+            PrimitiveKind::Retrieval,
+            "content_search",
+            &["query"],
+            &["top_k"],
+        ),
+    ];
+    let spec = ScaffoldSpec {
+        name: "sort-shots",
+        description: "Sort screenshots by month.",
+        tags: &[],
+        tools: &tools,
+    };
+    store.scaffold_with(&spec).unwrap();
+    let folder = dir.path().join("sort-shots");
+    let text = std::fs::read_to_string(folder.join("SKILL.md")).unwrap();
+    let section = &text[text.find("## Tools").unwrap()..];
+    expect![[r#"
+        ## Tools
+
+        Drafted by the planner from the description; check each declaration before relying on it.
+
+        ### find_shots -- find_shots summary
+        primitive: graph | method: find | mutates: false | required: [path] | optional: [glob]
+
+        ### by_month -- by_month summary
+        primitive: graph | method: organize_by_date | mutates: true | required: [path]
+
+        ### search_text -- search_text summary
+        primitive: retrieval | query_type: content_search | required: [query] | optional: [top_k]
+    "#]]
+    .assert_eq(section);
+    assert!(!text.contains("example_list"));
+    let loaded = store.get("sort-shots").unwrap();
+    let mut names: Vec<&String> = loaded.definition.tools.keys().collect();
+    names.sort();
+    assert_eq!(names, ["by_month", "find_shots", "search_text"]);
+    let vis: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("vis.json")).unwrap()).unwrap();
+    assert_eq!(vis["skill"], "sort-shots");
+    assert_eq!(vis["tools"]["by_month"]["action"], "move");
+    assert_eq!(vis["tools"]["find_shots"]["action"], "search");
+
+    // A declaration the table refuses: nothing is written, every problem is named.
+    let bad = [tool(
+        "wipe",
+        PrimitiveKind::Graph,
+        "delete_node",
+        &[],
+        &["colour"],
+    )];
+    let err = store
+        .scaffold_with(&ScaffoldSpec {
+            name: "wipe-all",
+            description: "x",
+            tags: &[],
+            tools: &bad,
+        })
+        .unwrap_err();
+    assert_eq!(contracts::ErrorCode::code(&err), "SKILL_INVALID");
+    assert!(err.to_string().contains("colour"), "{err}");
+    assert!(!dir.path().join("wipe-all").exists());
+}

@@ -6,6 +6,7 @@
 //! here too. Architecture invariant: no planner touches the disk or the sandbox; they read the
 //! skill store and the skill index only.
 
+mod draft;
 mod error;
 #[cfg(feature = "mistralrs")]
 mod llm;
@@ -23,6 +24,9 @@ use retrieval::RetrievalPipeline;
 use serde::Serialize;
 use skills::SkillStore;
 
+pub use draft::{
+    DraftedTools, MAX_DRAFTED_TOOLS, ToolDraftRequest, check_draft, draft_prompt, tool_draft_schema,
+};
 pub use error::{Result, ThinkerError, render_problems};
 #[cfg(feature = "mistralrs")]
 pub use llm::{LlmLimits, LlmPlanner};
@@ -136,6 +140,18 @@ pub trait Planner: Send {
         cx: &PlanningContext,
         control: &PlanControl,
     ) -> Result<Planned>;
+
+    /// Drafts the tool declarations of a new skill from its name and description (skill-create).
+    /// `None` when this planner has no model to draft with: the rule planner leaves the
+    /// template's example tools for the author to replace.
+    fn draft_tools(
+        &mut self,
+        _request: &ToolDraftRequest,
+        _cx: &PlanningContext,
+        _control: &PlanControl,
+    ) -> Result<Option<DraftedTools>> {
+        Ok(None)
+    }
 }
 
 /// The planner the config asks for: the rule planner by default, the LLM planner when

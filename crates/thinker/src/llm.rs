@@ -16,8 +16,8 @@ use mistralrs::{
 };
 
 use crate::{
-    PlanControl, PlanRequest, PlanUsage, Planned, Planner, PlanningContext, Result, ThinkerError,
-    build_prompt, plan_schema, render_problems, validate_plan,
+    DraftedTools, PlanControl, PlanRequest, PlanUsage, Planned, Planner, PlanningContext, Result,
+    ThinkerError, ToolDraftRequest, build_prompt, plan_schema, render_problems, validate_plan,
 };
 
 /// Least room for the answer: below it a call is refused as resource exhaustion.
@@ -331,6 +331,16 @@ impl Planner for LlmPlanner {
         let name = self.name();
         plan_with(&*self, &name, self.limits, request, cx, control)
     }
+
+    fn draft_tools(
+        &mut self,
+        request: &ToolDraftRequest,
+        cx: &PlanningContext,
+        control: &PlanControl,
+    ) -> Result<Option<DraftedTools>> {
+        let name = self.name();
+        draft::draft_with(&*self, &name, self.limits, request, cx, control)
+    }
 }
 
 /// The planning conversation: prompt with the top-k skills, constrained answer, and a bounded
@@ -348,7 +358,69 @@ pub(crate) fn plan_with(
     let prompt = build_prompt(request, cx, limits.top_k)?;
     let schema = plan_schema(cx.skills, limits.max_steps);
     let prompt_text = format!("{}\n\n{}", prompt.system, prompt.user);
-    let mut messages = vec![(Role::System, prompt.system), (Role::User, prompt.user)];
+    let messages = vec![(Role::System, prompt.system), (Role::User, prompt.user)];
+    let notes = vec![format!(
+        "skills shown to the model: {}",
+        prompt.skills.join(", ")
+    )];
+    let accepted = converse(
+        model,
+        name,
+        limits,
+        Conversation {
+            messages,
+            schema: &schema,
+            noun: "plan",
+            notes,
+        },
+        control,
+        |text| check_answer(text, cx, limits.max_steps),
+    )?;
+    let mut usage = accepted.usage;
+    usage.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(Planned {
+        plan: accepted.value,
+        clarification: None,
+        notes: accepted.notes,
+        usage,
+        prompt: Some(prompt_text),
+        response: Some(accepted.text),
+    })
+}
+
+/// The opening of a constrained conversation.
+pub(crate) struct Conversation<'a> {
+    pub messages: Vec<(Role, String)>,
+    pub schema: &'a serde_json::Value,
+    /// What the model writes ("plan"), for the repair messages.
+    pub noun: &'a str,
+    pub notes: Vec<String>,
+}
+
+/// An answer that passed its check, with the conversation's usage and notes.
+pub(crate) struct Accepted<T> {
+    pub value: T,
+    pub text: String,
+    pub usage: PlanUsage,
+    pub notes: Vec<String>,
+}
+
+/// Constrained answers under the limits, each checked by `check`; a rejected answer is sent
+/// back with its problems until one passes or the turns and retries run out.
+pub(crate) fn converse<T>(
+    model: &dyn ChatModel,
+    name: &str,
+    limits: LlmLimits,
+    conversation: Conversation,
+    control: &PlanControl,
+    check: impl Fn(&str) -> std::result::Result<T, String>,
+) -> Result<Accepted<T>> {
+    let Conversation {
+        mut messages,
+        schema,
+        noun,
+        mut notes,
+    } = conversation;
     let mut usage = PlanUsage {
         planner: name.to_owned(),
         ..PlanUsage::default()
@@ -361,17 +433,13 @@ pub(crate) fn plan_with(
     let attempts_allowed = 1 + limits.retries;
     let mut last_problem = String::new();
     let mut last_answer: Option<String> = None;
-    let mut notes = vec![format!(
-        "skills shown to the model: {}",
-        prompt.skills.join(", ")
-    )];
     for attempt in 1..=attempts_allowed {
         if control.is_cancelled() {
             return Err(ThinkerError::Cancelled);
         }
         if attempt > limits.max_turns {
             return Err(ThinkerError::ResourceExhausted(format!(
-                "max_turns ({}) reached without a valid plan{}",
+                "max_turns ({}) reached without a valid {noun}{}",
                 limits.max_turns,
                 if last_problem.is_empty() {
                     String::new()
@@ -385,10 +453,10 @@ pub(crate) fn plan_with(
         if room < MIN_OUTPUT_TOKENS {
             return Err(ThinkerError::ResourceExhausted(format!(
                 "the prompt takes {prompt_tokens} tokens, leaving {room} of {context_source} \
-                 ({context}) for the plan"
+                 ({context}) for the {noun}"
             )));
         }
-        let answer = model.generate(&messages, &schema, room.min(MAX_OUTPUT_TOKENS), control)?;
+        let answer = model.generate(&messages, schema, room.min(MAX_OUTPUT_TOKENS), control)?;
         usage.attempts = attempt;
         usage.prompt_tokens += if answer.prompt_tokens > 0 {
             answer.prompt_tokens
@@ -403,19 +471,16 @@ pub(crate) fn plan_with(
             finish = answer.finish.as_deref(),
             "model answered"
         );
-        match check_answer(&answer.text, cx, limits.max_steps) {
-            Ok(plan) => {
-                usage.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+        match check(&answer.text) {
+            Ok(value) => {
                 if attempt > 1 {
-                    notes.push(format!("plan repaired after {attempt} attempts"));
+                    notes.push(format!("{noun} repaired after {attempt} attempts"));
                 }
-                return Ok(Planned {
-                    plan,
-                    clarification: None,
-                    notes,
+                return Ok(Accepted {
+                    value,
+                    text: answer.text,
                     usage,
-                    prompt: Some(prompt_text),
-                    response: Some(answer.text),
+                    notes,
                 });
             }
             Err(problem) => {
@@ -436,20 +501,20 @@ pub(crate) fn plan_with(
                 }
                 notes.push(format!("attempt {attempt} rejected: {problem}"));
                 let feedback = if cut_off {
-                    // The cut-off text would only fill the context: ask for a shorter plan.
+                    // The cut-off text would only fill the context: ask for a shorter answer.
                     format!(
-                        "Your plan was cut off after {} tokens. Return a shorter plan (fewer \
-                         steps, short descriptions) as JSON only.",
+                        "Your {noun} was cut off after {} tokens. Return a shorter {noun} \
+                         as JSON only.",
                         answer.completion_tokens
                     )
                 } else {
                     messages.push((Role::Assistant, answer.text.clone()));
                     format!(
-                        "That plan is invalid: {problem}. Return the corrected plan as JSON only."
+                        "That {noun} is invalid: {problem}. Return the corrected {noun} as JSON only."
                     )
                 };
                 messages.push((Role::User, feedback));
-                tracing::info!(attempt, problem = %problem, "plan rejected, asking for a repair");
+                tracing::info!(attempt, problem = %problem, "answer rejected, asking for a repair");
                 last_problem = problem;
                 last_answer = Some(answer.text);
             }
@@ -461,5 +526,6 @@ pub(crate) fn plan_with(
     })
 }
 
+mod draft;
 #[cfg(test)]
 mod tests;

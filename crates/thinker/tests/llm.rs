@@ -222,3 +222,66 @@ fn bad_model_locations_get_clear_errors() {
     let err = thinker::build_planner(&config).map(|_| ()).unwrap_err();
     assert_eq!(err.code(), "MODEL_NOT_CONFIGURED");
 }
+
+#[test]
+fn drafted_tool_declarations_always_make_a_skill_that_loads() {
+    let w = world();
+    let mut planner = thinker::build_planner(&w.config).unwrap();
+    let request = thinker::ToolDraftRequest {
+        name: "sort-screenshots".into(),
+        description: "Find screenshots and sort them into folders by month.".into(),
+        tags: vec!["screenshots".into()],
+    };
+    let validator =
+        jsonschema::validator_for(&thinker::tool_draft_schema(w.store.table())).unwrap();
+    let drafted = planner
+        .draft_tools(&request, &w.cx(), &PlanControl::default())
+        .unwrap()
+        .expect("a model planner drafts");
+    let response = drafted.response.clone().unwrap();
+    let value: serde_json::Value = serde_json::from_str(&response).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{response}");
+    assert!((1..=thinker::MAX_DRAFTED_TOOLS).contains(&drafted.tools.len()));
+    assert!(
+        drafted
+            .prompt
+            .as_deref()
+            .unwrap()
+            .contains("Skill `sort-screenshots`")
+    );
+    eprintln!("drafted: {:?} {:?}", drafted.usage, drafted.notes);
+
+    // Scaffolded with those tools into a skills folder of its own, the skill loads with them.
+    let dir = tempfile::tempdir().unwrap();
+    let template = w.store.dir().join(skills::TEMPLATE_DIR);
+    std::fs::create_dir(dir.path().join(skills::TEMPLATE_DIR)).unwrap();
+    for f in ["SKILL.md", "vis.json"] {
+        std::fs::copy(
+            template.join(f),
+            dir.path().join(skills::TEMPLATE_DIR).join(f),
+        )
+        .unwrap();
+    }
+    let mut store = SkillStore::load(dir.path(), w.store.table().clone()).unwrap();
+    let spec = skills::ScaffoldSpec {
+        name: &request.name,
+        description: &request.description,
+        tags: &request.tags,
+        tools: &drafted.tools,
+    };
+    store.scaffold_with(&spec).unwrap();
+    let loaded = store.get("sort-screenshots").unwrap();
+    let mut declared: Vec<&String> = loaded.definition.tools.keys().collect();
+    let mut wanted: Vec<&String> = drafted.tools.iter().map(|t| &t.name).collect();
+    declared.sort();
+    wanted.sort();
+    assert_eq!(declared, wanted);
+    let vis = loaded.vis.as_ref().unwrap();
+    let mut in_vis: Vec<&String> = vis["tools"].as_object().unwrap().keys().collect();
+    in_vis.sort();
+    assert_eq!(in_vis, wanted);
+}

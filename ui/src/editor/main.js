@@ -311,7 +311,13 @@ async function createSkill() {
     toggleNewForm(false);
     await loadList();
     await open(res.name ?? name);
-    setStatus(`Created ${res.name ?? name}`, 'ok');
+    const drafted = res.drafted_tools ?? [];
+    setStatus(
+      drafted.length
+        ? `Created ${res.name ?? name} with ${drafted.length} drafted tool${drafted.length === 1 ? '' : 's'}: ${drafted.join(', ')}`
+        : `Created ${res.name ?? name}`,
+      'ok',
+    );
   } catch (err) {
     newError.textContent = `${err.code}: ${err.message}`;
   }

@@ -67,7 +67,7 @@ impl Orchestrator<'_> {
                 });
                 work.params = params;
                 work.result = None;
-                run.deferred.retain(|d| d.step != work.step.step);
+                run.deferred.retain(|d| d.step.step != work.step.step);
                 Ok(State::Step(i, Stage::ValidateParams))
             }
             Decision::Override(_) | Decision::RollBack => {
@@ -78,7 +78,7 @@ impl Orchestrator<'_> {
                 };
                 run.report.rollbacks += 1;
                 let n = work.step.step;
-                run.deferred.retain(|d| d.step != n);
+                run.deferred.retain(|d| d.step.step != n);
                 ui.event(&Event::RolledBack {
                     step: n,
                     snapshot: snapshot.clone(),
@@ -170,7 +170,7 @@ impl Orchestrator<'_> {
         let undone = self.sandbox.rollback(snapshot)?;
         let gone = run.points.split_off(at);
         for point in &gone {
-            run.deferred.retain(|d| d.step != point.step);
+            run.deferred.retain(|d| d.step.step != point.step);
             run.context.mark_unavailable(point.step);
             if let Some(o) = run.report.steps.iter_mut().find(|o| o.step == point.step) {
                 o.status = StepStatus::RolledBack;
@@ -194,26 +194,7 @@ impl Orchestrator<'_> {
         let report = self.sandbox.commit(Some(&mut progress))?;
         run.report.committed = true;
         run.report.applied_changes = report.applied;
-        for step in std::mem::take(&mut run.deferred) {
-            let name = step
-                .params
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let description = step
-                .params
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let tags: Vec<String> = step
-                .params
-                .get("tags")
-                .and_then(Value::as_str)
-                .map(|t| t.split(',').map(|s| s.trim().to_owned()).collect())
-                .unwrap_or_default();
-            self.skills.scaffold(name, description, &tags)?;
-            self.retrieval.hot_reload(self.skills, name)?;
-        }
+        self.create_deferred_skills(run)?;
         ui.event(&Event::Committed {
             applied: report.applied,
             summary: commit_summary(&report),

@@ -236,3 +236,71 @@ fn cancellation_before_a_turn_stops_planning() {
     assert_eq!(err.code(), "CANCELLED");
     assert!(model.seen.borrow().is_empty());
 }
+
+fn draft(w: &World, model: &Scripted, name: &str) -> Result<Option<DraftedTools>> {
+    let cx = PlanningContext {
+        skills: &w.store,
+        retrieval: &w.retrieval,
+        config: &w.config,
+    };
+    let request = ToolDraftRequest {
+        name: name.into(),
+        description: "Find screenshots and sort them into a Screenshots folder by month.".into(),
+        tags: vec!["screenshots".into()],
+    };
+    draft::draft_with(
+        model,
+        "scripted",
+        w.limits(),
+        &request,
+        &cx,
+        &PlanControl::default(),
+    )
+}
+
+const DRAFT_OK: &str = r#"{"tools": [{"name": "find_screenshots", "summary": "Find screenshots by name", "primitive": "graph", "operation": "find", "optional": ["glob", "extension"]}, {"name": "sort_by_month", "summary": "Sort them into month folders", "primitive": "graph", "operation": "organize_by_date", "optional": ["target", "pattern"]}]}"#;
+const DRAFT_BAD: &str = r#"{"tools": [{"name": "find_screenshots", "summary": "Find screenshots", "primitive": "graph", "operation": "find", "optional": ["colour"]}, {"name": "find_screenshots", "summary": "Again", "primitive": "graph", "operation": "shred", "optional": []}]}"#;
+
+#[test]
+fn drafted_tools_are_checked_against_the_primitive_table_and_repaired() {
+    let w = world();
+    let model = Scripted::new(&[DRAFT_BAD, DRAFT_OK]);
+    let drafted = draft(&w, &model, "sort-screenshots").unwrap().unwrap();
+    let names: Vec<_> = drafted.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["find_screenshots", "sort_by_month"]);
+    // Required parameters come from the primitive table, not from the model.
+    assert_eq!(drafted.tools[1].required, ["path"]);
+    assert_eq!(drafted.tools[1].optional, ["target", "pattern"]);
+    assert_eq!(drafted.usage.attempts, 2);
+    let seen = model.seen.borrow();
+    // The prompt lists the operations with their parameters.
+    assert!(
+        seen[0][0].1.contains("graph organize_by_date (path; "),
+        "{}",
+        seen[0][0].1
+    );
+    assert!(seen[0][1].1.contains("Skill `sort-screenshots`"));
+    // Every problem of the bad draft went back in one message.
+    let feedback = &seen[1].last().unwrap().1;
+    assert!(
+        feedback.starts_with("That tool list is invalid"),
+        "{feedback}"
+    );
+    assert!(
+        feedback.contains("`colour` is not a parameter of graph find"),
+        "{feedback}"
+    );
+    assert!(
+        feedback.contains("`find_screenshots` is used twice"),
+        "{feedback}"
+    );
+}
+
+#[test]
+fn no_draft_for_a_taken_or_invalid_name() {
+    let w = world();
+    let model = Scripted::new(&[]);
+    assert!(draft(&w, &model, "manage-files").unwrap().is_none());
+    assert!(draft(&w, &model, "Bad Name").unwrap().is_none());
+    assert!(model.seen.borrow().is_empty());
+}

@@ -36,6 +36,8 @@ pub struct Slots {
     /// `file` or `dir` when the clause is about one kind only.
     pub kind: Option<String>,
     pub limit: Option<u64>,
+    /// The first number of a numbering given by example ("report_5.pdf, report_6.pdf").
+    pub start: Option<u64>,
     /// "the first 8 KB": read at most this many bytes of a file.
     pub max_bytes: Option<u64>,
     /// What a content or skill search is about.
@@ -50,6 +52,78 @@ pub struct Slots {
     pub whole_root: bool,
     /// "there": the place an earlier step moved things to.
     pub there: bool,
+}
+
+/// Words a filter slot accounts for: extension and kind words, size and date words, numbers and
+/// the comparisons around them. What is left of a clause after them (and the verbs) is a topic.
+pub fn filter_word(word: &str) -> bool {
+    const FILTER: &[&str] = &[
+        "over",
+        "above",
+        "under",
+        "below",
+        "larger",
+        "bigger",
+        "smaller",
+        "than",
+        "least",
+        "most",
+        "more",
+        "less",
+        "at",
+        "kb",
+        "mb",
+        "gb",
+        "tb",
+        "bytes",
+        "big",
+        "large",
+        "huge",
+        "small",
+        "tiny",
+        "empty",
+        "zero-byte",
+        "last",
+        "past",
+        "since",
+        "before",
+        "after",
+        "older",
+        "newer",
+        "changed",
+        "modified",
+        "edited",
+        "recent",
+        "recently",
+        "old",
+        "day",
+        "days",
+        "week",
+        "weeks",
+        "month",
+        "months",
+        "year",
+        "years",
+        "today",
+        "yesterday",
+        "ago",
+        "folders",
+        "folder",
+        "directories",
+        "type",
+        "kind",
+    ];
+    let w = word.to_lowercase();
+    let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+    let singular = w.strip_suffix('s').unwrap_or(w);
+    FILTER.contains(&w)
+        || w.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+        || known_extension(w)
+        || known_extension(singular)
+        || CATEGORY_WORDS.iter().any(|(k, _)| *k == w)
+        || KIND_WORDS.iter().any(|(k, _, _)| *k == w)
+        || FILE_NOUNS.contains(&w)
 }
 
 impl Slots {
@@ -106,6 +180,30 @@ impl Grounding {
 /// Removes the matched span from `text` (so later extractors do not read it twice).
 fn cut(text: &mut String, range: std::ops::Range<usize>) {
     text.replace_range(range, " ");
+}
+
+/// Two consecutive example names ("beach_001.jpg, beach_002.jpg"): the pattern they follow,
+/// the first number, and where they are in `text`.
+fn example_pattern(text: &str) -> Option<(String, u64, std::ops::Range<usize>)> {
+    for c in EXAMPLE_NAMES.captures_iter(text) {
+        let (p1, n1, e1) = (&c[1], &c[2], c.get(3).map_or("", |m| m.as_str()));
+        let (p2, n2, e2) = (&c[4], &c[5], c.get(6).map_or("", |m| m.as_str()));
+        let (Ok(a), Ok(b)) = (n1.parse::<u64>(), n2.parse::<u64>()) else {
+            continue;
+        };
+        if p1 != p2 || !e1.eq_ignore_ascii_case(e2) || b != a + 1 {
+            continue;
+        }
+        let number = if n1.starts_with('0') && n1.len() == n2.len() {
+            format!("{{n:0{}}}", n1.len())
+        } else {
+            "{n}".to_owned()
+        };
+        let ext = if e1.is_empty() { "" } else { ".{ext}" };
+        let whole = c.get(0).expect("match").range();
+        return Some((format!("{p1}{number}{ext}"), a, whole));
+    }
+    None
 }
 
 /// A token that names a place: a path, a file name with an extension, a grounded entry, a common
@@ -261,7 +359,15 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let r = c.get(0).expect("match").range();
         cut(&mut text, r);
     }
-    if let Some(m) = PATTERN.find(&text) {
+    // A numbering given by example: "beach_001.jpg, beach_002.jpg, ..." is `beach_{n:03}.{ext}`.
+    if let Some((pattern, start, r)) = example_pattern(&text) {
+        s.pattern = Some(pattern);
+        s.start = (start != 1).then_some(start);
+        cut(&mut text, r);
+    }
+    if s.pattern.is_none()
+        && let Some(m) = PATTERN.find(&text)
+    {
         s.pattern = Some(m.as_str().trim_end_matches([',', ';']).to_owned());
         let r = m.range();
         cut(&mut text, r);

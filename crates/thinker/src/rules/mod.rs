@@ -17,7 +17,7 @@ pub use clause::{Clause, split};
 pub use extract::{Grounding, Slots, extract};
 
 use crate::{PlanControl, PlanRequest, Planned, Planner, PlanningContext, Result, ThinkerError};
-use score::{describe_selection, intent_bonus, meta_fit, query_text, trigger_bonus};
+use score::{describe_selection, intent_bonus, meta_fit, topic_text, trigger_bonus};
 
 /// Below this combined score a clause is not understood and the person is asked.
 pub const UNDERSTOOD_FLOOR: f32 = 0.25;
@@ -517,7 +517,10 @@ impl PlanBuilder<'_> {
                     }
                 }
                 ("query", _) => {
-                    let q = slots.query.clone().unwrap_or_else(|| query_text(text));
+                    let q = slots
+                        .query
+                        .clone()
+                        .unwrap_or_else(|| topic_text(text, slots));
                     if q.is_empty() {
                         Fill::Missing
                     } else {
@@ -541,7 +544,7 @@ impl PlanBuilder<'_> {
             score += match (fill, required) {
                 (Fill::Missing, true) => -0.25,
                 (Fill::Missing, false) => 0.0,
-                (Fill::Stated, false) => 0.04,
+                (Fill::Stated, _) => 0.04,
                 (Fill::Reference, _) if slots.refers_back => 0.06,
                 _ => 0.0,
             };
@@ -575,6 +578,40 @@ impl PlanBuilder<'_> {
                 if said(&["modified", "modification", "changed", "edited"]) {
                     params.insert("date".into(), json!("modified"));
                 }
+            }
+        }
+        // Asking for what a format records (title, author, camera, artist, ...) is the metadata
+        // tool's; asking for the words themselves is the text tool's (both read one `path`).
+        if method == "read_metadata" || method == "extract_text" {
+            const METADATA_WORDS: &[&str] = &[
+                "metadata",
+                "properties",
+                "title",
+                "author",
+                "authors",
+                "camera",
+                "lens",
+                "exif",
+                "gps",
+                "taken",
+                "artist",
+                "album",
+                "genre",
+                "tags",
+                "bitrate",
+                "duration",
+                "length",
+                "dimensions",
+                "resolution",
+                "pages",
+                "created",
+                "iso",
+            ];
+            let said = retrieval::text::words(text)
+                .iter()
+                .any(|w| METADATA_WORDS.contains(&w.as_str()));
+            if said == (method == "read_metadata") {
+                score += 0.08;
             }
         }
         // Defaults that make the usual request do the usual thing.
@@ -797,7 +834,8 @@ impl PlanBuilder<'_> {
             "content" => (json!(s.content.clone()?), "content"),
             "delete_originals" if s.delete_originals => (json!(true), "delete_originals"),
             "max_bytes" => (json!(s.max_bytes?), "max_bytes"),
-            "include_hidden" | "on_conflict" | "start" => return None,
+            "start" if method == "batch_rename" => (json!(s.start?), "pattern"),
+            "include_hidden" | "on_conflict" => return None,
             _ => {
                 let _ = method;
                 return None;

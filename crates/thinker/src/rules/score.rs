@@ -157,8 +157,30 @@ pub(super) fn query_text(text: &str) -> String {
         "that",
         "mention",
     ];
-    text.split_whitespace()
+    const PREPOSITIONS: &[&str] = &["in", "inside", "within", "under", "from", "of", "on", "at"];
+    let mut words: Vec<&str> = text
+        .split_whitespace()
         .filter(|w| !VERBS.contains(&w.to_lowercase().as_str()))
+        .collect();
+    // "find all pdf files in Downloads" leaves "pdf in" once the place is taken out.
+    while words
+        .last()
+        .is_some_and(|w| PREPOSITIONS.contains(&w.to_lowercase().as_str()))
+    {
+        words.pop();
+    }
+    words.join(" ")
+}
+
+/// The topic of a clause with filters: what `query_text` leaves once the filter words are out
+/// ("find all pdf files over 1 MB" has none; "find budget spreadsheets" has "budget").
+pub(super) fn topic_text(text: &str, slots: &Slots) -> String {
+    let q = query_text(text);
+    if !slots.has_filter() {
+        return q;
+    }
+    q.split_whitespace()
+        .filter(|w| !super::extract::filter_word(w))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -215,6 +215,11 @@ pub(super) static GLOB: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:^|\s)([\w\-\[\]]*\*[\w.\-*\[\]]*|[\w\-]*\?[\w.\-]+)(?:\s|$|,)"));
 pub(super) static DOT_EXT: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:^|[\s(,/])\.([A-Za-z0-9]{1,6})\b"));
+pub(super) static EXAMPLE_NAMES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?\s*,\s*([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?(?:\s*,\s*(?:\.\.\.|…|etc\.?))?",
+    )
+});
 pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static REPLACE: LazyLock<Regex> = LazyLock::new(|| {

@@ -264,3 +264,27 @@ fn how_much_to_read_how_hard_to_compress_and_the_date_a_photo_was_taken() {
             pattern=Some("{exif.date:%Y-%m-%d} {name}")"#]],
     );
 }
+
+#[test]
+fn a_numbering_given_by_example_is_a_pattern() {
+    let g = Grounding::default();
+    let s = extract(
+        "rename the photos in Trips/Paris to paris_001.jpg, paris_002.jpg, ...",
+        &g,
+    );
+    assert_eq!(s.pattern.as_deref(), Some("paris_{n:03}.{ext}"));
+    assert_eq!(s.start, None);
+    assert!(
+        s.objects
+            .iter()
+            .chain(&s.targets)
+            .all(|o| !o.contains("paris_0")),
+        "{s:?}"
+    );
+    let s = extract("number the scans as scan7.pdf, scan8.pdf", &g);
+    assert_eq!(s.pattern.as_deref(), Some("scan{n}.{ext}"));
+    assert_eq!(s.start, Some(7));
+    // Not consecutive, or not the same stem: two file names, no pattern.
+    assert_eq!(extract("copy a1.txt, b2.txt to Backup", &g).pattern, None);
+    assert_eq!(extract("copy a1.txt, a5.txt to Backup", &g).pattern, None);
+}
