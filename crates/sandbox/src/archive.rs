@@ -313,3 +313,95 @@ pub fn extract(archive: &Path, target: &Path, format: ArchiveFormat) -> std::io:
     }
     Ok(())
 }
+
+/// Where `extract_into` unpacks `archive` before placing its entries: a hidden folder inside the
+/// target (same file system, so entries are placed by hard links). Recovery looks for it.
+pub fn staging_dir(target: &Path, archive: &Path) -> PathBuf {
+    let name = archive
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    target.join(format!(".scope-weaver-extracting-{name}"))
+}
+
+/// Extracts the listed entries of `archive` into the existing folder `target`, each at its
+/// `to`: the whole archive is unpacked into `staging_dir` first (refusing unsafe entries), then
+/// every listed file is linked (or, where links are not supported, copied) to a name that must
+/// still be free — an existing file is never overwritten — and the staging folder is removed.
+pub fn extract_into(
+    archive: &Path,
+    target: &Path,
+    format: ArchiveFormat,
+    entries: &[crate::graph::ExtractedEntry],
+) -> std::io::Result<()> {
+    let staging = staging_dir(target, archive);
+    extract(archive, &staging, format)?;
+    let placed = (|| {
+        for e in entries {
+            let to = target.join(&e.to);
+            if e.is_dir {
+                match std::fs::create_dir(&to) {
+                    Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && to.is_dir() => {}
+                    other => other?,
+                }
+                continue;
+            }
+            let from = staging.join(&e.entry);
+            match std::fs::hard_link(&from, &to) {
+                Ok(()) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => return Err(err),
+                // No hard links here (FAT, some network shares): a copy to a new file.
+                Err(_) => {
+                    let mut out = std::fs::OpenOptions::new()
+                        .write(true)
+                        .create_new(true)
+                        .open(&to)?;
+                    std::io::copy(&mut File::open(&from)?, &mut out)?;
+                    out.sync_all()?;
+                }
+            }
+        }
+        Ok(())
+    })();
+    placed?;
+    std::fs::remove_dir_all(&staging)
+}
+
+/// After an interrupted `extract_into`: removes what it placed (files identical to their staged
+/// copy, then the folders it created if empty) and the staging folder, so it can run again.
+/// Files that are not the staged copy are left alone.
+pub fn undo_extract_into(
+    archive: &Path,
+    target: &Path,
+    entries: &[crate::graph::ExtractedEntry],
+) -> std::io::Result<()> {
+    let staging = staging_dir(target, archive);
+    for e in entries.iter().filter(|e| !e.is_dir) {
+        let (to, staged) = (target.join(&e.to), staging.join(&e.entry));
+        if same_content(&to, &staged) {
+            std::fs::remove_file(&to)?;
+        }
+    }
+    for e in entries.iter().rev().filter(|e| e.is_dir) {
+        // Only when empty: anything else in it is not this extraction's.
+        let _ = std::fs::remove_dir(target.join(&e.to));
+    }
+    match std::fs::remove_dir_all(&staging) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Both are files with the same bytes (a hard link to the other counts).
+fn same_content(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::symlink_metadata(a), std::fs::symlink_metadata(b)) else {
+        return false;
+    };
+    if !ma.is_file() || !mb.is_file() || ma.len() != mb.len() {
+        return false;
+    }
+    match (std::fs::read(a), std::fs::read(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}

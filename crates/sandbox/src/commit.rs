@@ -303,7 +303,32 @@ impl<'a> Overlay<'a> {
                     );
                 }
             }
-            ChangeOp::ExtractArchive { archive, target } => {
+            ChangeOp::ExtractArchive {
+                archive,
+                target,
+                merge: Some(entries),
+            } => {
+                // The folder must still be there, and every name an entry takes still free.
+                let s = self.source(archive, None, out);
+                let folder = self.source(target, None, out).is_some();
+                if s.is_some() && folder {
+                    for e in entries {
+                        let to = crate::node::join(target, &e.to);
+                        if self.target(&to, out) {
+                            let kind = if e.is_dir {
+                                NodeKind::Dir
+                            } else {
+                                NodeKind::File
+                            };
+                            self.entries
+                                .insert(to, Entry::Alias(VState::Created { kind }));
+                        }
+                    }
+                }
+            }
+            ChangeOp::ExtractArchive {
+                archive, target, ..
+            } => {
                 let s = self.source(archive, None, out);
                 if self.target(target, out) && s.is_some() {
                     self.entries.insert(
@@ -440,10 +465,18 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
             format,
             level,
         } => crate::archive::create(root, sources, &disk_path(root, target), *format, *level),
-        ChangeOp::ExtractArchive { archive, target } => {
+        ChangeOp::ExtractArchive {
+            archive,
+            target,
+            merge,
+        } => {
             let format = crate::archive::ArchiveFormat::from_name(archive)
                 .ok_or_else(|| Error::other(format!("{archive} is not a known archive type")))?;
-            crate::archive::extract(&disk_path(root, archive), &disk_path(root, target), format)
+            let (archive, target) = (disk_path(root, archive), disk_path(root, target));
+            match merge {
+                None => crate::archive::extract(&archive, &target, format),
+                Some(entries) => crate::archive::extract_into(&archive, &target, format, entries),
+            }
         }
         ChangeOp::Hardlink { path, to, .. } => {
             // Link under a temporary name, then rename it over `path`: atomic, and `path`

@@ -75,6 +75,11 @@ pub enum ChangeOp {
     ExtractArchive {
         archive: String,
         target: String,
+        /// Set when extracting into a folder that already exists: the entries written and where
+        /// each lands (relative to `target`; renamed on a conflict). Entries not listed (skipped
+        /// on a conflict) are not written. Absent: `target` is a new folder taking every entry.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        merge: Option<Vec<ExtractedEntry>>,
     },
     /// Replace the file `path` by a hardlink to `to` (identical content; `path`'s copy is freed).
     Hardlink {
@@ -84,6 +89,18 @@ pub enum ChangeOp {
         expect: Option<Fingerprint>,
         expect_to: Option<Fingerprint>,
     },
+}
+
+/// One archive entry extracted into an existing folder, and where it lands there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtractedEntry {
+    /// The entry's name in the archive (cleaned: no `./`, no trailing `/`).
+    pub entry: String,
+    /// Where it lands, relative to the target folder.
+    pub to: String,
+    /// A folder the extraction creates (folders that already exist are not listed).
+    #[serde(default)]
+    pub is_dir: bool,
 }
 
 impl ChangeOp {
@@ -127,8 +144,30 @@ impl ChangeOp {
             ChangeOp::CreateArchive {
                 sources, target, ..
             } => format!("+ archive {} -> {target}", sources.join(", ")),
-            ChangeOp::ExtractArchive { archive, target } => {
-                format!("+ extract {archive} -> {target}/")
+            ChangeOp::ExtractArchive {
+                archive,
+                target,
+                merge: None,
+            } => format!("+ extract {archive} -> {target}/"),
+            ChangeOp::ExtractArchive {
+                archive,
+                target,
+                merge: Some(entries),
+            } => {
+                let files = entries.iter().filter(|e| !e.is_dir).count();
+                let renamed = entries
+                    .iter()
+                    .filter(|e| !e.is_dir && e.to != e.entry)
+                    .count();
+                format!(
+                    "+ extract {archive} -> {target}/ (into the existing folder: {files} file{}{})",
+                    if files == 1 { "" } else { "s" },
+                    if renamed > 0 {
+                        format!(", {renamed} renamed")
+                    } else {
+                        String::new()
+                    }
+                )
             }
             ChangeOp::Hardlink { path, to, size, .. } => {
                 format!("= link   {path} => {to} (frees {})", human_bytes(*size))

@@ -226,6 +226,30 @@ fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
                 (None, _, _) => InDoubt::Unclear(format!("cannot compare `{path}` with `{to}`")),
             }
         }
+        // Into an existing folder: the staging folder is there until every entry is placed.
+        ChangeOp::ExtractArchive {
+            archive,
+            target,
+            merge: Some(entries),
+        } => {
+            let staging = crate::archive::staging_dir(&at(target), &at(archive));
+            let placed = entries
+                .iter()
+                .filter(|e| exists(&format!("{target}/{}", e.to)))
+                .count();
+            if std::fs::symlink_metadata(&staging).is_ok() {
+                InDoubt::Partial
+            } else if placed == entries.len() {
+                InDoubt::Applied
+            } else if placed == 0 {
+                InDoubt::NotApplied
+            } else {
+                InDoubt::Unclear(format!(
+                    "{placed} of the {} entries extracted into `{target}` are there",
+                    entries.len()
+                ))
+            }
+        }
         // Half-written archives or extractions are removed and redone.
         ChangeOp::CreateArchive { target, .. } | ChangeOp::ExtractArchive { target, .. } => {
             if exists(target) {
@@ -253,6 +277,14 @@ fn same_file(a: &Path, b: &Path) -> Option<bool> {
 }
 
 fn clean_partial(root: &Path, op: &ChangeOp) -> std::io::Result<()> {
+    if let ChangeOp::ExtractArchive {
+        archive,
+        target,
+        merge: Some(entries),
+    } = op
+    {
+        return crate::archive::undo_extract_into(&root.join(archive), &root.join(target), entries);
+    }
     let p = match op {
         ChangeOp::CreateFile { path, .. } => root.join(path),
         ChangeOp::Copy { to, .. } => root.join(to),

@@ -26,7 +26,7 @@ use config::{ConflictPolicy, DeleteMode, PipelineConfig};
 use contracts::{ExecutionResult, PrimitiveKind, PrimitiveTable};
 use serde_json::{Map, Value};
 
-pub use archive::{ArchiveFormat, extract as archive_extract};
+pub use archive::{ArchiveFormat, extract as archive_extract, staging_dir as archive_staging_dir};
 pub use categories::{CATEGORIES, CategoryTable, category_of, sniff_extension};
 pub use commit::{CommitReport, Conflict};
 pub use content::parse_file;

@@ -417,12 +417,12 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                 p(
                     "target",
                     T::Path,
-                    "folder to extract into (default: beside the archive, named after it)",
+                    "folder to extract into: a new one (default: beside the archive, named after it), or an existing one the entries merge into",
                 ),
                 conflict(),
             ],
             "Created",
-            "Extract an archive into a new folder; entries escaping it are refused.",
+            "Extract an archive into a new folder or into an existing one (taken names follow on_conflict); entries escaping it are refused.",
         ),
         graph(
             "extract_text",

@@ -120,8 +120,20 @@ impl Statuses {
                 ChangeOp::CreateArchive { target, .. } => {
                     s.added.insert(target.clone());
                 }
-                ChangeOp::ExtractArchive { target, .. } => {
+                ChangeOp::ExtractArchive {
+                    target,
+                    merge: None,
+                    ..
+                } => {
                     s.added.insert(target.clone());
+                }
+                ChangeOp::ExtractArchive {
+                    target,
+                    merge: Some(entries),
+                    ..
+                } => {
+                    s.added
+                        .extend(entries.iter().map(|e| crate::node::join(target, &e.to)));
                 }
                 ChangeOp::Move { from, to, .. } => {
                     if s.added.remove(from) {

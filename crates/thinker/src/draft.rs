@@ -160,11 +160,21 @@ pub fn check_draft(
     if raw.tools.is_empty() {
         problems.push("declare at least one tool".to_owned());
     }
-    for t in raw.tools {
-        if !names.insert(t.name.clone()) {
-            problems.push(format!("tool name `{}` is used twice", t.name));
-            continue;
+    for mut t in raw.tools {
+        // A repeated name: the same declaration again is dropped, another one is numbered.
+        if names.contains(&t.name) {
+            let same = tools.iter().any(|d: &ToolDeclaration| {
+                d.name == t.name && d.operation == t.operation && d.optional == t.optional
+            });
+            if same {
+                continue;
+            }
+            t.name = (2..)
+                .map(|i| format!("{}_{i}", t.name))
+                .find(|n| !names.contains(n))
+                .expect("a free name");
         }
+        names.insert(t.name.clone());
         let Some(spec) = store.table().get(t.primitive, &t.operation) else {
             problems.push(format!(
                 "`{}`: there is no {} operation `{}`",

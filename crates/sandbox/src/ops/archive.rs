@@ -181,6 +181,11 @@ pub fn extract_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> R
             ArchiveFormat::stem(name_of(&path)),
         )
     };
+    // A target folder that exists (named by the person, like `tar -C` or `unzip -d`): the entries
+    // go into it, each one meeting an existing name under the conflict policy.
+    if p.get("target").is_some() && g.node(&desired).is_some_and(Node::is_dir) {
+        return merge_into(g, cx, &path, &desired, &entries, policy);
+    }
     mkdir_p(g, cx, parent_of(&desired).unwrap_or(ROOT_ID))?;
     let target = match place(g, cx, desired, policy)? {
         Placement::At(t) => t,
@@ -225,9 +230,131 @@ pub fn extract_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> R
         ChangeOp::ExtractArchive {
             archive: path.clone(),
             target: target.clone(),
+            merge: None,
         },
     );
     Ok(
         json!({"created": [target], "path": target, "count": entries.len(), "nodes": created.len() - 1}),
     )
+}
+
+/// Extraction into the existing folder `target`: folders merge with folders of the same name;
+/// a file (or a folder meeting a file) whose name is taken follows `policy` (a skipped folder
+/// skips everything in it).
+fn merge_into(
+    g: &mut FileSystemGraph,
+    cx: &OpContext,
+    archive: &str,
+    target: &str,
+    entries: &[archive::Entry],
+    policy: super::ConflictPolicy,
+) -> Result<Value> {
+    use std::collections::BTreeMap;
+    // Archive folder → where it lands in the graph (`None`: skipped).
+    let mut dirs: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut written: Vec<crate::graph::ExtractedEntry> = Vec::new();
+    let mut created = Vec::new();
+    let mut skipped = Vec::new();
+    let rel = |id: &str| id[target.len() + 1..].to_owned();
+    for e in entries {
+        let parts: Vec<&str> = e
+            .name
+            .split('/')
+            .filter(|s| !s.is_empty() && *s != ".")
+            .collect();
+        let mut at = target.to_owned();
+        let mut prefix = String::new();
+        for (i, part) in parts.iter().enumerate() {
+            prefix = if prefix.is_empty() {
+                (*part).to_owned()
+            } else {
+                format!("{prefix}/{part}")
+            };
+            let last = i + 1 == parts.len();
+            let is_dir = !last || e.is_dir;
+            if is_dir {
+                if let Some(mapped) = dirs.get(&prefix) {
+                    match mapped {
+                        Some(m) => {
+                            at = m.clone();
+                            continue;
+                        }
+                        None => break,
+                    }
+                }
+                let desired = join(&at, part);
+                let landing = match g.node(&desired) {
+                    Some(n) if n.is_dir() => Some(desired),
+                    _ => match place(g, cx, desired, policy)? {
+                        Placement::At(t) => {
+                            let mut n = Node::new(t.clone(), NodeKind::Dir);
+                            n.modified_at = Some(cx.now);
+                            n.dirty = true;
+                            g.add(n)?;
+                            created.push(t.clone());
+                            written.push(crate::graph::ExtractedEntry {
+                                entry: prefix.clone(),
+                                to: rel(&t),
+                                is_dir: true,
+                            });
+                            Some(t)
+                        }
+                        Placement::Skip(reason) => {
+                            skipped.push(json!({"entry": prefix, "reason": reason}));
+                            None
+                        }
+                    },
+                };
+                dirs.insert(prefix.clone(), landing.clone());
+                match landing {
+                    Some(l) => at = l,
+                    None => break,
+                }
+            } else {
+                match place(g, cx, join(&at, part), policy)? {
+                    Placement::At(t) => {
+                        let mut n = Node::new(t.clone(), NodeKind::File);
+                        n.size = e.size;
+                        n.modified_at = Some(cx.now);
+                        n.dirty = true;
+                        g.add(n)?;
+                        created.push(t.clone());
+                        written.push(crate::graph::ExtractedEntry {
+                            entry: prefix.clone(),
+                            to: rel(&t),
+                            is_dir: false,
+                        });
+                    }
+                    Placement::Skip(reason) => {
+                        skipped.push(json!({"entry": prefix, "reason": reason}));
+                    }
+                }
+            }
+        }
+    }
+    let renamed: Vec<Value> = written
+        .iter()
+        .filter(|w| w.to != w.entry)
+        .map(|w| json!({"entry": w.entry, "to": join(target, &w.to)}))
+        .collect();
+    let files = written.iter().filter(|w| !w.is_dir).count();
+    if !written.is_empty() {
+        g.record(
+            cx.snapshot,
+            ChangeOp::ExtractArchive {
+                archive: archive.to_owned(),
+                target: target.to_owned(),
+                merge: Some(written),
+            },
+        );
+    }
+    Ok(json!({
+        "created": created,
+        "path": target,
+        "merged": true,
+        "count": entries.len(),
+        "files": files,
+        "renamed": renamed,
+        "skipped": skipped,
+    }))
 }

@@ -3,6 +3,7 @@
 mod archive;
 mod commit;
 mod duplicates;
+mod extract_into;
 mod hostile;
 mod methods;
 mod organize;

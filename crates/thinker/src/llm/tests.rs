@@ -291,7 +291,7 @@ fn drafted_tools_are_checked_against_the_primitive_table_and_repaired() {
         "{feedback}"
     );
     assert!(
-        feedback.contains("`find_screenshots` is used twice"),
+        feedback.contains("there is no graph operation `shred`"),
         "{feedback}"
     );
 }
@@ -303,4 +303,15 @@ fn no_draft_for_a_taken_or_invalid_name() {
     assert!(draft(&w, &model, "manage-files").unwrap().is_none());
     assert!(draft(&w, &model, "Bad Name").unwrap().is_none());
     assert!(model.seen.borrow().is_empty());
+}
+
+#[test]
+fn a_repeated_tool_name_is_numbered_and_a_repeated_tool_dropped() {
+    let w = world();
+    let twice = r#"{"tools": [{"name": "find_shots", "summary": "Find screenshots", "primitive": "graph", "operation": "find", "optional": []}, {"name": "find_shots", "summary": "Find screenshots", "primitive": "graph", "operation": "find", "optional": []}, {"name": "find_shots", "summary": "Sort them", "primitive": "graph", "operation": "organize_by_date", "optional": []}]}"#;
+    let drafted = draft(&w, &Scripted::new(&[twice]), "sort-screenshots")
+        .unwrap()
+        .unwrap();
+    let names: Vec<_> = drafted.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["find_shots", "find_shots_2"]);
 }
