@@ -8,6 +8,7 @@ use serde_json::Value;
 
 mod every_tool;
 mod logs;
+mod permissions;
 mod run;
 
 struct Env {

@@ -54,13 +54,20 @@ pub enum SandboxError {
     #[error("commit journal {path}: {message}")]
     Journal { path: PathBuf, message: String },
     #[error(
-        "commit failed at change {index} ({op}): {message}; {done} change(s) were applied, the journal keeps the rest"
+        "commit failed at change {index} ({op}): {message}; {}",
+        if *.journal_kept {
+            format!("{done} change(s) were applied, the journal keeps the rest")
+        } else {
+            "nothing on disk changed".to_owned()
+        }
     )]
     CommitFailed {
         index: usize,
         op: String,
         message: String,
         done: usize,
+        /// False when the failing change was the first and left nothing behind: no journal.
+        journal_kept: bool,
     },
     #[error("cannot read `{path}`: {message}")]
     Content { path: String, message: String },

@@ -174,7 +174,7 @@ pub enum InDoubt {
     Unclear(String),
 }
 
-fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
+pub(crate) fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
     let at = |p: &str| root.join(p);
     let exists = |p: &str| std::fs::symlink_metadata(at(p)).is_ok();
     match op {
@@ -392,6 +392,7 @@ pub fn recover(path: &Path, complete: bool) -> Result<RecoveryReport> {
             op: op.render(),
             message: e.to_string(),
             done: done.applied,
+            journal_kept: true,
         })?;
         journal.mark_done(i)?;
         done.count(op, mode);

@@ -259,15 +259,21 @@ impl Sandbox {
         let mut progress = progress;
         for (i, op) in ops.iter().enumerate() {
             tracing::debug!(index = i, op = %op.render(), "applying");
-            commit::apply_op(self.root(), op, self.config.delete_mode).map_err(|e| {
+            if let Err(e) = commit::apply_op(self.root(), op, self.config.delete_mode) {
                 tracing::error!(index = i, op = %op.render(), error = %e, "commit stopped");
-                SandboxError::CommitFailed {
+                // Refused before anything changed (a locked folder, say): nothing to recover.
+                let untouched = i == 0 && journal::inspect(self.root(), op) == InDoubt::NotApplied;
+                if untouched {
+                    journal.finish()?;
+                }
+                return Err(SandboxError::CommitFailed {
                     index: i,
                     op: op.render(),
                     message: e.to_string(),
                     done: report.applied,
-                }
-            })?;
+                    journal_kept: !untouched,
+                });
+            }
             journal.mark_done(i)?;
             report.count(op, self.config.delete_mode);
             if let Some(cb) = progress.as_mut() {
