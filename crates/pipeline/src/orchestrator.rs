@@ -740,6 +740,14 @@ impl<'a> Orchestrator<'a> {
         let outcome: std::result::Result<ExecutionResult, ErrorPayload> = match &primitive {
             Primitive::Graph(g) => {
                 conflicts::call_asking(self.sandbox, &g.method, &mut work.resolved, &work.step, ui)
+                    .inspect(|r| {
+                        if let Some(w) = r.data.get("warning").and_then(Value::as_str) {
+                            ui.event(&Event::Warning {
+                                step: Some(work.step.step),
+                                message: w.to_owned(),
+                            });
+                        }
+                    })
                     .map_err(|e| payload(&e))
             }
             Primitive::Retrieval(r) => {

@@ -128,7 +128,8 @@ impl Sandbox {
     /// Runs one graph method on the graph. A snapshot is taken first; if the method fails, the graph
     /// is rolled back to it, so a failed call leaves no trace.
     pub fn call(&mut self, method: &str, params: &Map<String, Value>) -> Result<ExecutionResult> {
-        call_graph_method(
+        let before = self.graph.changes().len();
+        let mut result = call_graph_method(
             &mut self.graph,
             &self.scope,
             &self.table,
@@ -136,7 +137,48 @@ impl Sandbox {
             &self.config.categories,
             method,
             params,
-        )
+        )?;
+        self.note_unlisted(before, &mut result.data);
+        Ok(result)
+    }
+
+    /// Folders this call deletes, moves, copies or archives may hold entries the scan could not
+    /// list (names that are not UTF-8, unreadable folders): they go with the folder, so the
+    /// result names them (`unlisted`) and says so (`warning`).
+    fn note_unlisted(&self, before: usize, data: &mut Value) {
+        let mut carried: Vec<(&str, &'static str)> = Vec::new();
+        for change in &self.graph.changes()[before.min(self.graph.changes().len())..] {
+            match &change.op {
+                ChangeOp::Delete { path, .. } => carried.push((path, "deleted")),
+                ChangeOp::Move { from, .. } => carried.push((from, "moved")),
+                ChangeOp::Copy { from, .. } => carried.push((from, "copied")),
+                ChangeOp::CreateArchive { sources, .. } => {
+                    carried.extend(sources.iter().map(|s| (s.as_str(), "archived")));
+                }
+                _ => {}
+            }
+        }
+        let mut unlisted = Vec::new();
+        let mut lines = Vec::new();
+        for issue in &self.issues {
+            if let Some((folder, verb)) = carried
+                .iter()
+                .find(|(p, _)| *p != issue.path && node::is_within(&issue.path, p))
+            {
+                unlisted.push(serde_json::json!({"path": issue.path, "message": issue.message, "with": folder}));
+                lines.push(format!("`{}` ({})", issue.path, issue.message));
+                if lines.len() == 1 {
+                    lines[0] = format!(
+                        "`{folder}` holds entries the scan could not list; they are {verb} with it: {}",
+                        lines[0]
+                    );
+                }
+            }
+        }
+        if let (false, Some(map)) = (unlisted.is_empty(), data.as_object_mut()) {
+            map.insert("unlisted".into(), Value::Array(unlisted));
+            map.insert("warning".into(), Value::String(lines.join(", ")));
+        }
     }
 
     pub fn snapshot(&mut self) -> SnapshotId {

@@ -130,3 +130,29 @@ fn symlink_loops_inside_the_tree_do_not_hang_anything() {
         "{names:?}"
     );
 }
+
+/// Deleting (or moving) a folder that holds a name the scan could not list takes that entry
+/// too: the result names it and warns, so the approval shows what the graph cannot.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_folder_holding_unlisted_names_says_so_when_it_is_deleted() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bad = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::create_dir(dir.path().join("box")).unwrap();
+    std::fs::write(dir.path().join("box").join(bad), "latin-1").unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "k").unwrap();
+    let mut fx = open_dir(dir);
+    let out = fx.run("delete_node", json!({"path": "box"}));
+    assert_eq!(out["unlisted"][0]["path"], "box/caf\u{fffd}.txt", "{out}");
+    assert_eq!(out["unlisted"][0]["with"], "box");
+    let warning = out["warning"].as_str().unwrap();
+    assert!(
+        warning
+            .starts_with("`box` holds entries the scan could not list; they are deleted with it"),
+        "{warning}"
+    );
+    // A call that touches no such folder carries no warning.
+    let out = fx.run("delete_node", json!({"path": "keep.txt"}));
+    assert!(out.get("warning").is_none(), "{out}");
+}
