@@ -76,6 +76,19 @@ impl Env {
     }
 }
 
+/// Copies a folder tree (the shipped skills into a folder a test may write).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
 fn files_below(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {

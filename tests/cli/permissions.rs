@@ -16,18 +16,6 @@ fn chmod(p: &Path, mode: u32) {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 /// Everything the unprivileged run needs, readable by it: the binary, the skills, a home.
 struct Unprivileged {
     dir: tempfile::TempDir,
@@ -41,7 +29,7 @@ impl Unprivileged {
         let bin = dir.path().join("scope-weaver");
         std::fs::copy(env!("CARGO_BIN_EXE_scope-weaver"), &bin).unwrap();
         chmod(&bin, 0o755);
-        copy_tree(
+        super::copy_tree(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"),
             &dir.path().join("skills"),
         );

@@ -363,23 +363,11 @@ fn a_full_disk_under_the_audit_log_stops_the_run_before_the_commit() {
     );
 }
 
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 #[test]
 fn skill_create_with_the_llm_planner_drafts_tools_that_load() {
     let env = Env::new(&[("notes.txt", "x")]);
     let skills = env.home.path().join("skills");
-    copy_tree(
+    super::copy_tree(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"),
         &skills,
     );

@@ -11,26 +11,6 @@ use thinker::{DraftedTools, PlanControl, PlanningContext, ToolDraftRequest};
 
 use crate::commands::Env;
 use crate::output::print_json;
-
-fn draft_request(params: &Map<String, Value>) -> ToolDraftRequest {
-    let text = |k: &str| {
-        params
-            .get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    ToolDraftRequest {
-        name: text("name"),
-        description: text("description"),
-        tags: text("tags")
-            .split(',')
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty())
-            .collect(),
-    }
-}
-
 /// The model's draft when a model planner is configured; `None` with the rule planner.
 fn draft(
     env: &Env,
@@ -56,7 +36,7 @@ pub fn scaffold(
     params: &Map<String, Value>,
     commit: bool,
 ) -> Result<ExitCode> {
-    let request = draft_request(params);
+    let request = ToolDraftRequest::from_params(params);
     let drafted = draft(env, store, &request)?;
     let tools: Vec<ToolDeclaration> = drafted
         .as_ref()

@@ -22,6 +22,28 @@ pub struct ToolDraftRequest {
     pub tags: Vec<String>,
 }
 
+impl ToolDraftRequest {
+    /// From a `scaffold_skill` call: `name`, `description` and comma-separated `tags`.
+    pub fn from_params(params: &serde_json::Map<String, Value>) -> Self {
+        let text = |k: &str| {
+            params
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        ToolDraftRequest {
+            name: text("name"),
+            description: text("description"),
+            tags: text("tags")
+                .split(',')
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty())
+                .collect(),
+        }
+    }
+}
+
 /// Drafted declarations (checked: the SKILL.md they make loads) and how the drafting went.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct DraftedTools {

@@ -19,26 +19,6 @@ pub(super) struct DeferredSkill {
     pub tools: Vec<ToolDeclaration>,
 }
 
-/// Name, description and comma-separated tags of a `scaffold_skill` call.
-pub(super) fn draft_request(params: &Map<String, Value>) -> ToolDraftRequest {
-    let text = |k: &str| {
-        params
-            .get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
-    ToolDraftRequest {
-        name: text("name"),
-        description: text("description"),
-        tags: text("tags")
-            .split(',')
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty())
-            .collect(),
-    }
-}
-
 impl Orchestrator<'_> {
     /// Schedules the scaffold; a model planner drafts its tools now, so the person reviews them
     /// with the step. A draft that fails leaves the template's tools (with a warning).
@@ -49,7 +29,7 @@ impl Orchestrator<'_> {
         (deferred, cancel): (&mut Vec<DeferredSkill>, &CancelToken),
         ui: &mut dyn Interaction,
     ) -> std::result::Result<ExecutionResult, ErrorPayload> {
-        let request = draft_request(resolved);
+        let request = ToolDraftRequest::from_params(resolved);
         let cx = PlanningContext {
             skills: self.skills,
             retrieval: self.retrieval,
@@ -100,7 +80,7 @@ impl Orchestrator<'_> {
     /// After the sandbox commit: writes each scheduled skill and indexes it.
     pub(super) fn create_deferred_skills(&mut self, run: &mut Run) -> Result<()> {
         for deferred in std::mem::take(&mut run.deferred) {
-            let request = draft_request(&deferred.step.params);
+            let request = ToolDraftRequest::from_params(&deferred.step.params);
             self.skills.scaffold_with(&ScaffoldSpec {
                 name: &request.name,
                 description: &request.description,

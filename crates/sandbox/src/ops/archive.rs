@@ -287,16 +287,9 @@ fn merge_into(
                     Some(n) if n.is_dir() => Some(desired),
                     _ => match place(g, cx, desired, policy)? {
                         Placement::At(t) => {
-                            let mut n = Node::new(t.clone(), NodeKind::Dir);
-                            n.modified_at = Some(cx.now);
-                            n.dirty = true;
-                            g.add(n)?;
+                            let w = add_extracted(g, cx, &t, &prefix, rel(&t), None)?;
+                            written.push(w);
                             created.push(t.clone());
-                            written.push(crate::graph::ExtractedEntry {
-                                entry: prefix.clone(),
-                                to: rel(&t),
-                                is_dir: true,
-                            });
                             Some(t)
                         }
                         Placement::Skip(reason) => {
@@ -313,17 +306,9 @@ fn merge_into(
             } else {
                 match place(g, cx, join(&at, part), policy)? {
                     Placement::At(t) => {
-                        let mut n = Node::new(t.clone(), NodeKind::File);
-                        n.size = e.size;
-                        n.modified_at = Some(cx.now);
-                        n.dirty = true;
-                        g.add(n)?;
-                        created.push(t.clone());
-                        written.push(crate::graph::ExtractedEntry {
-                            entry: prefix.clone(),
-                            to: rel(&t),
-                            is_dir: false,
-                        });
+                        let w = add_extracted(g, cx, &t, &prefix, rel(&t), Some(e.size))?;
+                        written.push(w);
+                        created.push(t);
                     }
                     Placement::Skip(reason) => {
                         skipped.push(json!({"entry": prefix, "reason": reason}));
@@ -357,4 +342,30 @@ fn merge_into(
         "renamed": renamed,
         "skipped": skipped,
     }))
+}
+
+/// Adds the node an extracted entry becomes (`size`: a file of that size; `None`: a folder).
+fn add_extracted(
+    g: &mut FileSystemGraph,
+    cx: &OpContext,
+    id: &str,
+    entry: &str,
+    to: String,
+    size: Option<u64>,
+) -> Result<crate::graph::ExtractedEntry> {
+    let kind = if size.is_some() {
+        NodeKind::File
+    } else {
+        NodeKind::Dir
+    };
+    let mut n = Node::new(id.to_owned(), kind);
+    n.size = size.unwrap_or(0);
+    n.modified_at = Some(cx.now);
+    n.dirty = true;
+    g.add(n)?;
+    Ok(crate::graph::ExtractedEntry {
+        entry: entry.to_owned(),
+        to,
+        is_dir: size.is_none(),
+    })
 }
