@@ -7,6 +7,13 @@ cd "$ROOT"
 
 # Build outputs live outside the clone so fresh clones (CI) reuse earlier builds.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${HOME}/.cache/scope-weaver/target}"
+# x86-64 builds target x86-64-v3 (AVX2/FMA: the local model's SIMD kernels; .cargo/config.toml).
+# For an older CPU: SCOPE_WEAVER_BASELINE_CPU=1 builds for baseline x86-64 (slower models), in a
+# target dir of its own so the two builds do not replace each other.
+if [ "${SCOPE_WEAVER_BASELINE_CPU:-0}" = 1 ]; then
+    export RUSTFLAGS="-C target-cpu=x86-64"
+    export CARGO_TARGET_DIR="${CARGO_TARGET_DIR}-baseline"
+fi
 mkdir -p "$CARGO_TARGET_DIR"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 

@@ -1,23 +1,48 @@
 #!/usr/bin/env bash
 # Main job: set up and launch the Scope Weaver desktop app on a generated demo folder (a "home"
 # whose Downloads holds duplicates and a mix of real-format files: the seed's worked example;
-# `scope-weaver demo DIR` writes it).
+# `scope-weaver demo DIR` writes it). Release builds (the local model needs the optimised kernels).
 #   scripts/run.sh                      # the desktop app (needs a display; without one: the CLI demo)
 #   scripts/run.sh --headless           # the same request end to end in the terminal (CLI)
+#   scripts/run.sh --model qwen05 ...   # plan with a real local model: smollm | qwen05 | qwen15 | a .gguf
+#                                       #   path (fetched by scripts/fetch-models.sh; sets thinker_backend
+#                                       #   mistralrs and thinker_model_path for this run)
 #   scripts/run.sh scan ~/Downloads     # any scope-weaver CLI command
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+BIN="$CARGO_TARGET_DIR/release"
+mode=""
+args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --headless) mode=headless ;;
+        --model)
+            [ $# -ge 2 ] || { echo "--model needs smollm, qwen05, qwen15 or a .gguf path" >&2; exit 2; }
+            case "$2" in
+                *.gguf) model="$2" ;;
+                *) model="$(bash "$ROOT/scripts/fetch-models.sh" "" "$2")" ;;
+            esac
+            export SCOPE_WEAVER_THINKER_BACKEND=mistralrs SCOPE_WEAVER_THINKER_MODEL_PATH="$model"
+            echo "== Planner: $model (mistral.rs)" >&2
+            shift
+            ;;
+        *) args+=("$1") ;;
+    esac
+    shift
+done
+set -- "${args[@]}"
+
 make_demo() {
     local home="${SCOPE_WEAVER_DEMO_DIR:-$(mktemp -d)/home}"
-    "$CARGO_TARGET_DIR/debug/scope-weaver" demo "$home" >&2
+    "$BIN/scope-weaver" demo "$home" >&2
     echo "$home"
 }
 
 REQUEST="Clean up my Downloads folder – remove duplicates, then organize the remaining files into subfolders by type"
 
 headless_demo() {
-    cargo build --quiet -p cli --bin scope-weaver
-    local bin="$CARGO_TARGET_DIR/debug/scope-weaver" home
+    cargo build --quiet --release -p cli --bin scope-weaver
+    local bin="$BIN/scope-weaver" home
     home="$(make_demo)"
     echo "== Demo folder: $home"
     "$bin" scan "$home/Downloads" --tree
@@ -33,17 +58,14 @@ headless_demo() {
     "$bin" scan "$home/Downloads" --tree
 }
 
-case "${1:-}" in
-    --headless)
-        headless_demo
-        exit 0
-        ;;
-    "") ;;
-    *)
-        cargo build --quiet -p cli --bin scope-weaver
-        exec "$CARGO_TARGET_DIR/debug/scope-weaver" "$@"
-        ;;
-esac
+if [ "$mode" = headless ]; then
+    headless_demo
+    exit 0
+fi
+if [ $# -gt 0 ]; then
+    cargo build --quiet --release -p cli --bin scope-weaver
+    exec "$BIN/scope-weaver" "$@"
+fi
 
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
     echo "No display (DISPLAY/WAYLAND_DISPLAY unset): running the headless demo instead of the app." >&2
@@ -53,7 +75,7 @@ fi
 
 need_apt "${APP_BUILD_PACKAGES[@]}"
 build_ui
-cargo build --quiet -p scope-weaver-app -p cli
+cargo build --quiet --release -p scope-weaver-app -p cli
 home="$(make_demo)"
 echo "== Demo folder: $home"
 echo "== Press Alt+Space for the bar (Settings changes the folder and the shortcut), and try:"
@@ -61,4 +83,4 @@ echo "   $REQUEST"
 # The demo's deletes are permanent (a throwaway folder); its settings file stays beside it.
 SCOPE_WEAVER_WORKING_ROOT="$home" SCOPE_WEAVER_DELETE_MODE=permanent \
     SCOPE_WEAVER_CONFIG="$home/../config.yaml" SCOPE_WEAVER_STATE_DIR="$home/../state" \
-    exec "$CARGO_TARGET_DIR/debug/scope-weaver-app"
+    exec "$BIN/scope-weaver-app"

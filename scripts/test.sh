@@ -34,6 +34,13 @@ start_test_postgres
 # Without the server the PostgreSQL tests would skip; here a missing server fails them.
 export SCOPE_WEAVER_TEST_REQUIRE_POSTGRES=1
 
+step "a real model for the LLM planner's smoke test (SmolLM2-135M, 98 MB, cached outside the clone)"
+SCOPE_WEAVER_TEST_MODEL_SMOLLM2="$(bash "$ROOT/scripts/fetch-models.sh" "" smollm)"
+export SCOPE_WEAVER_TEST_MODEL_SMOLLM2
+# Without the model the smoke test would skip; here a missing model fails it.
+export SCOPE_WEAVER_TEST_REQUIRE_MODELS=1
+echo "$SCOPE_WEAVER_TEST_MODEL_SMOLLM2"
+
 # From here on a failing suite is counted, not fatal: every suite runs and the summary names them.
 set +e
 step "tests"

@@ -173,6 +173,55 @@ fn dry_run_shows_the_diff_and_changes_nothing() {
 }
 
 #[test]
+fn without_a_request_each_line_of_stdin_runs_with_the_planner_loaded_once() {
+    use std::io::Write;
+    let (env, root) = downloads();
+    let root_arg = root.to_str().unwrap();
+    let before = files_below(&root);
+    let mut child = env
+        .cmd(&["--json", "run", "--root", root_arg, "--yes"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Blank lines are skipped; the second request sees the first one's changes on disk.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"remove duplicates in Downloads\n\nsort Downloads by type\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = events_of(&out);
+    let reports: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "done")
+        .map(|e| &e["report"])
+        .collect();
+    assert_eq!(reports.len(), 2, "{events:?}");
+    assert_eq!(reports[0]["request"], "remove duplicates in Downloads");
+    assert_eq!(reports[1]["request"], "sort Downloads by type");
+    assert_ne!(reports[0]["id"], reports[1]["id"]);
+    assert!(
+        reports.iter().all(|r| r["committed"] == true),
+        "{reports:?}"
+    );
+    let after = files_below(&root);
+    assert_ne!(after, before);
+    assert!(
+        after.iter().any(|p| p.starts_with("Documents/")),
+        "{after:?}"
+    );
+    assert!(!after.contains(&"holiday (1).jpg".to_owned()), "{after:?}");
+}
+
+#[test]
 fn the_llm_planner_runs_the_pipeline_on_a_tiny_model() {
     let (env, root) = downloads();
     let root_arg = root.to_str().unwrap();

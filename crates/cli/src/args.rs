@@ -66,10 +66,11 @@ pub enum Command {
         top: Option<usize>,
     },
     /// Do what REQUEST says in ROOT: plan, simulate each step, ask for approval, then commit.
+    /// Without REQUEST: one request per line from stdin, the planner's model loaded once.
     Run {
         #[arg(long)]
         root: PathBuf,
-        request: String,
+        request: Option<String>,
         /// When to ask: all (every step), key (steps that change files), bypass (only the final diff).
         #[arg(long, value_name = "MODE")]
         hitl: Option<String>,

@@ -69,7 +69,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             hitl,
             yes,
             dry_run,
-        } => crate::run::run_cmd(&env, &root, &request, hitl.as_deref(), yes, dry_run),
+        } => crate::run::run_cmd(
+            &env,
+            &root,
+            request.as_deref(),
+            hitl.as_deref(),
+            yes,
+            dry_run,
+        ),
         Command::Plan {
             request,
             root,

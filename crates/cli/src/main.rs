@@ -15,6 +15,14 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    let missing = contracts::missing_cpu_features();
+    if !missing.is_empty() {
+        eprintln!(
+            "error[CPU_UNSUPPORTED]: {}",
+            contracts::cpu_mismatch_message(&missing)
+        );
+        return ExitCode::from(1);
+    }
     quiet_on_closed_stdout();
     let cli = args::Cli::parse();
     let json = cli.json;

@@ -142,6 +142,8 @@ pub fn plan_cmd(
     // (right, total) for requests that must get a question, and for those that must not.
     let (mut must_ask, mut must_act) = ((0, 0), (0, 0));
     let mut latency = 0.0;
+    // Requests a model planner could not plan, answered by the rule planner: (right, total).
+    let mut fallbacks = (0, 0);
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let item: Value = serde_json::from_str(line).context("a line of the eval file")?;
         let request = item["request"].as_str().context("`request` field")?;
@@ -171,6 +173,10 @@ pub fn plan_cmd(
             !asks && matches
         };
         total += 1;
+        if planned.fallback.is_some() {
+            fallbacks.1 += 1;
+            fallbacks.0 += usize::from(ok);
+        }
         let by_clarify = if clarify {
             &mut must_ask
         } else {
@@ -185,9 +191,14 @@ pub fn plan_cmd(
             entry.0 += 1;
         } else if show_failures {
             println!(
-                "✗ [{kind}] {request}\n    expected {expected:?}{} got {got:?}{}",
+                "✗ [{kind}] {request}\n    expected {expected:?}{} got {got:?}{}{}",
                 if clarify { " + question" } else { "" },
-                if asks { " + question" } else { "" }
+                if asks { " + question" } else { "" },
+                if planned.fallback.is_some() {
+                    " (the rule planner's: the model's plan failed)"
+                } else {
+                    ""
+                }
             );
             for s in &planned.plan.steps {
                 println!(
@@ -210,6 +221,7 @@ pub fn plan_cmd(
             "by_kind": kinds, "mean_latency_ms": latency / total.max(1) as f64,
             "asks_when_needed": {"right": must_ask.0, "total": must_ask.1, "accuracy": pct(must_ask.0, must_ask.1)},
             "acts_when_clear": {"right": must_act.0, "total": must_act.1, "accuracy": pct(must_act.0, must_act.1)},
+            "rule_fallbacks": {"right": fallbacks.0, "total": fallbacks.1},
         }));
     } else {
         println!("| kind | right | total | accuracy |\n|---|---|---|---|");
@@ -235,6 +247,13 @@ pub fn plan_cmd(
             planner.name(),
             latency / total.max(1) as f64
         );
+        if fallbacks.1 > 0 {
+            println!(
+                "the model could not plan {} request(s); the rule planner's plans for them were \
+                 right {} time(s) (included above)",
+                fallbacks.1, fallbacks.0
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

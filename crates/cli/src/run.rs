@@ -307,10 +307,12 @@ impl Interaction for TerminalInteraction {
     }
 }
 
+/// `scope-weaver run`: `request` through the pipeline, or, without one, every line of stdin in
+/// turn with the skills, the index, the planner's model and the audit log loaded once.
 pub fn run_cmd(
     env: &Env,
     root: &Path,
-    request: &str,
+    request: Option<&str>,
     hitl: Option<&str>,
     yes: bool,
     dry_run: bool,
@@ -327,9 +329,7 @@ pub fn run_cmd(
     let interactive = std::io::stdin().is_terminal();
     let mut store = load_skills(env)?;
     let mut retrieval = crate::search::skill_pipeline(env, &store)?;
-    let mut sandbox = open_sandbox(env, root)?;
-    retrieval.index_sandbox(&mut sandbox)?;
-    let mut planner = thinker::build_planner(&env.config)?;
+    let mut planner = load_planner(env)?;
     // Every run leaves its trail; a log that cannot be opened stops the run before it starts.
     let mut audit_log = audit::AuditLog::new(crate::audit::open_store(env)?);
     let mut ui = TerminalInteraction {
@@ -349,15 +349,109 @@ pub fn run_cmd(
         on_token,
         ..RunOptions::default()
     };
+    let mut parts = Loaded {
+        store: &mut store,
+        retrieval: &mut retrieval,
+        planner: planner.as_mut(),
+        audit: &mut audit_log,
+    };
+    if let Some(request) = request {
+        run_one(env, root, request, &options, &mut parts, &mut ui)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // One request per line; each starts from the folder as it is on disk now.
+    let mut failed = false;
+    loop {
+        if interactive && !env.json {
+            eprint!("request> ");
+            let _ = std::io::stderr().flush();
+        }
+        let mut line = String::new();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let request = line.trim();
+        if request.is_empty() {
+            continue;
+        }
+        let options = RunOptions {
+            request_id: None,
+            ..options.clone()
+        };
+        if let Err(err) = run_one(env, root, request, &options, &mut parts, &mut ui) {
+            // A failed request is reported; the next one still runs.
+            crate::output::print_error(&err, env.json);
+            failed = true;
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// What `run` keeps loaded between requests.
+struct Loaded<'a> {
+    store: &'a mut skills::SkillStore,
+    retrieval: &'a mut retrieval::RetrievalPipeline,
+    planner: &'a mut dyn thinker::Planner,
+    audit: &'a mut audit::AuditLog,
+}
+
+/// The configured planner; a model says that it is loading and how long it took.
+fn load_planner(env: &Env) -> Result<Box<dyn thinker::Planner>> {
+    let model = match env.config.thinker_backend {
+        config::ThinkerBackend::Mistralrs => env.config.thinker_model_path.clone(),
+        config::ThinkerBackend::Rule => None,
+    };
+    let started = std::time::Instant::now();
+    let spinner = model.as_ref().filter(|_| !env.json).map(|path| {
+        let bar =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} loading {msg} ({elapsed})")
+                .expect("valid template"),
+        );
+        bar.set_message(path.display().to_string());
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        bar
+    });
+    let planner = thinker::build_planner(&env.config);
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
+    let planner = planner?;
+    if model.is_some() && !env.json {
+        eprintln!(
+            "planner {} ready in {:.1} s",
+            planner.name(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(planner)
+}
+
+fn run_one(
+    env: &Env,
+    root: &Path,
+    request: &str,
+    options: &RunOptions,
+    parts: &mut Loaded,
+    ui: &mut TerminalInteraction,
+) -> Result<()> {
+    let mut sandbox = open_sandbox(env, root)?;
+    parts.retrieval.index_sandbox(&mut sandbox)?;
     let mut orchestrator = Orchestrator {
         config: &env.config,
-        skills: &mut store,
-        retrieval: &mut retrieval,
+        skills: parts.store,
+        retrieval: parts.retrieval,
         sandbox: &mut sandbox,
-        planner: planner.as_mut(),
-        audit: Some(&mut audit_log),
+        planner: &mut *parts.planner,
+        audit: Some(&mut *parts.audit),
     };
-    let report = orchestrator.run(request, &options, &mut ui)?;
+    let report = orchestrator.run(request, options, ui)?;
     if !env.json {
         let id = &report.id;
         eprintln!("audit: request {id} recorded (scope-weaver audit show {id})");
@@ -374,5 +468,5 @@ pub fn run_cmd(
             .collect();
         eprintln!("time per stage: {}", slow.join(" · "));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

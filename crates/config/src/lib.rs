@@ -48,6 +48,7 @@ pub struct PipelineConfig {
     pub planner_retries: u32,
     pub max_turns: u32,
     pub max_context_tokens: usize,
+    pub planner_guidance_skills: usize,
     pub embedding_backend: EmbeddingBackend,
     pub embedding_model_path: Option<PathBuf>,
     pub embedding_dims: usize,

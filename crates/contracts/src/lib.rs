@@ -2,6 +2,7 @@
 //!
 //! Nothing here does IO. Every other engine crate depends on this one; it depends on no engine crate.
 
+mod cpu;
 mod error;
 mod execution;
 mod plan;
@@ -10,6 +11,7 @@ mod reference;
 mod skill;
 mod suggest;
 
+pub use cpu::{cpu_mismatch_message, missing_cpu_features};
 pub use error::{ErrorCode, ErrorPayload};
 pub use execution::{ExecutionResult, PipelineContext, StepStatus, ValidationResult};
 pub use plan::{Plan, PlanStep};

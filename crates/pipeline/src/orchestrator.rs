@@ -383,6 +383,13 @@ impl<'a> Orchestrator<'a> {
                 entries: entries.clone(),
             };
             let planned = self.planner.plan(&request, &cx, &control)?;
+            if let Some(fallback) = &planned.fallback {
+                ui.event(&Event::Warning {
+                    step: None,
+                    message: fallback.message(),
+                });
+            }
+            run.report.planner.clone_from(&planned.usage.planner);
             ui.event(&Event::Planned {
                 planner: planned.usage.planner.clone(),
                 plan: planned.plan.clone(),

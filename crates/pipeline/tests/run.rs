@@ -406,6 +406,68 @@ fn rolling_back_a_step_skips_its_dependents_with_dependency_unavailable() {
     assert!(w.root().join("Temp/a.log").exists() && w.root().join("Temp/b.log").exists());
 }
 
+/// A model planner that cannot plan, behind the rule planner (what `build_planner` builds).
+struct BrokenModel;
+
+impl Planner for BrokenModel {
+    fn name(&self) -> String {
+        "mistralrs:broken.gguf".into()
+    }
+    fn plan(
+        &mut self,
+        _r: &PlanRequest,
+        _c: &PlanningContext,
+        _k: &PlanControl,
+    ) -> thinker::Result<Planned> {
+        Err(thinker::ThinkerError::InvalidOutput {
+            attempts: 3,
+            last: "step 1: UNKNOWN_TOOL".into(),
+        })
+    }
+}
+
+#[test]
+fn a_model_that_cannot_plan_falls_back_to_the_rule_planner_and_the_run_says_so() {
+    let mut w = world(&[("a.txt", "same\n", 1), ("b.txt", "same\n", 2)]);
+    let mut ui = Scripted::default();
+    let mut planner = thinker::WithRuleFallback::new(Box::new(BrokenModel));
+    let report = w
+        .run(
+            &mut planner,
+            "remove duplicates in Downloads",
+            HitlMode::Key,
+            &mut ui,
+        )
+        .unwrap();
+    assert_eq!(report.planner, "rule (fallback from mistralrs:broken.gguf)");
+    let warning = ui
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Warning {
+                step: None,
+                message,
+            } => Some(message.clone()),
+            _ => None,
+        })
+        .expect("a warning about the fallback");
+    assert!(
+        warning
+            .contains("mistralrs:broken.gguf could not plan this request (PLANNER_INVALID_OUTPUT"),
+        "{warning}"
+    );
+    // The fallback plan went through the same approvals (the delete was shown) and committed.
+    assert!(
+        ui.events
+            .iter()
+            .any(|e| matches!(e, Event::Approved { step: 2, .. })),
+        "{:?}",
+        ui.events
+    );
+    assert!(report.committed);
+    assert_eq!(w.tree(), "a.txt");
+}
+
 #[test]
 fn near_miss_lets_the_person_pick_another_skill_and_logs_the_choice() {
     let mut w = world(&[("a.pdf", "pdf\n", 1), ("b.jpg", "jpg\n", 1)]);

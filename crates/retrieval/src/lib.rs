@@ -29,8 +29,8 @@ pub use index::{Doc, HybridIndex, Mix, Scored};
 pub use pipeline::{BuildReport, ContentResults, RetrievalPipeline, stale_warning};
 pub use primitives::call_retrieval;
 pub use skill_index::{
-    SKILL_WEIGHT, SkillDoc, SkillHit, SkillIndex, SkillRanking, is_confident, skill_docs,
-    triggers_for_tool,
+    InstructionHit, SKILL_WEIGHT, SkillDoc, SkillHit, SkillIndex, SkillRanking, is_confident,
+    skill_docs, triggers_for_tool,
 };
 pub use vector::VectorStore;
 pub use watch::{Burst, DEBOUNCE, HotReload, SkillWatcher, apply_skill_change};

@@ -43,6 +43,17 @@ pub struct SkillRanking {
     pub confident: bool,
     pub threshold: f32,
     pub gap: f32,
+    /// Skills without tools (plain Agent Skills files: instructions only), which have no pairs
+    /// in `hits`, with their skill-level score, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<InstructionHit>,
+}
+
+/// An instruction-only skill and how well its description matches.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InstructionHit {
+    pub skill: String,
+    pub score: f32,
 }
 
 impl SkillRanking {
@@ -276,12 +287,25 @@ impl SkillIndex {
                 .total_cmp(&a.score)
                 .then_with(|| (&a.skill, &a.tool).cmp(&(&b.skill, &b.tool)))
         });
+        let with_tools: std::collections::BTreeSet<&str> =
+            hits.iter().map(|h| h.skill.as_str()).collect();
+        let instructions = skills
+            .iter()
+            .filter_map(|s| {
+                let d = &self.index.doc(s.key)?.meta;
+                (!with_tools.contains(d.skill.as_str())).then(|| InstructionHit {
+                    skill: d.skill.clone(),
+                    score: s.score,
+                })
+            })
+            .collect();
         let mut ranking = SkillRanking {
             query: query.to_owned(),
             hits,
             confident: false,
             threshold,
             gap,
+            instructions,
         };
         ranking.confident = ranking.top().is_some_and(|t| {
             is_confident(

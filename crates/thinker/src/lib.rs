@@ -8,6 +8,7 @@
 
 mod draft;
 mod error;
+mod fallback;
 #[cfg(feature = "mistralrs")]
 mod llm;
 mod prompt;
@@ -28,9 +29,10 @@ pub use draft::{
     DraftedTools, MAX_DRAFTED_TOOLS, ToolDraftRequest, check_draft, draft_prompt, tool_draft_schema,
 };
 pub use error::{Result, ThinkerError, render_problems};
+pub use fallback::{Fallback, WithRuleFallback};
 #[cfg(feature = "mistralrs")]
-pub use llm::{LlmLimits, LlmPlanner};
-pub use prompt::{PromptParts, build_prompt};
+pub use llm::{GenerationTiming, LlmLimits, LlmPlanner};
+pub use prompt::{PromptParts, build_prompt, skill_guidance, system_prompt};
 pub use rules::RulePlanner;
 pub use schema::{MAX_STRING, allowed_pairs, is_template, plan_schema};
 pub use validate::{PlanProblem, validate_plan};
@@ -128,6 +130,8 @@ pub struct Planned {
     pub prompt: Option<String>,
     /// The model's accepted answer, verbatim.
     pub response: Option<String>,
+    /// Set when the configured model failed to plan and this plan is the rule planner's.
+    pub fallback: Option<Fallback>,
 }
 
 /// Stage 2 of the pipeline.
@@ -155,7 +159,8 @@ pub trait Planner: Send {
 }
 
 /// The planner the config asks for: the rule planner by default, the LLM planner when
-/// `thinker_backend: mistralrs` (its model loads here, so errors surface before any request).
+/// `thinker_backend: mistralrs` (its model loads here, so errors surface before any request),
+/// with the rule planner behind it for requests the model cannot plan.
 pub fn build_planner(config: &PipelineConfig) -> Result<Box<dyn Planner>> {
     match config.thinker_backend {
         ThinkerBackend::Rule => Ok(Box::new(RulePlanner)),
@@ -165,10 +170,8 @@ pub fn build_planner(config: &PipelineConfig) -> Result<Box<dyn Planner>> {
                 .thinker_model_path
                 .as_deref()
                 .ok_or(ThinkerError::ModelNotConfigured)?;
-            Ok(Box::new(LlmPlanner::load(
-                path,
-                LlmLimits::from_config(config),
-            )?))
+            let model = LlmPlanner::load(path, LlmLimits::from_config(config))?;
+            Ok(Box::new(WithRuleFallback::new(Box::new(model))))
         }
         #[cfg(not(feature = "mistralrs"))]
         ThinkerBackend::Mistralrs => Err(ThinkerError::Unavailable),

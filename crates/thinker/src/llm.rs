@@ -14,6 +14,7 @@ use mistralrs::{
     Constraint, GgufModelBuilder, Model, ModelDType, RequestBuilder, Response, TextMessageRole,
     TextMessages, TextModelBuilder, TokenSource,
 };
+use serde::Serialize;
 
 use crate::{
     DraftedTools, PlanControl, PlanRequest, PlanUsage, Planned, Planner, PlanningContext, Result,
@@ -34,8 +35,8 @@ pub struct LlmLimits {
     pub max_context_tokens: usize,
     /// Repairs of an invalid plan before giving up.
     pub retries: u32,
-    /// Skills disclosed in the prompt.
-    pub top_k: usize,
+    /// Skills whose planner guidance the prompt discloses.
+    pub guidance_skills: usize,
     pub max_steps: usize,
 }
 
@@ -45,7 +46,7 @@ impl LlmLimits {
             max_turns: c.max_turns,
             max_context_tokens: c.max_context_tokens,
             retries: c.planner_retries,
-            top_k: c.top_k,
+            guidance_skills: c.planner_guidance_skills,
             max_steps: c.max_plan_steps,
         }
     }
@@ -247,16 +248,89 @@ impl ChatModel for LlmPlanner {
         max_len: usize,
         control: &PlanControl,
     ) -> Result<Answer> {
-        let request = RequestBuilder::from(text_messages(messages))
-            .set_constraint(Constraint::JsonSchema(schema.clone()))
-            .set_sampler_max_len(max_len);
+        let constraint = Constraint::JsonSchema(schema.clone());
+        self.stream(messages, Some(constraint), max_len, control)
+            .map(|(answer, _)| answer)
+    }
+}
+
+/// How long one generation took (`LlmPlanner::time_generation`, for benchmarks).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GenerationTiming {
+    pub prompt_tokens: usize,
+    pub completion_tokens: usize,
+    /// From the request to the first generated token: reading the prompt (prefill) and one step.
+    pub first_token_ms: f64,
+    pub total_ms: f64,
+}
+
+impl GenerationTiming {
+    /// Prompt tokens read per second (the whole time to the first token counted as prefill).
+    pub fn prefill_tokens_per_s(&self) -> f64 {
+        self.prompt_tokens as f64 / (self.first_token_ms / 1000.0)
+    }
+
+    /// Tokens generated per second after the first one.
+    pub fn decode_tokens_per_s(&self) -> f64 {
+        let after_first = self.total_ms - self.first_token_ms;
+        if self.completion_tokens < 2 || after_first <= 0.0 {
+            return 0.0;
+        }
+        (self.completion_tokens - 1) as f64 / (after_first / 1000.0)
+    }
+}
+
+impl LlmPlanner {
+    /// Generates up to `max_tokens` for a system and a user message, greedy and unconstrained,
+    /// and times it (benchmarks compare this with llama.cpp on the same prompt).
+    pub fn time_generation(
+        &self,
+        system: &str,
+        user: &str,
+        max_tokens: usize,
+    ) -> Result<GenerationTiming> {
+        let messages = [
+            (Role::System, system.to_owned()),
+            (Role::User, user.to_owned()),
+        ];
+        let started = Instant::now();
+        let (answer, first) = self.stream(&messages, None, max_tokens, &PlanControl::default())?;
+        let total_ms = started.elapsed().as_secs_f64() * 1000.0;
+        Ok(GenerationTiming {
+            prompt_tokens: answer.prompt_tokens,
+            completion_tokens: answer.completion_tokens,
+            first_token_ms: first.map_or(total_ms, |d| d.as_secs_f64() * 1000.0),
+            total_ms,
+        })
+    }
+
+    /// One generation streamed to the token sink, cancellable per chunk; also returns when the
+    /// first piece of text arrived.
+    fn stream(
+        &self,
+        messages: &[(Role, String)],
+        constraint: Option<Constraint>,
+        max_len: usize,
+        control: &PlanControl,
+    ) -> Result<(Answer, Option<std::time::Duration>)> {
+        let mut request =
+            RequestBuilder::from(text_messages(messages)).set_sampler_max_len(max_len);
+        let constrained = constraint.is_some();
+        if let Some(constraint) = constraint {
+            request = request.set_constraint(constraint);
+        }
         let model = &self.model;
+        let started = Instant::now();
         block_on(&self.runtime, async move {
             let mut stream = model
                 .stream_chat_request(request)
                 .await
                 .map_err(|e| ThinkerError::Generation(e.to_string()))?;
             let mut answer = Answer::default();
+            let mut first = None;
+            // Streamed pieces, one per generated token: the count when the stream is left
+            // before the engine reports its usage.
+            let mut pieces = 0;
             while let Some(response) = stream.next().await {
                 if control.is_cancelled() {
                     // Dropping the stream ends the sequence in the engine.
@@ -266,6 +340,8 @@ impl ChatModel for LlmPlanner {
                     Response::Chunk(chunk) => {
                         for choice in &chunk.choices {
                             if let Some(piece) = &choice.delta.content {
+                                first.get_or_insert_with(|| started.elapsed());
+                                pieces += 1;
                                 answer.text.push_str(piece);
                                 if let Some(sink) = control.on_token {
                                     sink(piece);
@@ -278,6 +354,13 @@ impl ChatModel for LlmPlanner {
                         if let Some(u) = &chunk.usage {
                             answer.prompt_tokens = u.prompt_tokens;
                             answer.completion_tokens = u.completion_tokens;
+                        }
+                        if answer.finish.is_none() && constrained && is_complete_json(&answer.text)
+                        {
+                            // The constrained value is complete. Models whose end-of-turn token
+                            // the grammar engine does not know (SmolLM2's `<|im_end|>`) would
+                            // otherwise go on with empty tokens until max_len.
+                            answer.finish = Some("stop".into());
                         }
                         if answer.finish.is_some() {
                             break;
@@ -300,9 +383,19 @@ impl ChatModel for LlmPlanner {
             if control.is_cancelled() {
                 return Err(ThinkerError::Cancelled);
             }
-            Ok(answer)
+            if answer.completion_tokens == 0 {
+                answer.completion_tokens = pieces;
+            }
+            Ok((answer, first))
         })
     }
+}
+
+/// Whether `text` is one whole JSON value (what a schema constraint allows, and nothing after).
+fn is_complete_json(text: &str) -> bool {
+    let text = text.trim_end();
+    (text.ends_with('}') || text.ends_with(']'))
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// Parses and validates one answer; the problems as one message when it is not a valid plan.
@@ -355,14 +448,18 @@ pub(crate) fn plan_with(
 ) -> Result<Planned> {
     let started = Instant::now();
     let _span = tracing::info_span!("llm_plan", model = name).entered();
-    let prompt = build_prompt(request, cx, limits.top_k)?;
+    let prompt = build_prompt(request, cx, limits.guidance_skills)?;
     let schema = plan_schema(cx.skills, limits.max_steps);
     let prompt_text = format!("{}\n\n{}", prompt.system, prompt.user);
     let messages = vec![(Role::System, prompt.system), (Role::User, prompt.user)];
-    let notes = vec![format!(
-        "skills shown to the model: {}",
-        prompt.skills.join(", ")
-    )];
+    let notes = vec![if prompt.skills.is_empty() {
+        "no skill's planner guidance shown to the model".to_owned()
+    } else {
+        format!(
+            "planner guidance shown to the model: {}",
+            prompt.skills.join(", ")
+        )
+    }];
     let accepted = converse(
         model,
         name,
@@ -385,6 +482,7 @@ pub(crate) fn plan_with(
         usage,
         prompt: Some(prompt_text),
         response: Some(accepted.text),
+        fallback: None,
     })
 }
 

@@ -118,11 +118,17 @@ fn a_valid_first_answer_is_the_plan() {
     assert_eq!(planned.usage.attempts, 1);
     assert_eq!(planned.usage.planner, "scripted");
     assert!(planned.usage.prompt_tokens > 0 && planned.usage.completion_tokens > 0);
-    // Progressive disclosure: the prompt shows the matching skill, not every skill.
+    // Progressive disclosure: the system message lists every skill's tools; the user message
+    // carries the guidance of the matching skill only, then the request.
     let seen = model.seen.borrow();
-    let system = &seen[0][0].1;
-    assert!(system.contains("## remove-duplicates"), "{system}");
-    assert!(!system.contains("## skill-create"), "{system}");
+    let (system, user) = (&seen[0][0].1, &seen[0][1].1);
+    assert!(system.contains("\nremove-duplicates: "), "{system}");
+    assert!(system.contains("\nskill-create: "), "{system}");
+    assert!(
+        user.contains("How to plan with remove-duplicates:"),
+        "{user}"
+    );
+    assert!(!user.contains("How to plan with skill-create:"), "{user}");
 }
 
 #[test]

@@ -98,6 +98,7 @@ impl Planner for RulePlanner {
             },
             prompt: None,
             response: None,
+            fallback: None,
         })
     }
 }

@@ -1,0 +1,60 @@
+//! What the thinker's integration tests and its benchmark plan with: a skills folder (the shipped
+//! one by default), its skill index on the configured embedder in a temporary state folder, and
+//! the config. Shared as a module (`mod support;`, and by path from `benches/llm.rs`).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use config::PipelineConfig;
+use retrieval::RetrievalPipeline;
+use skills::SkillStore;
+use thinker::PlanningContext;
+
+/// The skills the product ships.
+pub fn shipped_skills() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills")
+}
+
+/// A loaded skill store and its index.
+pub struct PlanningWorld {
+    _state: tempfile::TempDir,
+    pub store: SkillStore,
+    pub retrieval: RetrievalPipeline,
+    pub config: PipelineConfig,
+}
+
+impl PlanningWorld {
+    /// The skills in `skills_dir`, indexed under `config` (its `state_dir` is replaced by a
+    /// temporary folder).
+    pub fn new(skills_dir: &Path, config: PipelineConfig) -> Self {
+        let state = tempfile::tempdir().unwrap();
+        let config = PipelineConfig {
+            state_dir: Some(state.path().to_owned()),
+            ..config
+        };
+        let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
+        let store = SkillStore::load(skills_dir, table).unwrap();
+        let mut retrieval = RetrievalPipeline::open(&config).unwrap();
+        retrieval.build_index(&store).unwrap();
+        PlanningWorld {
+            _state: state,
+            store,
+            retrieval,
+            config,
+        }
+    }
+
+    /// The shipped skills under `config`.
+    pub fn shipped(config: PipelineConfig) -> Self {
+        Self::new(&shipped_skills(), config)
+    }
+
+    pub fn cx(&self) -> PlanningContext<'_> {
+        PlanningContext {
+            skills: &self.store,
+            retrieval: &self.retrieval,
+            config: &self.config,
+        }
+    }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Plan accuracy of the LLM planner on eval/plans.jsonl, per real model, next to the rule planner's
+# (the same scorer: `scope-weaver plan --file`). Release build; models from scripts/fetch-models.sh.
+#
+#   bash scripts/eval-llm.sh [smollm] [qwen05] [qwen15]      (default: qwen05 qwen15)
+#
+# The table goes to bench-results/llm-eval.md (and stdout); each planner's JSON to
+# bench-results/llm-eval-<name>.json. A request the model cannot plan is answered by the rule
+# planner (as in the product) and counted in the "rule fallbacks" column.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+keys=("$@")
+[ ${#keys[@]} -gt 0 ] || keys=(qwen05 qwen15)
+cache="${SCOPE_WEAVER_CACHE:-$HOME/.cache/scope-weaver}"
+cargo build --quiet --release -p cli --bin scope-weaver
+bin="$CARGO_TARGET_DIR/release/scope-weaver"
+out="$ROOT/bench-results"
+mkdir -p "$out"
+state="$(mktemp -d)"
+trap 'rm -rf "$state"' EXIT
+
+score() { # name, then env assignments
+    local name="$1"
+    shift
+    echo "== $name" >&2
+    env SCOPE_WEAVER_STATE_DIR="$state/$name" "$@" \
+        "$bin" --json plan --file "$ROOT/eval/plans.jsonl" >"$out/llm-eval-$name.json"
+}
+
+score rule SCOPE_WEAVER_THINKER_BACKEND=rule
+names=(rule)
+for key in "${keys[@]}"; do
+    model="$(bash "$ROOT/scripts/fetch-models.sh" "$cache/models" "$key")"
+    score "$key" SCOPE_WEAVER_THINKER_BACKEND=mistralrs SCOPE_WEAVER_THINKER_MODEL_PATH="$model"
+    names+=("$key")
+done
+
+python3 - "$out" "${names[@]}" >"$out/llm-eval.md" <<'EOF'
+import json, sys
+out, names = sys.argv[1], sys.argv[2:]
+results = {n: json.load(open(f"{out}/llm-eval-{n}.json")) for n in names}
+kinds = sorted({k for r in results.values() for k in r["by_kind"]})
+print("| planner | " + " | ".join(kinds) + " | **all** | asks when it must | acts when clear | rule fallbacks | mean time |")
+print("|---|" + "---|" * len(kinds) + "---|---|---|---|---|")
+for n, r in results.items():
+    cells = [f"{r['by_kind'][k]['accuracy']:.1f}%" if k in r["by_kind"] else "–" for k in kinds]
+    fb = r.get("rule_fallbacks", {"right": 0, "total": 0})
+    print(f"| {n} | " + " | ".join(cells)
+          + f" | **{r['accuracy']:.1f}%** ({r['right']}/{r['total']})"
+          + f" | {r['asks_when_needed']['accuracy']:.1f}% | {r['acts_when_clear']['accuracy']:.1f}%"
+          + f" | {fb['total']} ({fb['right']} right) | {r['mean_latency_ms'] / 1000:.2f} s |")
+EOF
+cat "$out/llm-eval.md"

@@ -1,0 +1,4 @@
+pub mod autoencoder;
+pub mod model;
+pub mod sampling;
+pub mod stepper;
