@@ -3,6 +3,7 @@
 # (the same scorer: `scope-weaver plan --file`). Release build; models from scripts/fetch-models.sh.
 #
 #   bash scripts/eval-llm.sh [smollm] [qwen05] [qwen15]      (default: qwen05 qwen15)
+#   SCOPE_WEAVER_EVAL_EVERY=4 bash scripts/eval-llm.sh ...   (every 4th request only: a quick look)
 #
 # The table goes to bench-results/llm-eval.md (and stdout); each planner's JSON to
 # bench-results/llm-eval-<name>.json. A request the model cannot plan is answered by the rule
@@ -19,12 +20,20 @@ mkdir -p "$out"
 state="$(mktemp -d)"
 trap 'rm -rf "$state"' EXIT
 
+requests="$ROOT/eval/plans.jsonl"
+every="${SCOPE_WEAVER_EVAL_EVERY:-1}"
+if [ "$every" -gt 1 ]; then
+    requests="$state/plans-every-$every.jsonl"
+    awk -v k="$every" 'NR % k == 1' "$ROOT/eval/plans.jsonl" >"$requests"
+    echo "== every ${every}th request: $(wc -l <"$requests") of $(wc -l <"$ROOT/eval/plans.jsonl")" >&2
+fi
+
 score() { # name, then env assignments
     local name="$1"
     shift
     echo "== $name" >&2
     env SCOPE_WEAVER_STATE_DIR="$state/$name" "$@" \
-        "$bin" --json plan --file "$ROOT/eval/plans.jsonl" >"$out/llm-eval-$name.json"
+        "$bin" --json plan --file "$requests" >"$out/llm-eval-$name.json"
 }
 
 score rule SCOPE_WEAVER_THINKER_BACKEND=rule

@@ -15,8 +15,9 @@ const prompts = JSON.parse(readFileSync(promptsPath, "utf8"));
 const threads = Number(threadsArg || 2);
 
 // The chat template the three GGUF files carry (ChatML), as mistral.rs applies it.
-const chatml = (system, user) =>
-  `<|im_start|>system\n${system}<|im_end|>\n<|im_start|>user\n${user}<|im_end|>\n<|im_start|>assistant\n`;
+const chatml = (messages) =>
+  messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join("") +
+  "<|im_start|>assistant\n";
 
 const llama = await getLlama({ build: "never", gpu: false, logLevel: "error" });
 let t = performance.now();
@@ -40,10 +41,10 @@ async function generate(tokens) {
   return { firstMs: first ?? total, totalMs: total, generated: out.length };
 }
 
-const coldTokens = model.tokenize(chatml(prompts.system, prompts.user), true);
+const coldTokens = model.tokenize(chatml(prompts.messages), true);
 const cold = await generate(coldTokens);
-// Warm: keep the shared prefix (the system message) in the context, drop the rest, read the tail.
-const warmTokens = model.tokenize(chatml(prompts.system, prompts.warm_user), true);
+// Warm: keep the shared prefix (every turn but the last) in the context, drop the rest, read the tail.
+const warmTokens = model.tokenize(chatml(prompts.warm_messages), true);
 const held = sequence.contextTokens;
 let shared = 0;
 while (shared < held.length && shared < warmTokens.length && held[shared] === warmTokens[shared]) shared++;

@@ -2,7 +2,7 @@
 //! process: model load, the worked example planned cold (first request) and warm (the model
 //! loaded, the prompt's fixed prefix cached, the folder listing changed since), then raw timing of
 //! one unconstrained greedy generation on the planner's own prompt (prefill tokens/s, time to
-//! first token, decode tokens/s), cold and with the system prefix cached, and the peak RSS.
+//! first token, decode tokens/s), cold and with everything before the last turn cached, and the peak RSS.
 //! Prints one JSON object; `scripts/bench-llm.sh` runs llama.cpp (node-llama-cpp) on the same file
 //! and the same prompt text (written to `SCOPE_WEAVER_BENCH_PROMPT_OUT`) and makes the table.
 
@@ -14,7 +14,9 @@ use std::time::Instant;
 
 use config::{PipelineConfig, ThinkerBackend};
 use serde_json::json;
-use thinker::{LlmLimits, LlmPlanner, PlanControl, PlanRequest, Planned, Planner, build_prompt};
+use thinker::{
+    LlmLimits, LlmPlanner, PlanControl, PlanRequest, Planned, Planner, Role, build_prompt,
+};
 
 const WORKED_EXAMPLE: &str = "Clean up my Downloads folder – remove duplicates, then organize the \
 remaining files into subfolders by type";
@@ -87,24 +89,31 @@ fn main() {
     let warm = plan(&mut planner, &request(&later_folder));
 
     // Raw timing on the planner's prompt. A first line no earlier prompt had makes sure nothing
-    // is cached for the cold figure; the warm one shares that system message.
-    let prompt =
-        build_prompt(&request(&first_folder), &cx, config.planner_guidance_skills).unwrap();
-    let system = format!("Benchmark run {}.\n{}", std::process::id(), prompt.system);
-    let warm_user = build_prompt(&request(&later_folder), &cx, config.planner_guidance_skills)
+    // is cached for the cold figure; the warm one shares everything up to the last turn.
+    let mut turns = build_prompt(&request(&first_folder), &cx, config.planner_guidance_skills)
         .unwrap()
-        .user;
-    let raw_cold = planner
-        .time_generation(&system, &prompt.user, RAW_MAX_TOKENS)
-        .unwrap();
+        .turns();
+    turns[0].1 = format!("Benchmark run {}.\n{}", std::process::id(), turns[0].1);
+    let mut warm_turns = turns.clone();
+    if let Some(last) = warm_turns.last_mut() {
+        last.1 = build_prompt(&request(&later_folder), &cx, config.planner_guidance_skills)
+            .unwrap()
+            .user;
+    }
+    let raw_cold = planner.time_generation(&turns, RAW_MAX_TOKENS).unwrap();
     let raw_warm = planner
-        .time_generation(&system, &warm_user, RAW_MAX_TOKENS)
+        .time_generation(&warm_turns, RAW_MAX_TOKENS)
         .unwrap();
     if let Some(out) = std::env::var_os("SCOPE_WEAVER_BENCH_PROMPT_OUT") {
+        let messages = |turns: &[(Role, String)]| -> Vec<serde_json::Value> {
+            turns
+                .iter()
+                .map(|(role, text)| json!({"role": format!("{role:?}").to_lowercase(), "content": text}))
+                .collect()
+        };
         let prompts = json!({
-            "system": system,
-            "user": prompt.user,
-            "warm_user": warm_user,
+            "messages": messages(&turns),
+            "warm_messages": messages(&warm_turns),
             "max_tokens": RAW_MAX_TOKENS,
         });
         std::fs::write(out, serde_json::to_string_pretty(&prompts).unwrap()).unwrap();

@@ -6,6 +6,7 @@
 //! here too. Architecture invariant: no planner touches the disk or the sandbox; they read the
 //! skill store and the skill index only.
 
+mod answer;
 mod draft;
 mod error;
 mod fallback;
@@ -25,6 +26,7 @@ use retrieval::RetrievalPipeline;
 use serde::Serialize;
 use skills::SkillStore;
 
+pub use answer::{ModelAnswer, ModelStep, answer_text, into_plan};
 pub use draft::{
     DraftedTools, MAX_DRAFTED_TOOLS, ToolDraftRequest, check_draft, draft_prompt, tool_draft_schema,
 };
@@ -32,7 +34,9 @@ pub use error::{Result, ThinkerError, render_problems};
 pub use fallback::{Fallback, WithRuleFallback};
 #[cfg(feature = "mistralrs")]
 pub use llm::{GenerationTiming, LlmLimits, LlmPlanner};
-pub use prompt::{PromptParts, build_prompt, skill_guidance, system_prompt};
+pub use prompt::{
+    PromptParts, Role, WorkedExample, build_prompt, skill_guidance, system_prompt, worked_examples,
+};
 pub use rules::RulePlanner;
 pub use schema::{MAX_STRING, allowed_pairs, is_template, plan_schema};
 pub use validate::{PlanProblem, validate_plan};

@@ -16,15 +16,24 @@ use mistralrs::{
 };
 use serde::Serialize;
 
+use crate::answer::{ModelAnswer, into_plan};
 use crate::{
     DraftedTools, PlanControl, PlanRequest, PlanUsage, Planned, Planner, PlanningContext, Result,
-    ThinkerError, ToolDraftRequest, build_prompt, plan_schema, render_problems, validate_plan,
+    Role, ThinkerError, ToolDraftRequest, build_prompt, plan_schema, render_problems,
+    validate_plan,
 };
 
 /// Least room for the answer: below it a call is refused as resource exhaustion.
 const MIN_OUTPUT_TOKENS: usize = 32;
 /// Most tokens one answer may take.
 const MAX_OUTPUT_TOKENS: usize = 4096;
+/// Chunks read after a constrained answer is complete before the stream is left without the
+/// engine's own end (it normally comes with the next chunk).
+const CHUNKS_AFTER_COMPLETE_JSON: usize = 3;
+/// Finished conversations whose KV cache the model keeps for prefix reuse. Every planning prompt
+/// starts with the same rules, catalogue and worked examples, so the last two are enough to find
+/// that prefix; each holds the KV rows of a whole prompt (tens to hundreds of MB).
+const PREFIX_CACHE_SEQUENCES: usize = 2;
 
 /// Per-call limits of the LLM planner (seed 004's handler configuration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,14 +59,6 @@ impl LlmLimits {
             max_steps: c.max_plan_steps,
         }
     }
-}
-
-/// Who said a message of the planning conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
-    System,
-    User,
-    Assistant,
 }
 
 /// One model answer: its text, token counts and why it stopped.
@@ -185,12 +186,14 @@ impl LlmPlanner {
                 GgufModelBuilder::new(dir.display().to_string(), vec![file])
                     .with_token_source(TokenSource::None)
                     .with_force_cpu()
+                    .with_prefix_cache_n(Some(PREFIX_CACHE_SEQUENCES))
                     .build()
                     .await
             } else {
                 TextModelBuilder::new(path_buf.display().to_string())
                     .with_token_source(TokenSource::None)
                     .with_force_cpu()
+                    .with_prefix_cache_n(Some(PREFIX_CACHE_SEQUENCES))
                     .with_dtype(ModelDType::F32)
                     .build()
                     .await
@@ -281,20 +284,15 @@ impl GenerationTiming {
 }
 
 impl LlmPlanner {
-    /// Generates up to `max_tokens` for a system and a user message, greedy and unconstrained,
+    /// Generates up to `max_tokens` after the conversation `messages`, greedy and unconstrained,
     /// and times it (benchmarks compare this with llama.cpp on the same prompt).
     pub fn time_generation(
         &self,
-        system: &str,
-        user: &str,
+        messages: &[(Role, String)],
         max_tokens: usize,
     ) -> Result<GenerationTiming> {
-        let messages = [
-            (Role::System, system.to_owned()),
-            (Role::User, user.to_owned()),
-        ];
         let started = Instant::now();
-        let (answer, first) = self.stream(&messages, None, max_tokens, &PlanControl::default())?;
+        let (answer, first) = self.stream(messages, None, max_tokens, &PlanControl::default())?;
         let total_ms = started.elapsed().as_secs_f64() * 1000.0;
         Ok(GenerationTiming {
             prompt_tokens: answer.prompt_tokens,
@@ -331,6 +329,7 @@ impl LlmPlanner {
             // Streamed pieces, one per generated token: the count when the stream is left
             // before the engine reports its usage.
             let mut pieces = 0;
+            let mut chunks_after_complete = 0;
             while let Some(response) = stream.next().await {
                 if control.is_cancelled() {
                     // Dropping the stream ends the sequence in the engine.
@@ -357,10 +356,14 @@ impl LlmPlanner {
                         }
                         if answer.finish.is_none() && constrained && is_complete_json(&answer.text)
                         {
-                            // The constrained value is complete. Models whose end-of-turn token
-                            // the grammar engine does not know (SmolLM2's `<|im_end|>`) would
-                            // otherwise go on with empty tokens until max_len.
-                            answer.finish = Some("stop".into());
+                            // The constrained value is complete. The engine (patched) then ends
+                            // the sequence with the model's end-of-turn token, and only a sequence
+                            // that ends in the engine is kept for prefix reuse: wait a few chunks
+                            // for that before leaving the stream anyway.
+                            chunks_after_complete += 1;
+                            if chunks_after_complete > CHUNKS_AFTER_COMPLETE_JSON {
+                                answer.finish = Some("stop".into());
+                            }
                         }
                         if answer.finish.is_some() {
                             break;
@@ -398,13 +401,22 @@ fn is_complete_json(text: &str) -> bool {
         && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
+/// What an accepted answer is: a valid plan, or a question for the person.
+enum PlanAnswer {
+    Plan(Plan),
+    Question(String),
+}
+
 /// Parses and validates one answer; the problems as one message when it is not a valid plan.
-fn check_answer(text: &str, cx: &PlanningContext, max_steps: usize) -> Result<Plan, String> {
-    let plan: Plan = serde_json::from_str(text.trim())
-        .map_err(|e| format!("the answer is not a JSON plan ({e})"))?;
+fn check_answer(text: &str, cx: &PlanningContext, max_steps: usize) -> Result<PlanAnswer, String> {
+    let steps = match ModelAnswer::parse(text)? {
+        ModelAnswer::Question(q) => return Ok(PlanAnswer::Question(q)),
+        ModelAnswer::Plan(steps) => steps,
+    };
+    let plan = into_plan(steps, cx.skills);
     let problems = validate_plan(&plan, cx.skills, max_steps);
     if problems.is_empty() {
-        Ok(plan)
+        Ok(PlanAnswer::Plan(plan))
     } else {
         Err(render_problems(&problems))
     }
@@ -450,8 +462,8 @@ pub(crate) fn plan_with(
     let _span = tracing::info_span!("llm_plan", model = name).entered();
     let prompt = build_prompt(request, cx, limits.guidance_skills)?;
     let schema = plan_schema(cx.skills, limits.max_steps);
-    let prompt_text = format!("{}\n\n{}", prompt.system, prompt.user);
-    let messages = vec![(Role::System, prompt.system), (Role::User, prompt.user)];
+    let prompt_text = prompt.render();
+    let messages = prompt.turns();
     let notes = vec![if prompt.skills.is_empty() {
         "no skill's planner guidance shown to the model".to_owned()
     } else {
@@ -475,9 +487,13 @@ pub(crate) fn plan_with(
     )?;
     let mut usage = accepted.usage;
     usage.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let (plan, clarification) = match accepted.value {
+        PlanAnswer::Plan(plan) => (plan, None),
+        PlanAnswer::Question(q) => (Plan::default(), Some(q)),
+    };
     Ok(Planned {
-        plan: accepted.value,
-        clarification: None,
+        plan,
+        clarification,
         notes: accepted.notes,
         usage,
         prompt: Some(prompt_text),

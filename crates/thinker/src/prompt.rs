@@ -1,38 +1,95 @@
-//! The LLM planner's prompt, in two parts. The system message is the same for every request on
-//! one skill store (rules and a catalogue of every skill's tools), so a model keeps its prefix
-//! cached and reads only the rest. The user message discloses what this request needs
-//! (progressive disclosure): the working folder's names, then the "Planner guidance" section and
-//! worked example of the best-matching skills, in the skills' own words (an instruction-only
-//! skill contributes its whole text), then the request.
+//! The LLM planner's prompt, as chat turns. The opening is the same for every request on one
+//! skill store, so a model keeps it cached and reads only the last turn: the rules and a catalogue
+//! of every skill's tools (system), then every skill's worked examples as earlier turns of the
+//! conversation (the person's request, the plan it got), which teach a small model the answer's
+//! shape and the skills' habits better than prose. The last turn discloses what this request needs
+//! (progressive disclosure): the working folder's names, the "Planner guidance" prose of the best
+//! matching skills in their own words (an instruction-only skill contributes its whole text), and
+//! the request.
 
-use contracts::SkillDefinition;
+use contracts::{Plan, SkillDefinition};
+use skills::SkillStore;
 
-use crate::{PlanRequest, PlanningContext, Result, is_template};
+use crate::answer::{ModelAnswer, answer_text, into_plan, question_text};
+use crate::{PlanRequest, PlanningContext, Result, is_template, validate_plan};
+
+/// Who says a turn of the planning conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+/// A request and the plan it should get, from a skill's "Planner guidance".
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkedExample {
+    pub request: String,
+    pub plan: Plan,
+}
 
 /// The pieces of one planning prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptParts {
     /// Rules and catalogue: identical for every request on the same skills.
     pub system: String,
+    /// Every plannable skill's worked examples, in skill order: identical for every request too.
+    pub examples: Vec<WorkedExample>,
     /// The folder, the guidance of the best-matching skills and the request.
     pub user: String,
     /// The skills whose guidance the user message carries, best match first.
     pub skills: Vec<String>,
 }
 
-const RULES: &str = "You are the planner of a file-management agent. Turn the person's request \
-into a JSON plan: {\"steps\": [{\"step\": 1, \"description\": \"...\", \"skill\": \"...\", \
-\"tool\": \"...\", \"params\": {...}}]}.
+impl PromptParts {
+    /// The conversation a model is given: the system message, a question asked when a request
+    /// names nothing to act on, the worked examples (each a request and its plan), the request.
+    pub fn turns(&self) -> Vec<(Role, String)> {
+        let mut turns = vec![(Role::System, self.system.clone())];
+        let (ask, question) = ASK_EXAMPLE;
+        turns.push((Role::User, request_line(ask)));
+        turns.push((Role::Assistant, question_text(question)));
+        for example in &self.examples {
+            turns.push((Role::User, request_line(&example.request)));
+            turns.push((Role::Assistant, answer_text(&example.plan)));
+        }
+        turns.push((Role::User, self.user.clone()));
+        turns
+    }
+
+    /// The conversation as one text, for the audit log.
+    pub fn render(&self) -> String {
+        self.turns()
+            .iter()
+            .map(|(role, text)| format!("[{role:?}]\n{text}"))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+}
+
+fn request_line(request: &str) -> String {
+    format!("Request: {request}")
+}
+
+const RULES: &str = "You are the planner of a file-management agent. Answer the person's request \
+with a JSON plan: {\"steps\":[{\"skill\":\"...\",\"tool\":\"...\",\"params\":{...}}]}, one tool \
+call per step in the order they run.
 Rules:
 - Use only the skills and tools listed below, with the parameters their signatures name \
 (required first, optional in brackets). Leave out optional parameters the request does not need.
-- One tool call per step, numbered 1, 2, 3 in the order they run.
 - Paths are relative to the working folder (\".\" is the folder itself); use the names as the \
 request and the folder listing spell them.
 - A step uses an earlier step's result with a reference string such as \"$step(1).nodes\" \
 (files found), \"$step(1).groups\" (duplicate groups) or \"$step(1).paths\" (search hits).
 - Put a read-only step (find, scan, preview) before a step that deletes or moves many files.
-- The description of a step is a few plain words.";
+- When the request does not say which files or folder to act on, do not guess: answer \
+{\"question\":\"...\"} with what you need to know.";
+
+/// The turn that shows when to ask instead of planning (a request with nothing to act on).
+const ASK_EXAMPLE: (&str, &str) = (
+    "back it up",
+    "What should I back up, and into which folder?",
+);
 
 /// Most characters of a skill's guidance prose in a prompt (its worked example comes on top):
 /// the first bullets, which say how the skill is planned, rather than every detail.
@@ -114,44 +171,115 @@ fn clip(text: &str, max: usize) -> &str {
     }
 }
 
-/// What a skill teaches the planner: its "Planner guidance" section, the prose clipped to its first
-/// `MAX_GUIDANCE_CHARS` and the worked example (from a line starting with `Example`) kept whole;
-/// for an instruction-only skill, its whole body, clipped the same way.
+/// Where a skill's worked examples start in its guidance: the first line starting with `Example`.
+fn examples_start(text: &str) -> Option<usize> {
+    if text.starts_with("Example") {
+        return Some(0);
+    }
+    text.find("\nExample").map(|i| i + 1)
+}
+
+/// What a skill tells the planner in prose: its "Planner guidance" section up to its worked
+/// examples, clipped to its first `MAX_GUIDANCE_CHARS` (the first bullets, which say how the skill
+/// is planned); for an instruction-only skill, its whole body, clipped the same way.
 pub fn skill_guidance(skill: &SkillDefinition) -> Option<String> {
     let text = if skill.is_instruction_only() {
         skill.instructions.trim()
     } else {
-        section(&skill.instructions, "Planner guidance")?
+        let section = section(&skill.instructions, "Planner guidance")?;
+        section[..examples_start(section).unwrap_or(section.len())].trim_end()
     };
-    if text.is_empty() {
-        return None;
-    }
-    let example_at = text
-        .match_indices("\nExample")
-        .map(|(i, _)| i + 1)
-        .last()
-        .filter(|_| !skill.is_instruction_only());
-    let (prose, example) = match example_at {
-        Some(i) => (text[..i].trim_end(), Some(text[i..].trim())),
-        None => (text, None),
-    };
-    let mut out = clip(prose, MAX_GUIDANCE_CHARS).to_owned();
-    if let Some(example) = example {
-        out.push_str("\n\n");
-        out.push_str(example);
-    }
-    Some(out)
+    let prose = clip(text, MAX_GUIDANCE_CHARS);
+    (!prose.is_empty()).then(|| prose.to_owned())
 }
 
-/// Builds the prompt for `request`: the shared system message, then the folder, the guidance of
-/// the `guidance_skills` best-matching skills, and the request.
+/// The request of an `Example: "…"` line: its first quoted text.
+fn quoted(line: &str) -> Option<&str> {
+    let (open, close) = if line.contains('“') {
+        ('“', '”')
+    } else {
+        ('"', '"')
+    };
+    let start = line.find(open)? + open.len_utf8();
+    let len = line[start..].find(close)?;
+    Some(line[start..start + len].trim()).filter(|q| !q.is_empty())
+}
+
+/// The worked examples in a skill's "Planner guidance": each `Example: "request"` line followed by
+/// a fenced `json` block with the plan's steps (an array, or an object with `steps`). An example
+/// whose plan is not valid for `store` teaches nothing right and is left out.
+pub fn worked_examples(skill: &SkillDefinition, store: &SkillStore) -> Vec<WorkedExample> {
+    let Some(section) = section(&skill.instructions, "Planner guidance") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut request: Option<&str> = None;
+    let mut block: Option<String> = None;
+    for line in section.lines() {
+        let trimmed = line.trim();
+        if let Some(json) = block.as_mut() {
+            if trimmed.starts_with("```") {
+                let json = block.take().unwrap_or_default();
+                if let Some(example) = request.take().and_then(|r| example_plan(r, &json, store)) {
+                    out.push(example);
+                }
+            } else {
+                json.push_str(line);
+                json.push('\n');
+            }
+        } else if trimmed.starts_with("Example") {
+            request = quoted(trimmed);
+        } else if trimmed.starts_with("```json") && request.is_some() {
+            block = Some(String::new());
+        }
+    }
+    out
+}
+
+/// One example's plan from its JSON block, when it parses and validates.
+fn example_plan(request: &str, json: &str, store: &SkillStore) -> Option<WorkedExample> {
+    let json = json.trim();
+    let wrapped = if json.starts_with('[') {
+        format!("{{\"steps\":{json}}}")
+    } else {
+        json.to_owned()
+    };
+    let ModelAnswer::Plan(steps) = ModelAnswer::parse(&wrapped).ok()? else {
+        return None;
+    };
+    let plan = into_plan(steps, store);
+    let problems = validate_plan(&plan, store, usize::MAX);
+    if !problems.is_empty() {
+        tracing::warn!(
+            request,
+            ?problems,
+            "a worked example's plan is invalid; left out"
+        );
+        return None;
+    }
+    Some(WorkedExample {
+        request: request.to_owned(),
+        plan,
+    })
+}
+
+/// Every plannable skill's worked examples, in the store's order.
+fn all_examples(store: &SkillStore) -> Vec<WorkedExample> {
+    store
+        .skills()
+        .filter(|s| !is_template(s, store) && !s.definition.is_instruction_only())
+        .flat_map(|s| worked_examples(&s.definition, store))
+        .collect()
+}
+
+/// Builds the prompt for `request`: the shared system message and worked examples, then the folder,
+/// the guidance prose of the `guidance_skills` best-matching skills, and the request.
 pub fn build_prompt(
     request: &PlanRequest,
     cx: &PlanningContext,
     guidance_skills: usize,
 ) -> Result<PromptParts> {
     let mut user = String::new();
-    // The folder first: it stays the same across requests on one folder, so it is cached too.
     if request.root_name.is_some() || !request.entries.is_empty() {
         user.push_str(&format!(
             "Working folder: {}\n",
@@ -205,9 +333,10 @@ pub fn build_prompt(
             }
         }
     }
-    user.push_str(&format!("Request: {}", request.text.trim()));
+    user.push_str(&request_line(request.text.trim()));
     Ok(PromptParts {
         system: system_prompt(cx),
+        examples: all_examples(cx.skills),
         user,
         skills: chosen,
     })

@@ -8,8 +8,24 @@ use skills::SkillStore;
 /// Longest string the model may write into one field (keeps constrained decoding bounded).
 pub const MAX_STRING: usize = 120;
 
-fn value_schema(ty: Option<ParamType>, choices: &[String]) -> Value {
-    let string = json!({"type": "string", "maxLength": MAX_STRING});
+/// A string the step at 1-based `position` may write: plain text (not starting with `$`), or a
+/// reference to an earlier step's result. Constrained output can so never reference its own or a
+/// later step (a cycle), which small models otherwise do.
+fn string_at(position: usize) -> Value {
+    let plain = json!({"type": "string", "pattern": format!("^([^$].{{0,{}}})?$", MAX_STRING - 1)});
+    if position <= 1 {
+        return plain;
+    }
+    let earlier: Vec<String> = (1..position).map(|n| n.to_string()).collect();
+    let reference = json!({
+        "type": "string",
+        "pattern": format!("^\\$step\\(({})\\)\\.[a-z_]+$", earlier.join("|"))
+    });
+    json!({"anyOf": [plain, reference]})
+}
+
+fn value_schema(ty: Option<ParamType>, choices: &[String], position: usize) -> Value {
+    let string = string_at(position);
     if !choices.is_empty() {
         return json!({"enum": choices});
     }
@@ -28,82 +44,84 @@ fn value_schema(ty: Option<ParamType>, choices: &[String]) -> Value {
     }
 }
 
-/// The plan schema for the skills in `store`, at most `max_steps` steps. Generated from the
-/// contracts: `PlanStep`'s fields, the tools' declared parameters and their primitive types.
-///
-/// Step numbers are fixed by position (`prefixItems`, one `const` per position), so constrained
-/// output can never misnumber its steps; each tool's parameter object is a shared `$defs` entry.
+/// The schema of a model planner's answer for the skills in `store`: either a plan of at most
+/// `max_steps` steps, each one (skill, tool) branch with that tool's own parameters (generated
+/// from the tools' declared parameters and their primitive types), or one question. Written
+/// compactly (no spaces between tokens) and without step numbers or descriptions: the answer's
+/// shape is `answer::ModelAnswer`, turned into the `Plan` contract after decoding. Each position
+/// has its own parameter definitions, whose strings may reference only earlier steps.
 pub fn plan_schema(store: &SkillStore, max_steps: usize) -> Value {
     let max_steps = max_steps.max(1);
     let mut defs = serde_json::Map::new();
-    let mut tools: Vec<(String, String, String)> = Vec::new();
-    for loaded in store.skills().filter(|s| !is_template(s, store)) {
-        let skill = &loaded.definition;
-        for tool in skill.tools.values() {
-            let spec = store
-                .table()
-                .get(tool.primitive.kind(), tool.primitive.operation());
-            let mut props = serde_json::Map::new();
-            for name in tool.required_params.iter().chain(&tool.optional_params) {
-                let p = spec.and_then(|s| s.param(name));
-                props.insert(
-                    name.clone(),
-                    value_schema(p.map(|p| p.ty), p.map_or(&[][..], |p| &p.choices)),
-                );
-            }
-            let def = format!("{}.{}", skill.name, tool.name);
-            defs.insert(
-                def.clone(),
-                json!({
-                    "type": "object",
-                    "properties": props,
-                    "required": tool.required_params,
-                    "additionalProperties": false
-                }),
-            );
-            tools.push((skill.name.clone(), tool.name.clone(), def));
-        }
-    }
-    let positions: Vec<Value> = (1..=max_steps)
-        .map(|n| {
-            let branches: Vec<Value> = tools
-                .iter()
-                .map(|(skill, tool, def)| {
+    let mut positions: Vec<Value> = Vec::new();
+    for position in 1..=max_steps {
+        let mut branches: Vec<Value> = Vec::new();
+        for loaded in store.skills().filter(|s| !is_template(s, store)) {
+            let skill = &loaded.definition;
+            for tool in skill.tools.values() {
+                let spec = store
+                    .table()
+                    .get(tool.primitive.kind(), tool.primitive.operation());
+                let mut props = serde_json::Map::new();
+                for name in tool.required_params.iter().chain(&tool.optional_params) {
+                    let p = spec.and_then(|s| s.param(name));
+                    props.insert(
+                        name.clone(),
+                        value_schema(p.map(|p| p.ty), p.map_or(&[][..], |p| &p.choices), position),
+                    );
+                }
+                let def = format!("{}.{}@{position}", skill.name, tool.name);
+                defs.insert(
+                    def.clone(),
                     json!({
                         "type": "object",
-                        "properties": {
-                            "step": {"const": n},
-                            "description": {"type": "string", "maxLength": MAX_STRING},
-                            "skill": {"const": skill},
-                            "tool": {"const": tool},
-                            "params": {"$ref": format!("#/$defs/{def}")}
-                        },
-                        "required": ["step", "description", "skill", "tool", "params"],
+                        "properties": props,
+                        "required": tool.required_params,
                         "additionalProperties": false
-                    })
-                })
-                .collect();
-            json!({"anyOf": branches})
-        })
-        .collect();
-    json!({
-        "type": "object",
-        "properties": {
-            "steps": {
-                "type": "array",
-                "prefixItems": positions,
-                "items": false,
-                "minItems": 1,
-                "maxItems": max_steps
+                    }),
+                );
+                branches.push(json!({
+                    "type": "object",
+                    "properties": {
+                        "skill": {"const": skill.name},
+                        "tool": {"const": tool.name},
+                        "params": {"$ref": format!("#/$defs/{def}")}
+                    },
+                    "required": ["skill", "tool", "params"],
+                    "additionalProperties": false
+                }));
             }
-        },
-        "required": ["steps"],
-        "additionalProperties": false,
+        }
+        positions.push(json!({"anyOf": branches}));
+    }
+    json!({
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "steps": {
+                        "type": "array",
+                        "prefixItems": positions,
+                        "items": false,
+                        "minItems": 1,
+                        "maxItems": max_steps
+                    }
+                },
+                "required": ["steps"],
+                "additionalProperties": false
+            },
+            {
+                "type": "object",
+                "properties": {"question": {"type": "string", "minLength": 1, "maxLength": MAX_STRING}},
+                "required": ["question"],
+                "additionalProperties": false
+            }
+        ],
         "$defs": defs,
         "x-guidance": {
             "whitespace_flexible": false,
-            "item_separator": ", ",
-            "key_separator": ": "
+            "item_separator": ",",
+            "key_separator": ":"
         }
     })
 }

@@ -101,9 +101,24 @@ impl PrefixCacheManagerV2 {
         // PrefixCacheManagerV2 only handles non-paged attention caching.
         if !self.has_paged_attention {
             let cache = seq.normal_cache().to_vec();
+            // Scope Weaver patch: the key is only the tokens the cache holds. The last sampled
+            // token (and the grammar-forced ones after it) were never fed to the model; a later
+            // prompt matching them would "restore" rows that were never written.
+            let cached_len = cache
+                .iter()
+                .flatten()
+                .map(|c| c.current_seq_len())
+                .min()
+                .unwrap_or(0);
+            let toks = seq.get_toks();
+            let key = if cached_len > 0 && cached_len < toks.len() {
+                &toks[..cached_len]
+            } else {
+                toks
+            };
 
             self.caches.insert(
-                seq.get_toks().to_vec().into(),
+                key.to_vec().into(),
                 CacheElement {
                     cache,
                     recurrent_snapshots,
@@ -112,6 +127,12 @@ impl PrefixCacheManagerV2 {
                     video_hashes: seq.video_hashes().map(|x| x.to_vec()),
                 },
             );
+            // Scope Weaver patch: at most `n_on_device` sequences are kept, oldest out first.
+            // `evict_caches` only counts caches on an accelerator, so on a CPU every finished
+            // sequence's KV cache stayed in memory for the life of the model.
+            while self.caches.len() > self.n_on_device.max(1) {
+                self.caches.shift_remove_index(0);
+            }
         }
     }
 
@@ -375,6 +396,17 @@ impl PrefixCacheManagerV2 {
             }
             for layer in cache.cache.iter_mut().flatten() {
                 layer.set_len(match_len)?;
+                // Scope Weaver patch: the hit gets its own copy of the cached rows. A clone
+                // shares the tensors' storage and the new sequence appends in place from
+                // `match_len` on, which overwrote the rows this entry still vouches for: a later
+                // prompt matching further into it read another prompt's keys and values.
+                if let KvCache::Normal { k, v } = layer {
+                    for half in [k, v] {
+                        if let Some(data) = half.all_data.as_ref() {
+                            half.all_data = Some(data.copy()?);
+                        }
+                    }
+                }
             }
             return Ok(Some(MatchingCache::Normal {
                 normal: cache.cache,

@@ -500,6 +500,12 @@ pub struct Sequence {
     pub(crate) return_raw_logits: bool,
     token_offset: usize,
     eos_tokens: Vec<u32>,
+    // Scope Weaver patch: grammar-forced ("fast-forward") tokens. `ff_pending` holds the tokens
+    // the constraint forced after the last sampled one (not yet added); `ff_in_flight` counts the
+    // forced tokens added after the last sampled token, which the next step feeds to the model
+    // together with it (one forward pass for all of them).
+    pub(crate) ff_pending: Vec<u32>,
+    pub(crate) ff_in_flight: usize,
 
     // Multimodal data (images, diffusion settings, pixel caches)
     pub multimodal: MultimodalData,
@@ -656,6 +662,8 @@ impl Sequence {
             return_raw_logits,
             token_offset: 0,
             eos_tokens,
+            ff_pending: Vec::new(),
+            ff_in_flight: 0,
             total_prompt_time: None,
             step_start_instant: None,
             reasoning_parser: None,

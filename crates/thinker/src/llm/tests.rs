@@ -118,10 +118,11 @@ fn a_valid_first_answer_is_the_plan() {
     assert_eq!(planned.usage.attempts, 1);
     assert_eq!(planned.usage.planner, "scripted");
     assert!(planned.usage.prompt_tokens > 0 && planned.usage.completion_tokens > 0);
-    // Progressive disclosure: the system message lists every skill's tools; the user message
-    // carries the guidance of the matching skill only, then the request.
+    // Progressive disclosure: the system message lists every skill's tools, the worked examples
+    // follow as earlier turns; the last message carries the guidance of the matching skill only,
+    // then the request.
     let seen = model.seen.borrow();
-    let (system, user) = (&seen[0][0].1, &seen[0][1].1);
+    let (system, user) = (&seen[0][0].1, &seen[0].last().unwrap().1);
     assert!(system.contains("\nremove-duplicates: "), "{system}");
     assert!(system.contains("\nskill-create: "), "{system}");
     assert!(
@@ -129,6 +130,43 @@ fn a_valid_first_answer_is_the_plan() {
         "{user}"
     );
     assert!(!user.contains("How to plan with skill-create:"), "{user}");
+}
+
+#[test]
+fn a_compact_answer_is_numbered_and_described_by_its_tools() {
+    let w = world();
+    let model = Scripted::new(&[
+        r#"{"steps":[{"skill":"remove-duplicates","tool":"scan","params":{"path":"Downloads"}},{"skill":"remove-duplicates","tool":"remove","params":{"groups":"$step(1).groups"}}]}"#,
+    ]);
+    let planned = w.plan(&model, w.limits()).unwrap();
+    let steps: Vec<(u32, &str)> = planned
+        .plan
+        .steps
+        .iter()
+        .map(|s| (s.step, s.description.as_str()))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (1, "Find groups of identical files and the space they waste"),
+            (
+                2,
+                "Delete the extra copies in each duplicate group, keeping one"
+            )
+        ]
+    );
+}
+
+#[test]
+fn a_question_is_asked_instead_of_a_guessed_plan() {
+    let w = world();
+    let model = Scripted::new(&[r#"{"question":"Which folder should I clean?"}"#]);
+    let planned = w.plan(&model, w.limits()).unwrap();
+    assert!(planned.plan.steps.is_empty());
+    assert_eq!(
+        planned.clarification.as_deref(),
+        Some("Which folder should I clean?")
+    );
 }
 
 #[test]
@@ -145,8 +183,9 @@ fn invalid_answers_are_sent_back_with_every_problem_and_repaired() {
     let seen = model.seen.borrow();
     // Second call: the bad answer and why it was refused.
     let feedback = &seen[1].last().unwrap().1;
-    assert!(feedback.contains("not a JSON plan"), "{feedback}");
-    assert_eq!(seen[1][2], (Role::Assistant, "not json".to_owned()));
+    assert!(feedback.contains("not JSON"), "{feedback}");
+    let answered = &seen[1][seen[1].len() - 2];
+    assert_eq!(*answered, (Role::Assistant, "not json".to_owned()));
     // Third call: the forward reference is named.
     let feedback = &seen[2].last().unwrap().1;
     assert!(

@@ -58,3 +58,20 @@ impl PlanningWorld {
         }
     }
 }
+
+/// Asserts that the model's answer `value` (JSON) is what `planned` carries: its question, or its
+/// steps' skills, tools and parameters in order (the answer has no step numbers or descriptions).
+pub fn assert_answer_is_planned(value: &serde_json::Value, planned: &thinker::Planned) {
+    if let Some(question) = &planned.clarification {
+        assert_eq!(value["question"], question.as_str(), "{value}");
+        assert!(planned.plan.steps.is_empty());
+        return;
+    }
+    let planned_steps: Vec<serde_json::Value> = planned
+        .plan
+        .steps
+        .iter()
+        .map(|s| serde_json::json!({"skill": s.skill, "tool": s.tool, "params": s.params}))
+        .collect();
+    assert_eq!(serde_json::Value::Array(planned_steps), value["steps"]);
+}

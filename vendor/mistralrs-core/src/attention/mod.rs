@@ -10,7 +10,12 @@ mod backends;
 pub(crate) use backends::{flash_attn, maybe_synchronize, naive_sdpa, sinks_attn};
 
 /// Chunk size for attention computation to avoid OOM on long sequences
-pub(crate) const ATTENTION_CHUNK_SIZE: usize = 1024;
+/// (Scope Weaver patch: 256 rather than 1024, so a CPU prompt's score matrix per chunk stays a few
+/// tens of MB: heads × 256 × context × 4 bytes).
+pub(crate) const ATTENTION_CHUNK_SIZE: usize = 256;
+
+/// Scope Weaver patch: query rows from which the CPU uses the matmul attention (see `run_attention`).
+const CPU_GEMM_ATTENTION_MIN_ROWS: usize = 16;
 
 /// Generic chunked attention computation that can be used by different backends
 pub(crate) fn chunked_attention<F>(
@@ -122,6 +127,15 @@ impl Sdpa {
         let (_, _, _, k_head_dim) = k.dims4()?;
         let (_, _, _, v_head_dim) = v.dims4()?;
 
+        // Scope Weaver patch: on the CPU, a prompt (many query rows) goes through the matmul
+        // attention below, QK^T and the product with V as two GEMMs per chunk of rows; the CPU
+        // flash kernel walks keys one by one for every query row (an online softmax per row), which
+        // made reading a 3,000-token prompt several times slower than llama.cpp. Single tokens (and
+        // short grammar fast-forward chunks) keep the flash kernel, which needs no score matrix.
+        if q.device().is_cpu() && q.dtype() == DType::F32 && seq_len >= CPU_GEMM_ATTENTION_MIN_ROWS
+        {
+            return self.run_attention_noflash(q, k, v, mask, sdpa_params);
+        }
         let can_use_flash = q.device().is_cpu()
             || q.device().is_cuda() && crate::using_flash_attn() && q.dtype() != DType::F32;
 

@@ -602,10 +602,18 @@ pub mod text_models_inputs_processor {
         let mut seqlens_q = if flash_attn { vec![0] } else { Vec::new() };
         let mut seqlens_k = if flash_attn { vec![0] } else { Vec::new() };
         for (seq, ctxt) in input_seqs.iter().zip(toks) {
-            let start_pos = ctxt.len().saturating_sub(1);
+            // Scope Weaver patch: the last sampled token and the grammar-forced tokens after it
+            // (one sequence, no paged attention, whose slots are per token); logits for the
+            // last only.
+            let forced = if paged_attn_metadata.is_none() && input_seqs.len() == 1 {
+                seq.ff_in_flight.min(ctxt.len().saturating_sub(1))
+            } else {
+                0
+            };
+            let start_pos = ctxt.len().saturating_sub(1 + forced);
             let ctxt = ctxt[start_pos..].to_vec();
             seqlen_offsets.push(start_pos);
-            context_lens.push((0, 1));
+            context_lens.push((forced, 1));
             position_ids.push(seq.len());
 
             if flash_attn {

@@ -25,6 +25,13 @@ macro_rules! fixup_sentencepiece {
     };
 }
 
+/// Scope Weaver patch: grammar-forced tokens are fed in one forward pass unless
+/// `MISTRALRS_NO_FAST_FORWARD` is set (to compare).
+fn fast_forward_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("MISTRALRS_NO_FAST_FORWARD").is_none())
+}
+
 pub(crate) async fn finish_or_add_toks_to_seq(
     this: &dyn Pipeline,
     prefix_cacher: &mut PrefixCacheManagerV2,
@@ -445,6 +452,24 @@ pub async fn sample_and_add_toks(
         };
 
         finish_or_add_toks_to_seq(this, prefix_cacher, seq, next_token, eos_tok, true).await?;
+
+        // Scope Weaver patch: the tokens the grammar forces next are added now (streamed and
+        // counted like sampled ones) and read by the model in the next step, in one pass.
+        let forced = std::mem::take(&mut seq.ff_pending);
+        seq.ff_in_flight = 0;
+        for token in forced {
+            if !seq.is_running() {
+                break;
+            }
+            let logprobs = Logprobs {
+                token,
+                logprob: 0.0,
+                bytes: None,
+                top_logprobs: Some(Vec::new()),
+            };
+            finish_or_add_toks_to_seq(this, prefix_cacher, seq, logprobs, eos_tok, true).await?;
+            seq.ff_in_flight += 1;
+        }
     }
 
     Ok(())
@@ -461,6 +486,23 @@ pub async fn sample_sequence(
     sample_speculative: bool,
     multiple_sequences: bool,
 ) -> Result<Logprobs> {
+    // Scope Weaver patch: once the grammar is complete, the sequence ends with the model's own
+    // end-of-turn token. The grammar engine allows only its tokenizer's EOS then, which may not be
+    // the chat's (SmolLM2's `<|im_end|>`): the sequence never finished (a client had to drop it,
+    // and a dropped sequence is not prefix-cached).
+    if let SequenceRecognizer::Llguidance(llg) = &seq.recognizer {
+        if llg.is_stopped() && !sample_speculative {
+            if let Some(&eos) = seq.eos_tokens().first() {
+                return Ok(Logprobs {
+                    token: eos,
+                    logprob: 0.0,
+                    bytes: None,
+                    top_logprobs: Some(Vec::new()),
+                });
+            }
+        }
+    }
+
     let logits = logits.squeeze(0)?.squeeze(0)?.to_dtype(DType::F32)?;
 
     let sampler = seq.sampler();
@@ -556,6 +598,15 @@ pub async fn sample_sequence(
             if !llg.is_stopped() {
                 llg.consume_token(second_logprobs_response.token)
                     .map_err(candle_core::Error::msg)?;
+                // Scope Weaver patch: the tokens the grammar now forces, for one sequence
+                // sampled on its own (not speculative, not in a batch).
+                if fast_forward_enabled()
+                    && !sample_speculative
+                    && !multiple_sequences
+                    && !llg.is_stopped()
+                {
+                    seq.ff_pending = llg.consume_ff_tokens();
+                }
             }
         }
         SequenceRecognizer::None => {}

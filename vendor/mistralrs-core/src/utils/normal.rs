@@ -118,6 +118,12 @@ fn get_dtypes() -> Vec<DType> {
 }
 
 fn determine_auto_dtype_all(devices: &[&Device]) -> candle_core::Result<DType> {
+    // Scope Weaver patch: on the CPU, f32. candle's CPU kernels have no native f16/bf16 math: every
+    // f16 attention score, softmax and KV-cache row was converted element by element, and the
+    // matmul the GGUF weights feed produces f32 anyway. `Auto` picked F16 there.
+    if devices.iter().all(|d| d.is_cpu()) {
+        return Ok(DType::F32);
+    }
     // We can safely use bf16 for accelerate because we cast up to f32 in all matmuls anyway.
     #[cfg(feature = "accelerate")]
     return Ok(DType::BF16);
