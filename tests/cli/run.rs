@@ -255,7 +255,7 @@ fn the_llm_planner_runs_the_pipeline_on_a_tiny_model() {
         .filter(|e| e["event"] == "token")
         .map(|e| e["text"].as_str().unwrap())
         .collect();
-    assert!(streamed.starts_with("{\"steps\": ["), "{streamed}");
+    assert!(streamed.starts_with("{\"steps\":["), "{streamed}");
     // Random weights plan nonsense paths: each step fails or is skipped with a code; the run
     // still ends with a report, and nothing on disk changed.
     let report = &find(&events, "done")["report"];
