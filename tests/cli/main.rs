@@ -10,6 +10,7 @@ mod every_tool;
 mod logs;
 mod permissions;
 mod run;
+mod undo;
 
 struct Env {
     home: tempfile::TempDir,
@@ -74,6 +75,52 @@ impl Env {
     fn root(&self) -> &str {
         self.root.path().to_str().unwrap()
     }
+}
+
+/// A folder of `n` files of four types at its top (something to sort, slowly).
+fn mixed_files(n: usize) -> Env {
+    let files: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            let ext = ["jpg", "pdf", "mp3", "csv"][i % 4];
+            (format!("file{i:03}.{ext}"), format!("content {i}"))
+        })
+        .collect();
+    let spec: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    Env::new(&spec)
+}
+
+/// Waits until the running commit's journal marks `n` changes done, then kills it (-9); returns
+/// how many were marked done by then.
+fn kill_after_journal_lines(env: &Env, mut child: std::process::Child, n: usize) -> usize {
+    let journals = env.state().join("journals");
+    let start = Instant::now();
+    let done_lines = loop {
+        let done = std::fs::read_dir(&journals)
+            .ok()
+            .and_then(|mut rd| rd.next())
+            .and_then(|e| std::fs::read_to_string(e.unwrap().path()).ok())
+            .map_or(0, |t| {
+                t.lines().filter(|l| l.starts_with("{\"done\"")).count()
+            });
+        if done >= n {
+            break done;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the commit never started"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the commit finished before it could be interrupted"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    done_lines
 }
 
 /// Copies a folder tree (the shipped skills into a folder a test may write).
@@ -156,18 +203,8 @@ fn delete_goes_to_the_trash_by_default_and_permanent_when_configured() {
 
 #[test]
 fn a_commit_killed_half_way_is_reported_and_completed_on_the_next_start() {
-    let files: Vec<(String, String)> = (0..120)
-        .map(|i| {
-            let ext = ["jpg", "pdf", "mp3", "csv"][i % 4];
-            (format!("file{i:03}.{ext}"), format!("content {i}"))
-        })
-        .collect();
-    let spec: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
-    let env = Env::new(&spec);
-    let mut child = env
+    let env = mixed_files(120);
+    let child = env
         .cmd(&[
             "tool",
             "organize-by-type",
@@ -183,31 +220,7 @@ fn a_commit_killed_half_way_is_reported_and_completed_on_the_next_start() {
         .spawn()
         .unwrap();
     // Wait until the journal shows some, but not all, changes applied; then kill -9.
-    let journals = env.state().join("journals");
-    let start = Instant::now();
-    let done_lines = loop {
-        let n = std::fs::read_dir(&journals)
-            .ok()
-            .and_then(|mut rd| rd.next())
-            .and_then(|e| std::fs::read_to_string(e.unwrap().path()).ok())
-            .map_or(0, |t| {
-                t.lines().filter(|l| l.starts_with("{\"done\"")).count()
-            });
-        if n >= 10 {
-            break n;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "commit never started"
-        );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "commit finished before it could be interrupted"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let done_lines = kill_after_journal_lines(&env, child, 10);
     assert!(done_lines < 124);
 
     // Nothing is lost: every file is either still at the top or already sorted.

@@ -10,11 +10,11 @@ use serde_json::Value;
 
 use super::{Env, files_below};
 
-const SEED_REQUEST: &str = "Clean up my Downloads folder – remove duplicates, then organize the \
+pub(crate) const SEED_REQUEST: &str = "Clean up my Downloads folder – remove duplicates, then organize the \
                             remaining files into subfolders by type";
 
 /// A folder named Downloads (the request names it) with a duplicate pair and mixed types.
-fn downloads() -> (Env, PathBuf) {
+pub(crate) fn downloads() -> (Env, PathBuf) {
     let env = Env::new(&[
         ("Downloads/holiday.jpg", "jpeg bytes"),
         ("Downloads/holiday (1).jpg", "jpeg bytes"),
@@ -37,7 +37,7 @@ fn downloads() -> (Env, PathBuf) {
 }
 
 /// Every stdout line is one JSON object; returns them.
-fn events_of(out: &Output) -> Vec<Value> {
+pub(crate) fn events_of(out: &Output) -> Vec<Value> {
     let stdout = String::from_utf8_lossy(&out.stdout);
     stdout
         .lines()
@@ -51,7 +51,7 @@ fn events_of(out: &Output) -> Vec<Value> {
         .collect()
 }
 
-fn find<'a>(events: &'a [Value], kind: &str) -> &'a Value {
+pub(crate) fn find<'a>(events: &'a [Value], kind: &str) -> &'a Value {
     events
         .iter()
         .find(|e| e["event"] == kind)
@@ -103,7 +103,8 @@ fn the_seed_request_commits_with_duplicates_in_the_trash() {
     assert_eq!(
         report["text"],
         "Removed 1 duplicate file (saved 10 B). Organized 6 files into 5 subfolders. Committed: \
-         12 change(s) written, 1 item(s) moved to the trash."
+         12 change(s) written, 1 item(s) moved to the trash. Nothing lost: 7 files accounted for, \
+         1 to the trash; the disk matches the plan."
     );
     assert_eq!(
         files_below(&root),

@@ -104,6 +104,25 @@ pub enum Command {
         #[command(subcommand)]
         command: GraphCommand,
     },
+    /// Undo a committed run: its changes turned back (moves moved back, what it made to the
+    /// trash, trashed files restored), shown as a diff and committed when approved. Files changed
+    /// since the run are named and left alone. Without RUN_ID, the newest run still in effect.
+    Undo {
+        /// A run id from `scope-weaver history` (or a unique prefix of one).
+        run_id: Option<String>,
+        /// Approve the undo without asking.
+        #[arg(long, short = 'y')]
+        yes: bool,
+        /// Show what the undo would do, write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// The committed runs, newest first, and which were undone.
+    History {
+        /// Only the runs that changed this folder.
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
     /// Inspect (or with --complete, finish) a commit that was interrupted.
     Recover {
         root: PathBuf,

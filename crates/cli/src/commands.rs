@@ -19,6 +19,14 @@ use crate::output::{count, print_json, usage};
 /// Test and demo hook: pause this long after each change a commit writes (to interrupt it on purpose).
 const ENV_COMMIT_DELAY: &str = "SCOPE_WEAVER_DEBUG_COMMIT_DELAY_MS";
 
+/// The pause `ENV_COMMIT_DELAY` asks for, if any.
+pub fn commit_delay() -> Option<Duration> {
+    std::env::var(ENV_COMMIT_DELAY)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_millis)
+}
+
 pub struct Env {
     pub config: PipelineConfig,
     pub skills_dir: PathBuf,
@@ -97,6 +105,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Graph {
             command: GraphCommand::Export { root, out },
         } => graph_export(&env, &root, out.as_deref()),
+        Command::Undo {
+            run_id,
+            yes,
+            dry_run,
+        } => crate::undo::undo_cmd(&env, run_id.as_deref(), yes, dry_run),
+        Command::History { root } => crate::undo::history_cmd(&env, root.as_deref()),
         Command::Recover { root, complete } => recover(&env, &root, complete),
         Command::Demo { dir } => crate::demo::demo_cmd(&env, &dir),
         Command::Config {
@@ -469,9 +483,7 @@ fn tool_cmd(
             let mut committed = None;
             if commit && !diff.is_empty() {
                 sb.stage(&result.snapshot_id)?;
-                let delay = std::env::var(ENV_COMMIT_DELAY)
-                    .ok()
-                    .and_then(|v| v.parse::<u64>().ok());
+                let delay = commit_delay();
                 let bar = (!env.json).then(|| {
                     let bar = indicatif::ProgressBar::with_draw_target(
                         Some(diff.len() as u64),
@@ -487,8 +499,8 @@ fn tool_cmd(
                     if let Some(b) = &bar {
                         b.set_position(done as u64);
                     }
-                    if let Some(ms) = delay {
-                        std::thread::sleep(Duration::from_millis(ms));
+                    if let Some(d) = delay {
+                        std::thread::sleep(d);
                     }
                 };
                 let report = sb.commit(Some(&mut on_change));

@@ -9,6 +9,7 @@ mod output;
 mod plan;
 mod run;
 mod search;
+mod undo;
 
 use std::process::ExitCode;
 

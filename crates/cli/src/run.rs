@@ -23,9 +23,21 @@ pub struct TerminalInteraction {
     yes: bool,
     json: bool,
     spinner: Option<indicatif::ProgressBar>,
+    /// The `SCOPE_WEAVER_DEBUG_COMMIT_DELAY_MS` test hook: a pause after each change written.
+    commit_delay: Option<std::time::Duration>,
 }
 
 impl TerminalInteraction {
+    /// Questions on stderr, answers from stdin; `yes` approves everything, `json` prints events.
+    pub fn new(yes: bool, json: bool) -> Self {
+        TerminalInteraction {
+            yes,
+            json,
+            spinner: None,
+            commit_delay: crate::commands::commit_delay(),
+        }
+    }
+
     fn ask(&mut self, prompt: &str) -> Option<String> {
         if let Some(s) = &self.spinner {
             s.finish_and_clear();
@@ -65,6 +77,9 @@ fn show_lines(lines: &[String], limit: usize) -> String {
 
 impl Interaction for TerminalInteraction {
     fn event(&mut self, event: &Event) {
+        if let (Event::CommitProgress { .. }, Some(delay)) = (event, self.commit_delay) {
+            std::thread::sleep(delay);
+        }
         if self.json {
             print_json_line(&serde_json::to_value(event).unwrap_or(Value::Null));
             return;
@@ -332,11 +347,7 @@ pub fn run_cmd(
     let mut planner = load_planner(env)?;
     // Every run leaves its trail; a log that cannot be opened stops the run before it starts.
     let mut audit_log = audit::AuditLog::new(crate::audit::open_store(env)?);
-    let mut ui = TerminalInteraction {
-        yes: yes || (!interactive && dry_run),
-        json: env.json,
-        spinner: None,
-    };
+    let mut ui = TerminalInteraction::new(yes || (!interactive && dry_run), env.json);
     // With --json, a model planner's text streams out as `token` events while it is written.
     let on_token: Option<pipeline::TokenStream> = env.json.then(|| {
         std::sync::Arc::new(|piece: &str| {
@@ -455,6 +466,9 @@ fn run_one(
     if !env.json {
         let id = &report.id;
         eprintln!("audit: request {id} recorded (scope-weaver audit show {id})");
+        if report.committed {
+            eprintln!("undo: scope-weaver undo {id}");
+        }
     }
     if env.json {
         print_json_line(&json!({"event": "done", "report": report}));

@@ -179,6 +179,14 @@ pub enum Event {
         changes: usize,
         approved: bool,
     },
+    /// An undo was planned: how many changes turn the run back, which recorded changes stay as
+    /// they are (changed since the run), and which deletions cannot come back.
+    UndoPlanned {
+        undoes: String,
+        changes: usize,
+        kept: Vec<sandbox::UndoKept>,
+        not_restorable: Vec<String>,
+    },
     CommitProgress {
         done: usize,
         total: usize,

@@ -15,6 +15,7 @@ mod interaction;
 mod orchestrator;
 mod report;
 mod trace;
+mod undo;
 
 pub use audit::{AuditSink, RecordedEvents};
 pub use error::{PipelineError, Result};
@@ -26,3 +27,4 @@ pub use interaction::{
 pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream};
 pub use report::summarize;
 pub use trace::request_id;
+pub use undo::{UndoReport, undo_run};

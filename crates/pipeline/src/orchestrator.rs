@@ -22,7 +22,7 @@ use crate::events::{Event, SkillCandidate, Stage};
 use crate::interaction::{
     Decision, DiffDecision, DiffReview, Interaction, ParamQuestion, RollbackPoint, StepReview,
 };
-use crate::report::summarize;
+use crate::report::{commit_summary, summarize};
 use crate::{PipelineError, Result};
 
 mod approval;

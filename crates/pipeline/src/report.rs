@@ -241,6 +241,21 @@ pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data:
     }
 }
 
+/// One line for a finished commit: "12 change(s) written, 3 item(s) moved to the trash".
+pub(crate) fn commit_summary(r: &sandbox::CommitReport) -> String {
+    let mut parts = vec![format!("{} change(s) written", r.applied)];
+    if r.trashed > 0 {
+        parts.push(format!("{} item(s) moved to the trash", r.trashed));
+    }
+    if r.deleted > r.trashed {
+        parts.push(format!("{} deleted for good", r.deleted - r.trashed));
+    }
+    if r.restored > 0 {
+        parts.push(format!("{} item(s) back from the trash", r.restored));
+    }
+    parts.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -125,6 +125,18 @@ pub(crate) fn trace_event(event: &Event) {
         Event::DiffReviewed { changes, approved } => {
             tracing::info!(changes = *changes, approved = *approved, "diff reviewed");
         }
+        Event::UndoPlanned {
+            undoes,
+            changes,
+            kept,
+            not_restorable,
+        } => tracing::info!(
+            undoes = %undoes,
+            changes = *changes,
+            kept = kept.len(),
+            not_restorable = not_restorable.len(),
+            "undo planned"
+        ),
         Event::Committed { applied, .. } => tracing::info!(applied = *applied, "committed"),
         Event::Reindexed {
             embedded,

@@ -112,6 +112,8 @@ enum Entry {
 struct Overlay<'a> {
     root: &'a Path,
     entries: HashMap<String, Entry>,
+    /// The system trash's item ids, listed once when a change restores from it.
+    trash: std::cell::OnceCell<std::collections::HashSet<PathBuf>>,
 }
 
 fn disk_path(root: &Path, id: &str) -> PathBuf {
@@ -127,6 +129,7 @@ impl<'a> Overlay<'a> {
         Overlay {
             root,
             entries: HashMap::new(),
+            trash: std::cell::OnceCell::new(),
         }
     }
 
@@ -356,6 +359,46 @@ impl<'a> Overlay<'a> {
                 self.source(path, expect.as_ref(), out);
                 self.source(to, expect_to.as_ref(), out);
             }
+            ChangeOp::Restore {
+                path,
+                kind,
+                trashed,
+                ..
+            } => {
+                if self.target(path, out) {
+                    let trash = self.trash.get_or_init(|| {
+                        crate::history::trash_list()
+                            .into_iter()
+                            .map(|i| i.id)
+                            .collect()
+                    });
+                    if !trash.contains(&trashed.id) {
+                        out.push(Conflict::SourceMissing {
+                            path: format!("{path} (in the trash)"),
+                        });
+                    }
+                    self.entries
+                        .insert(path.clone(), Entry::Alias(VState::Created { kind: *kind }));
+                }
+            }
+            ChangeOp::RemoveDir { path } => {
+                if let Some(s) = self.source(path, None, out) {
+                    if s.kind() == Some(NodeKind::Dir) {
+                        self.clear_below(path);
+                        self.entries.insert(path.clone(), Entry::Absent);
+                    } else {
+                        out.push(Conflict::ChangedSinceScan {
+                            path: path.clone(),
+                            expected: "a folder".into(),
+                            found: "not a folder".into(),
+                        });
+                    }
+                }
+            }
+            ChangeOp::Unlink { path, to, .. } => {
+                self.source(path, None, out);
+                self.source(to, None, out);
+            }
         }
     }
 }
@@ -384,6 +427,28 @@ pub struct CommitReport {
     pub linked: usize,
     /// Deletes that went to the system trash (the rest were permanent).
     pub trashed: usize,
+    /// Entries brought back from the system trash (an undo).
+    #[serde(default)]
+    pub restored: usize,
+    /// Empty folders removed (an undo of folders a run created).
+    #[serde(default)]
+    pub removed_folders: usize,
+    /// Files that were hardlinks and got their own copy back (an undo).
+    #[serde(default)]
+    pub unlinked: usize,
+    /// The history record of this commit (`scope-weaver undo RUN_ID`); `None` when it could not
+    /// be written (then `warnings` says why).
+    #[serde(default)]
+    pub run_id: Option<String>,
+    /// Problems after the changes were made (the disk is changed; these do not undo it).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Where every file the scan saw went (checked before the first change).
+    #[serde(default)]
+    pub accounting: Option<crate::conserve::Accounting>,
+    /// The disk was checked against the simulated graph after the commit and matched.
+    #[serde(default)]
+    pub verified: bool,
     pub freed_bytes: u64,
     pub journal: Option<PathBuf>,
 }
@@ -402,6 +467,9 @@ impl CommitReport {
                 self.linked += 1;
                 self.freed_bytes += size;
             }
+            ChangeOp::Restore { .. } => self.restored += 1,
+            ChangeOp::RemoveDir { .. } => self.removed_folders += 1,
+            ChangeOp::Unlink { .. } => self.unlinked += 1,
             ChangeOp::Delete { size, .. } => {
                 self.deleted += 1;
                 self.freed_bytes += size;
@@ -489,6 +557,39 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
                 let _ = std::fs::remove_file(&tmp);
             })
         }
+        ChangeOp::Restore { path, trashed, .. } => {
+            let dst = disk_path(root, path);
+            free(&dst)?;
+            crate::history::restore_from_trash(trashed)
+        }
+        ChangeOp::RemoveDir { path } => std::fs::remove_dir(disk_path(root, path)),
+        ChangeOp::Unlink { path, mtime_ns, .. } => {
+            // Copy the shared bytes under a temporary name, then rename it over `path`: atomic,
+            // and `path` never goes missing.
+            let p = disk_path(root, path);
+            let tmp = unlink_temp(&p);
+            free(&tmp)?;
+            let written = (|| {
+                let meta = std::fs::metadata(&p)?;
+                let mut input = std::fs::File::open(&p)?;
+                let mut output = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&tmp)?;
+                std::io::copy(&mut input, &mut output)?;
+                output.set_permissions(meta.permissions())?;
+                if let Some(ns) = mtime_ns {
+                    let at = std::time::UNIX_EPOCH
+                        + std::time::Duration::from_nanos(u64::try_from(*ns).unwrap_or(0));
+                    output.set_modified(at)?;
+                }
+                output.sync_all()?;
+                std::fs::rename(&tmp, &p)
+            })();
+            written.inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            })
+        }
         ChangeOp::Delete { path, .. } => {
             let p = disk_path(root, path);
             std::fs::symlink_metadata(&p)?;
@@ -505,6 +606,13 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
 pub(crate) fn link_temp(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".sw-link");
+    path.with_file_name(name)
+}
+
+/// The temporary name a hardlink's own copy is written under before it replaces `path`.
+pub(crate) fn unlink_temp(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".sw-unlink");
     path.with_file_name(name)
 }
 

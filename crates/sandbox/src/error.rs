@@ -69,6 +69,17 @@ pub enum SandboxError {
         /// False when the failing change was the first and left nothing behind: no journal.
         journal_kept: bool,
     },
+    #[error("commit refused before any change: {} file(s) would be lost:\n{}", .0.len(), .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    Unaccounted(Vec<String>),
+    #[error("the disk differs from the approved change after the commit ({} difference(s)):\n{}{}", .problems.len(), .problems.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"), .run_id.as_ref().map(|id| format!("\nThe run is recorded: `scope-weaver undo {id}` turns back what was done.")).unwrap_or_default())]
+    Unverified {
+        run_id: Option<String>,
+        problems: Vec<String>,
+    },
+    #[error("history record {path}: {message}")]
+    History { path: PathBuf, message: String },
+    #[error("run {run} changed {root}, not this folder; undo it there")]
+    UndoOtherRoot { run: String, root: PathBuf },
     #[error("cannot read `{path}`: {message}")]
     Content { path: String, message: String },
     #[error(
@@ -102,6 +113,10 @@ impl ErrorCode for SandboxError {
             SandboxError::Journal { .. } => "JOURNAL_ERROR",
             SandboxError::CommitFailed { .. } => "COMMIT_FAILED",
             SandboxError::Content { .. } => "CONTENT_UNREADABLE",
+            SandboxError::History { .. } => "HISTORY_ERROR",
+            SandboxError::Unaccounted(_) => "CONTENT_UNACCOUNTED",
+            SandboxError::Unverified { .. } => "COMMIT_UNVERIFIED",
+            SandboxError::UndoOtherRoot { .. } => "UNDO_OTHER_ROOT",
             SandboxError::ConflictsToResolve { .. } => "CONFLICT_ASK",
         }
     }

@@ -89,6 +89,26 @@ pub enum ChangeOp {
         expect: Option<Fingerprint>,
         expect_to: Option<Fingerprint>,
     },
+    /// Bring `path` back from the system trash, where a commit had put it (undo of a delete).
+    Restore {
+        path: String,
+        kind: NodeKind,
+        size: u64,
+        trashed: crate::history::TrashedEntry,
+    },
+    /// Remove the empty folder `path` (undo of a created folder; refused when not empty).
+    RemoveDir {
+        path: String,
+    },
+    /// Give `path`, a hardlink to `to`, its own copy of the bytes again (undo of a hardlink);
+    /// `mtime_ns` is the modification time the file had before it was linked.
+    Unlink {
+        path: String,
+        to: String,
+        size: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mtime_ns: Option<i64>,
+    },
 }
 
 /// One archive entry extracted into an existing folder, and where it lands there.
@@ -171,6 +191,20 @@ impl ChangeOp {
             }
             ChangeOp::Hardlink { path, to, size, .. } => {
                 format!("= link   {path} => {to} (frees {})", human_bytes(*size))
+            }
+            ChangeOp::Restore {
+                path, kind, size, ..
+            } => format!(
+                "+ restore {path}{} ({}) from the trash",
+                slash(*kind),
+                human_bytes(*size)
+            ),
+            ChangeOp::RemoveDir { path } => format!("- rmdir  {path}/ (empty)"),
+            ChangeOp::Unlink { path, to, size, .. } => {
+                format!(
+                    "= unlink {path} <= {to} (its own copy again, {})",
+                    human_bytes(*size)
+                )
             }
         }
     }

@@ -17,6 +17,7 @@ use sha2::{Digest, Sha256};
 use crate::commit::{CommitReport, Conflict, apply_op, precheck};
 use crate::error::{Result, SandboxError};
 use crate::graph::ChangeOp;
+use crate::history::RunLabel;
 
 pub const JOURNAL_VERSION: u32 = 1;
 
@@ -27,6 +28,10 @@ pub struct JournalHeader {
     pub delete_mode: DeleteMode,
     pub ops: Vec<ChangeOp>,
     pub started_at: i64,
+    /// The run committing (its history record is written when the commit finishes, here or in
+    /// recovery).
+    #[serde(default)]
+    pub run: Option<RunLabel>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -226,6 +231,34 @@ pub(crate) fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
                 (None, _, _) => InDoubt::Unclear(format!("cannot compare `{path}` with `{to}`")),
             }
         }
+        ChangeOp::Restore { path, trashed, .. } => {
+            let in_trash = crate::history::trash_list()
+                .iter()
+                .any(|i| i.id == trashed.id);
+            match (exists(path), in_trash) {
+                (false, _) => InDoubt::NotApplied,
+                (true, false) => InDoubt::Applied,
+                // The trash makes an empty placeholder first, then renames the entry over it.
+                (true, true) => InDoubt::Partial,
+            }
+        }
+        ChangeOp::RemoveDir { path } => {
+            if exists(path) {
+                InDoubt::NotApplied
+            } else {
+                InDoubt::Applied
+            }
+        }
+        ChangeOp::Unlink { path, to, .. } => {
+            if std::fs::symlink_metadata(crate::commit::unlink_temp(&at(path))).is_ok() {
+                return InDoubt::Partial;
+            }
+            match same_file(&at(path), &at(to)) {
+                Some(true) => InDoubt::NotApplied,
+                Some(false) => InDoubt::Applied,
+                None => InDoubt::Unclear(format!("cannot compare `{path}` with `{to}`")),
+            }
+        }
         // Into an existing folder: the staging folder is there until every entry is placed.
         ChangeOp::ExtractArchive {
             archive,
@@ -286,6 +319,21 @@ fn clean_partial(root: &Path, op: &ChangeOp) -> std::io::Result<()> {
         return crate::archive::undo_extract_into(&root.join(archive), &root.join(target), entries);
     }
     let p = match op {
+        // Only an empty placeholder is removed; anything else is left for the person.
+        ChangeOp::Restore { path, .. } => {
+            let p = root.join(path);
+            let meta = std::fs::symlink_metadata(&p)?;
+            return if meta.is_dir() {
+                std::fs::remove_dir(p)
+            } else if meta.len() == 0 {
+                std::fs::remove_file(p)
+            } else {
+                Err(std::io::Error::other(format!(
+                    "`{path}` is not the empty placeholder the trash makes"
+                )))
+            };
+        }
+        ChangeOp::Unlink { path, .. } => crate::commit::unlink_temp(&root.join(path)),
         ChangeOp::CreateFile { path, .. } => root.join(path),
         ChangeOp::Copy { to, .. } => root.join(to),
         ChangeOp::Hardlink { path, .. } => crate::commit::link_temp(&root.join(path)),
@@ -385,6 +433,8 @@ pub fn recover(path: &Path, complete: bool) -> Result<RecoveryReport> {
     }
     let mut journal = Journal::append(path)?;
     let mut done = CommitReport::default();
+    // What each change left behind: unknown for those applied before the interruption.
+    let mut after = vec![None; state.header.ops.len()];
     for &i in &pending {
         let op = &state.header.ops[i];
         apply_op(&root, op, mode).map_err(|e| SandboxError::CommitFailed {
@@ -395,7 +445,30 @@ pub fn recover(path: &Path, complete: bool) -> Result<RecoveryReport> {
             journal_kept: true,
         })?;
         journal.mark_done(i)?;
+        after[i] = crate::history::stat_after(&root, op);
         done.count(op, mode);
+    }
+    // The history record before the journal goes, so a finished commit always has one.
+    let state_dir = path
+        .parent()
+        .and_then(Path::parent)
+        .expect("journals live in <state_dir>/journals");
+    let label = state
+        .header
+        .run
+        .clone()
+        .unwrap_or_else(|| RunLabel::unnamed(&root));
+    match crate::history::record_commit(
+        state_dir,
+        &root,
+        label,
+        mode,
+        &state.header.ops,
+        after,
+        state.header.started_at,
+    ) {
+        Ok(id) => done.run_id = Some(id),
+        Err(e) => done.warnings.push(format!("the run cannot be undone: {e}")),
     }
     journal.finish()?;
     report.pending.clear();

@@ -7,9 +7,11 @@
 mod archive;
 mod categories;
 mod commit;
+mod conserve;
 mod content;
 mod error;
 mod graph;
+mod history;
 mod journal;
 mod node;
 mod ops;
@@ -18,6 +20,7 @@ pub mod parse;
 mod primitives;
 mod scan;
 mod scope;
+mod undo;
 mod view;
 
 use std::path::{Path, PathBuf};
@@ -29,9 +32,14 @@ use serde_json::{Map, Value};
 pub use archive::{ArchiveFormat, extract as archive_extract, staging_dir as archive_staging_dir};
 pub use categories::{CATEGORIES, CategoryTable, category_of, sniff_extension};
 pub use commit::{CommitReport, Conflict};
+pub use conserve::Accounting;
 pub use content::parse_file;
 pub use error::{Result, SandboxError};
 pub use graph::{Change, ChangeOp, FileSystemGraph, GraphError, SnapshotId, human_bytes};
+pub use history::{
+    HISTORY_VERSION, RecordedChange, RunLabel, RunRecord, TrashedEntry, fresh_id,
+    list as history_list, undone_by,
+};
 pub use journal::{InDoubt, JournalHeader, RecoveryReport, journal_path};
 pub use node::{Fingerprint, Node, NodeKind, Origin, ROOT_ID};
 pub use ops::node_view;
@@ -39,6 +47,7 @@ pub use params::{format_time, now_secs, parse_date, parse_size};
 pub use primitives::graph_primitive_table;
 pub use scan::{ScanIssue, ScanOptions};
 pub use scope::{Scope, ScopeError};
+pub use undo::{UndoKept, UndoPlan};
 pub use view::{
     Totals, TreeView, ViewKind, ViewNode, ViewOptions, ViewStatus, render_view, tree_view,
 };
@@ -79,6 +88,11 @@ pub struct Sandbox {
     config: SandboxConfig,
     issues: Vec<ScanIssue>,
     table: PrimitiveTable,
+    /// The run the next commit belongs to (its history record); a fresh id when unset.
+    label: Option<RunLabel>,
+    /// The files as the scan (or the last commit) left them: what the conservation check
+    /// accounts for.
+    scanned: Vec<String>,
 }
 
 impl Sandbox {
@@ -90,12 +104,15 @@ impl Sandbox {
         })?;
         let out = scan::scan(&canonical, options)?;
         let home = std::env::home_dir();
+        let scanned = files_of(&out.graph);
         Ok(Sandbox {
             scope: Scope::new(canonical, home),
             graph: out.graph,
             config,
             issues: out.issues,
             table: graph_primitive_table(),
+            label: None,
+            scanned,
         })
     }
 
@@ -255,6 +272,42 @@ impl Sandbox {
         Some(self.journal_path()).filter(|p| p.exists())
     }
 
+    /// Where every file the scan saw is after the pending change (kept, to the trash, deleted,
+    /// linked), checked against the simulated graph; `unaccounted` lists what would be lost.
+    pub fn accounting(&self) -> Accounting {
+        let ops: Vec<ChangeOp> = self.graph.changes().iter().map(|c| c.op.clone()).collect();
+        conserve::account(&self.scanned, &ops, &self.graph, self.config.delete_mode)
+    }
+
+    /// Names the run the next commit belongs to (its id and request go into the history record).
+    pub fn label_commit(&mut self, label: RunLabel) {
+        self.label = Some(label);
+    }
+
+    /// The label the next commit will carry, if one was set.
+    pub fn commit_label(&self) -> Option<&RunLabel> {
+        self.label.as_ref()
+    }
+
+    /// Plans the undo of a committed run of this root on the graph (see `undo.rs`): the changes
+    /// are made under a new snapshot, not staged; stage it (`stage`) to approve them, then commit.
+    /// The next commit is labelled as the undo of `record`.
+    pub fn stage_undo(&mut self, record: &RunRecord) -> Result<UndoPlan> {
+        if record.root != self.root() {
+            return Err(SandboxError::UndoOtherRoot {
+                run: record.run.id.clone(),
+                root: record.root.clone(),
+            });
+        }
+        let plan = undo::plan_undo(&mut self.graph, record, self.scope.root(), now_secs());
+        self.label = Some(RunLabel {
+            id: fresh_id("u", &record.run.id),
+            request: format!("undo {}", record.run.id),
+            undoes: Some(record.run.id.clone()),
+        });
+        Ok(plan)
+    }
+
     /// Writes every staged change to disk, in order; refuses if any change is unapproved or any
     /// conflict is found (nothing is touched then). Deletes follow `delete_mode`.
     pub fn commit(&mut self, progress: Option<CommitProgress>) -> Result<CommitReport> {
@@ -278,6 +331,14 @@ impl Sandbox {
             });
         }
         let _span = tracing::info_span!("commit", ops = ops.len()).entered();
+        let accounting = self.accounting();
+        if !accounting.unaccounted.is_empty() {
+            tracing::error!(
+                unaccounted = accounting.unaccounted.len(),
+                "commit refused: files would be lost"
+            );
+            return Err(SandboxError::Unaccounted(accounting.unaccounted));
+        }
         let conflicts = commit::precheck(self.root(), &ops);
         if !conflicts.is_empty() {
             tracing::warn!(
@@ -292,13 +353,20 @@ impl Sandbox {
             delete_mode: self.config.delete_mode,
             ops: ops.clone(),
             started_at: now_secs(),
+            run: Some(
+                self.label
+                    .take()
+                    .unwrap_or_else(|| RunLabel::unnamed(self.root())),
+            ),
         };
         let mut journal = journal::Journal::create(&journal_path, &header)?;
         let mut report = CommitReport {
             journal: Some(journal.path().to_owned()),
+            accounting: Some(accounting),
             ..CommitReport::default()
         };
         let mut progress = progress;
+        let mut after = Vec::with_capacity(ops.len());
         for (i, op) in ops.iter().enumerate() {
             tracing::debug!(index = i, op = %op.render(), "applying");
             if let Err(e) = commit::apply_op(self.root(), op, self.config.delete_mode) {
@@ -317,14 +385,42 @@ impl Sandbox {
                 });
             }
             journal.mark_done(i)?;
+            after.push(history::stat_after(self.root(), op));
             report.count(op, self.config.delete_mode);
             if let Some(cb) = progress.as_mut() {
                 cb(i + 1, ops.len(), op);
             }
         }
+        // The history record before the journal goes, so a finished commit always has one.
+        match history::record_commit(
+            &self.config.state_dir,
+            self.root(),
+            header.run.clone().expect("set above"),
+            self.config.delete_mode,
+            &ops,
+            after,
+            header.started_at,
+        ) {
+            Ok(id) => report.run_id = Some(id),
+            Err(e) => {
+                tracing::error!(error = %e, "the history record could not be written");
+                report
+                    .warnings
+                    .push(format!("this run cannot be undone: {e}"));
+            }
+        }
         journal.finish()?;
         report.journal = None;
+        let problems = conserve::verify_disk(self.root(), &self.graph, &ops);
+        report.verified = problems.is_empty();
         self.after_commit();
+        if !problems.is_empty() {
+            tracing::error!(problems = problems.len(), "the disk differs from the plan");
+            return Err(SandboxError::Unverified {
+                run_id: report.run_id.clone(),
+                problems,
+            });
+        }
         tracing::info!(applied = report.applied, "committed");
         Ok(report)
     }
@@ -349,6 +445,7 @@ impl Sandbox {
             }
         }
         self.graph.settle();
+        self.scanned = files_of(&self.graph);
     }
 
     /// networkx-style node-link JSON of the graph for the UI.
@@ -356,6 +453,15 @@ impl Sandbox {
         self.graph
             .node_link_json(&self.root().display().to_string())
     }
+}
+
+/// The ids of the files in `graph`, as the conservation check counts them.
+fn files_of(graph: &FileSystemGraph) -> Vec<String> {
+    graph
+        .nodes()
+        .filter(|n| n.kind == NodeKind::File)
+        .map(|n| n.id.clone())
+        .collect()
 }
 
 /// Runs one graph method on a graph (pure, no disk writes): what `Sandbox::call` does, usable on a

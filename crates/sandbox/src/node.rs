@@ -12,6 +12,17 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
+    /// What `symlink_metadata` says an entry is.
+    pub fn of(meta: &std::fs::Metadata) -> NodeKind {
+        if meta.file_type().is_symlink() {
+            NodeKind::Symlink
+        } else if meta.is_dir() {
+            NodeKind::Dir
+        } else {
+            NodeKind::File
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             NodeKind::File => "file",

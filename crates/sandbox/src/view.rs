@@ -111,8 +111,16 @@ impl Statuses {
         let mut s = Statuses::default();
         for change in changes {
             match &change.op {
-                ChangeOp::CreateDir { path } | ChangeOp::CreateFile { path, .. } => {
+                ChangeOp::CreateDir { path }
+                | ChangeOp::CreateFile { path, .. }
+                | ChangeOp::Restore { path, .. } => {
                     s.added.insert(path.clone());
+                }
+                ChangeOp::RemoveDir { path } => {
+                    if !s.added.remove(path) {
+                        s.moved.remove(path);
+                        s.deleted.push((path.clone(), NodeKind::Dir, 0));
+                    }
                 }
                 ChangeOp::Copy { to, .. } => {
                     s.added.insert(to.clone());
@@ -151,7 +159,7 @@ impl Statuses {
                         s.deleted.push((path.clone(), *kind, *size));
                     }
                 }
-                ChangeOp::Hardlink { path, .. } => {
+                ChangeOp::Hardlink { path, .. } | ChangeOp::Unlink { path, .. } => {
                     s.linked.insert(path.clone());
                 }
             }

@@ -10,6 +10,9 @@ export const OP_KINDS = [
   { op: 'create_file', title: 'Create file', noun: 'new file', icon: 'file', destructive: false },
   { op: 'create_archive', title: 'Create archive', noun: 'archive', icon: 'archive', destructive: false },
   { op: 'extract_archive', title: 'Extract archive', noun: 'extraction', icon: 'archive', destructive: false },
+  { op: 'restore', title: 'Restore from the trash', noun: 'restore', icon: 'file', destructive: false },
+  { op: 'unlink', title: 'Give back its own copy', noun: 'unlink', icon: 'link', destructive: false },
+  { op: 'remove_dir', title: 'Remove empty folder', noun: 'removed folder', icon: 'folder', destructive: false },
 ];
 
 const KIND = Object.fromEntries(OP_KINDS.map((k) => [k.op, k]));
@@ -45,6 +48,7 @@ export function opPaths(op) {
     case 'extract_archive':
       return [trim(op.archive), trim(op.target)];
     case 'hardlink':
+    case 'unlink':
       return [trim(op.path), trim(op.to)];
     default:
       return op.path ? [trim(op.path)] : [];

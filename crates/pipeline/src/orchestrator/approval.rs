@@ -115,7 +115,11 @@ impl Orchestrator<'_> {
                 return Ok(report_and_end(run, ui, text));
             }
             let review = DiffReview {
-                summary: self.final_text(run, None),
+                summary: format!(
+                    "{}\nNothing lost: {}.",
+                    self.final_text(run, None),
+                    self.sandbox.accounting().summary()
+                ),
                 changes: ops.iter().map(sandbox::ChangeOp::render).collect(),
                 ops,
                 dry_run: run.options.dry_run,
@@ -191,7 +195,18 @@ impl Orchestrator<'_> {
         let mut progress = |done: usize, total: usize, _op: &sandbox::ChangeOp| {
             ui.event(&Event::CommitProgress { done, total });
         };
+        self.sandbox.label_commit(sandbox::RunLabel {
+            id: run.report.id.clone(),
+            request: run.report.request.clone(),
+            undoes: None,
+        });
         let report = self.sandbox.commit(Some(&mut progress))?;
+        for message in &report.warnings {
+            ui.event(&Event::Warning {
+                step: None,
+                message: message.clone(),
+            });
+        }
         run.report.committed = true;
         run.report.applied_changes = report.applied;
         self.create_deferred_skills(run)?;
@@ -266,6 +281,17 @@ impl Orchestrator<'_> {
         }
         if let Some(c) = commit {
             lines.push(format!("Committed: {}.", commit_summary(c)));
+            if let Some(a) = &c.accounting {
+                lines.push(format!(
+                    "Nothing lost: {}{}.",
+                    a.summary(),
+                    if c.verified {
+                        "; the disk matches the plan"
+                    } else {
+                        ""
+                    }
+                ));
+            }
         }
         // What the reading steps found, below the summary (a file's text, its metadata).
         let answers: Vec<&str> = run
@@ -291,17 +317,6 @@ fn report_and_end(run: &mut Run, ui: &mut dyn Interaction, text: String) -> Stat
         text: run.report.text.clone(),
     });
     State::Done
-}
-
-pub(super) fn commit_summary(r: &CommitReport) -> String {
-    let mut parts = vec![format!("{} change(s) written", r.applied)];
-    if r.trashed > 0 {
-        parts.push(format!("{} item(s) moved to the trash", r.trashed));
-    }
-    if r.deleted > r.trashed {
-        parts.push(format!("{} deleted for good", r.deleted - r.trashed));
-    }
-    parts.join(", ")
 }
 
 /// The stale-node warnings of a ContentIndex sync: files left stale, files indexed by name only.

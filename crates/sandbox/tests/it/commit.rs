@@ -199,6 +199,7 @@ fn recovery_decides_the_change_in_doubt_from_the_disk() {
         delete_mode: config::DeleteMode::Permanent,
         ops,
         started_at: 0,
+        run: None,
     };
     // mkdir done and journaled; the first move done but not journaled; a torn line at the end.
     std::fs::write(
@@ -227,4 +228,46 @@ fn recovery_decides_the_change_in_doubt_from_the_disk() {
     assert!(report.finished);
     assert_eq!(report.completed.unwrap().applied, 1);
     assert_eq!(fx.disk(), "d/\nd/a.txt (A)\nd/b.txt (B)\n");
+}
+
+#[test]
+fn every_commit_accounts_for_every_file_and_checks_the_disk() {
+    let mut fx = open(&[("a.txt", "A"), ("b.txt", "B"), ("gone.log", "L")]);
+    fx.run("move_node", json!({"source": "a.txt", "target": "Docs"}));
+    fx.run("delete_node", json!({"path": "gone.log"}));
+    let before = fx.sandbox.accounting();
+    assert_eq!(
+        before.summary(),
+        "3 files accounted for, 1 deleted for good"
+    );
+    let report = fx.sandbox.commit(None).unwrap();
+    assert_eq!(report.accounting, Some(before));
+    assert!(report.verified);
+}
+
+#[test]
+fn a_file_removed_behind_the_engines_back_during_commit_is_reported_by_the_verification() {
+    let mut fx = open(&[("a.txt", "A"), ("b.txt", "B")]);
+    fx.run(
+        "move_node",
+        json!({"source": ["a.txt", "b.txt"], "target": "Docs"}),
+    );
+    let root = fx.dir.path().to_owned();
+    // Something else deletes the first moved file while the commit is still running.
+    let mut progress = |done: usize, _total: usize, _op: &sandbox::ChangeOp| {
+        if done == 2 {
+            std::fs::remove_file(root.join("Docs/a.txt")).unwrap();
+        }
+    };
+    let err = fx.sandbox.commit(Some(&mut progress)).unwrap_err();
+    assert_eq!(err.code(), "COMMIT_UNVERIFIED");
+    let message = err.to_string();
+    assert!(
+        message.contains("`Docs/a.txt` is missing on disk"),
+        "{message}"
+    );
+    assert!(message.contains("scope-weaver undo"), "{message}");
+    // The run is recorded all the same: it can be undone.
+    let (records, _) = sandbox::history_list(fx.state.path());
+    assert_eq!(records.len(), 1);
 }

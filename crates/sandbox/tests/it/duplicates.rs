@@ -270,6 +270,7 @@ fn a_hardlink_interrupted_before_its_rename_is_redone_by_recovery() {
         delete_mode: config::DeleteMode::Permanent,
         ops,
         started_at: 0,
+        run: None,
     };
     std::fs::write(
         &path,

@@ -153,6 +153,7 @@ fn recovery_removes_only_what_the_interrupted_extraction_placed_then_redoes_it()
         delete_mode: config::DeleteMode::Permanent,
         ops,
         started_at: 0,
+        run: None,
     };
     std::fs::write(&path, serde_json::to_string(&header).unwrap() + "\n").unwrap();
     let report = sandbox::recover(&root, fx.state.path(), false)

@@ -11,4 +11,5 @@ mod parse;
 mod rollback;
 mod scope;
 mod support;
+mod undo;
 mod view;
