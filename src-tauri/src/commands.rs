@@ -134,6 +134,39 @@ pub async fn history(engine: Shared<'_>, limit: Option<usize>) -> Reply<Vec<audi
 }
 
 #[tauri::command]
+pub async fn committed_runs(
+    engine: Shared<'_>,
+    limit: Option<usize>,
+) -> Reply<Vec<pipeline::CommittedRun>> {
+    blocking(&engine, move |e| Ok(e.committed_runs(limit.unwrap_or(20)))).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn undo_run(
+    engine: Shared<'_>,
+    run_id: Option<String>,
+    dry_run: Option<bool>,
+    on_event: Channel<Message>,
+) -> Reply<pipeline::UndoReport> {
+    blocking(&engine, move |e| {
+        e.undo(run_id.as_deref(), dry_run.unwrap_or(false), &mut |m| {
+            drop(on_event.send(m))
+        })
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn pending_recovery(engine: Shared<'_>) -> Reply<Option<sandbox::RecoveryReport>> {
+    blocking(&engine, |e| e.pending_recovery()).await
+}
+
+#[tauri::command]
+pub async fn finish_recovery(engine: Shared<'_>) -> Reply<Option<sandbox::RecoveryReport>> {
+    blocking(&engine, |e| e.finish_recovery()).await
+}
+
+#[tauri::command]
 pub async fn graph_view(
     engine: Shared<'_>,
     expanded: Option<Vec<String>>,
@@ -219,6 +252,10 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         cancel_run,
         rollback_to,
         history,
+        committed_runs,
+        undo_run,
+        pending_recovery,
+        finish_recovery,
         graph_view,
         skills_list,
         skill_source,

@@ -13,6 +13,14 @@ pub enum PipelineError {
     Cancelled,
     #[error("the audit log could not record the run, so nothing was committed: {}", .0.message)]
     Audit(contracts::ErrorPayload),
+    #[error("no committed run to undo")]
+    NothingToUndo,
+    #[error("no committed run `{0}`")]
+    RunNotFound(String),
+    #[error("`{id}` names {} runs: {}", .runs.len(), .runs.join(", "))]
+    RunAmbiguous { id: String, runs: Vec<String> },
+    #[error("run {run} was already undone by {by}; undoing {by} redoes it")]
+    RunAlreadyUndone { run: String, by: String },
     #[error(transparent)]
     Thinker(#[from] thinker::ThinkerError),
     #[error(transparent)]
@@ -29,6 +37,10 @@ impl ErrorCode for PipelineError {
             PipelineError::InvalidPlan(_) => "PLAN_INVALID",
             PipelineError::NothingToDo => "NOTHING_TO_DO",
             PipelineError::Cancelled => "CANCELLED",
+            PipelineError::NothingToUndo => "NOTHING_TO_UNDO",
+            PipelineError::RunNotFound(_) => "RUN_NOT_FOUND",
+            PipelineError::RunAmbiguous { .. } => "RUN_AMBIGUOUS",
+            PipelineError::RunAlreadyUndone { .. } => "RUN_ALREADY_UNDONE",
             PipelineError::Audit(p) => match p.code.as_str() {
                 "AUDIT_LOCKED" => "AUDIT_LOCKED",
                 "AUDIT_DISK_FULL" => "AUDIT_DISK_FULL",

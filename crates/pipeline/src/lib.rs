@@ -27,4 +27,4 @@ pub use interaction::{
 pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream};
 pub use report::summarize;
 pub use trace::request_id;
-pub use undo::{UndoReport, undo_run};
+pub use undo::{CommittedRun, UndoReport, committed_runs, find_run, undo_run};

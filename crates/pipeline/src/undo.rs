@@ -3,6 +3,8 @@
 //! `Interaction::review_diff`, committed through the same journal (so its own record can be undone
 //! in turn) and recorded in the audit log like any request.
 
+use std::path::{Path, PathBuf};
+
 use serde::Serialize;
 
 use sandbox::{RunRecord, Sandbox, UndoPlan};
@@ -11,6 +13,85 @@ use crate::audit::{AuditSink, Audited};
 use crate::error::{PipelineError, Result};
 use crate::events::Event;
 use crate::interaction::{DiffDecision, DiffReview, Interaction};
+
+/// One committed run as the history lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommittedRun {
+    pub id: String,
+    pub request: String,
+    pub root: PathBuf,
+    /// Seconds since the epoch.
+    pub committed_at: i64,
+    pub changes: usize,
+    /// The run this one undoes.
+    pub undoes: Option<String>,
+    /// The undo that turned this run back (itself in effect).
+    pub undone_by: Option<String>,
+    /// Deletions an undo could not bring back.
+    pub not_restorable: usize,
+}
+
+/// The committed runs under `state_dir`, newest first (of `root` only, when given), and the
+/// records that could not be read (path, why).
+pub fn committed_runs(
+    state_dir: &Path,
+    root: Option<&Path>,
+) -> (Vec<CommittedRun>, Vec<(PathBuf, String)>) {
+    let (records, broken) = sandbox::history_list(state_dir);
+    let undone = sandbox::undone_by(&records);
+    let runs = records
+        .iter()
+        .rev()
+        .filter(|r| root.is_none_or(|root| r.root == root))
+        .map(|r| CommittedRun {
+            id: r.run.id.clone(),
+            request: r.run.request.clone(),
+            root: r.root.clone(),
+            committed_at: r.committed_at,
+            changes: r.changes.len(),
+            undoes: r.run.undoes.clone(),
+            undone_by: undone.get(&r.run.id).cloned(),
+            not_restorable: r.unrestorable().len(),
+        })
+        .collect();
+    (runs, broken)
+}
+
+/// The record `run_id` names (an id or a unique prefix of one), or without one the newest run
+/// still in effect that is not itself an undo (what "undo" means to a person).
+pub fn find_run(state_dir: &Path, run_id: Option<&str>) -> Result<RunRecord> {
+    let (records, _) = sandbox::history_list(state_dir);
+    let undone = sandbox::undone_by(&records);
+    let Some(id) = run_id else {
+        return records
+            .iter()
+            .rev()
+            .find(|r| r.run.undoes.is_none() && !undone.contains_key(&r.run.id))
+            .cloned()
+            .ok_or(PipelineError::NothingToUndo);
+    };
+    let matching: Vec<&RunRecord> = records
+        .iter()
+        .filter(|r| r.run.id.starts_with(id))
+        .collect();
+    let record = match matching.as_slice() {
+        [one] => *one,
+        [] => return Err(PipelineError::RunNotFound(id.to_owned())),
+        many => {
+            return Err(PipelineError::RunAmbiguous {
+                id: id.to_owned(),
+                runs: many.iter().map(|r| r.run.id.clone()).collect(),
+            });
+        }
+    };
+    if let Some(by) = undone.get(&record.run.id) {
+        return Err(PipelineError::RunAlreadyUndone {
+            run: record.run.id.clone(),
+            by: by.clone(),
+        });
+    }
+    Ok(record.clone())
+}
 
 /// What an undo did.
 #[derive(Debug, Clone, PartialEq, Serialize)]

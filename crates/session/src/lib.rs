@@ -13,6 +13,7 @@ mod authoring;
 mod error;
 mod questions;
 mod settings;
+mod undo;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -360,6 +361,18 @@ impl Engine {
         }
     }
 
+    /// Marks a run (or undo, or recovery) as running, or `RUN_BUSY`; the marker clears when the
+    /// returned guard drops.
+    fn start_run(&self) -> Result<(CancelToken, Running<'_>)> {
+        let mut running = lock(&self.running);
+        if running.is_some() {
+            return Err(SessionError::Busy);
+        }
+        let token = CancelToken::new();
+        *running = Some(token.clone());
+        Ok((token, Running(&self.running)))
+    }
+
     /// Runs one request through the pipeline on this thread. Events and questions go to `sink`
     /// (and events also out as `Notice::Pipeline`); answers come through [`Engine::answer`].
     pub fn run(
@@ -367,16 +380,7 @@ impl Engine {
         request: &RunRequest,
         sink: &mut (dyn FnMut(Message) + Send),
     ) -> Result<RunReport> {
-        let cancel = {
-            let mut running = lock(&self.running);
-            if running.is_some() {
-                return Err(SessionError::Busy);
-            }
-            let token = CancelToken::new();
-            *running = Some(token.clone());
-            token
-        };
-        let _running = Running(&self.running);
+        let (cancel, _running) = self.start_run()?;
         let hitl = match request.hitl.as_deref() {
             None | Some("") => None,
             Some(h) => Some(HitlMode::parse(h).ok_or_else(|| {

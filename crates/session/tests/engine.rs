@@ -468,3 +468,102 @@ fn a_model_chosen_in_settings_loads_in_the_background_and_a_broken_one_falls_bac
         "remove-duplicates"
     );
 }
+
+#[test]
+fn a_committed_run_is_undone_from_the_window_after_its_diff_is_approved() {
+    let w = world();
+    let downloads = w.home.path().join("Downloads");
+    let before = files(&downloads);
+    let (rx, handle) = start(
+        &w.engine,
+        RunRequest {
+            request: SEED.into(),
+            hitl: Some("bypass".into()),
+            ..RunRequest::default()
+        },
+    );
+    while let Some((id, _)) = next_question(&rx) {
+        w.engine.answer(id, &json!({"decision": "commit"})).unwrap();
+    }
+    let run = handle.join().unwrap().unwrap();
+    assert!(run.committed);
+    let runs = w.engine.committed_runs(10);
+    assert_eq!(
+        runs[0].id, run.id,
+        "the history record carries the request's id"
+    );
+
+    let (tx, rx) = mpsc::channel();
+    let engine = w.engine.clone();
+    let id = run.id.clone();
+    let undo = std::thread::spawn(move || {
+        engine.undo(Some(&id), false, &mut move |m: Message| {
+            let _ = tx.send(m);
+        })
+    });
+    let mut reviewed = 0;
+    while let Some((id, q)) = next_question(&rx) {
+        let Question::ReviewDiff { review } = q else {
+            panic!("unexpected question {q:?}");
+        };
+        assert!(
+            review.summary.contains("Nothing lost"),
+            "{}",
+            review.summary
+        );
+        reviewed += 1;
+        w.engine.answer(id, &json!({"decision": "commit"})).unwrap();
+    }
+    let report = undo.join().unwrap().unwrap();
+    assert_eq!(reviewed, 1);
+    assert!(report.committed, "{}", report.text);
+    // Permanent deletions (this world's delete mode) are the only thing that does not come back.
+    assert_eq!(report.plan.not_restorable.len(), 3, "{:?}", report.plan);
+    let now = files(&downloads);
+    let missing: Vec<&String> = before.iter().filter(|f| !now.contains(f)).collect();
+    assert_eq!(missing.len(), 3, "{missing:?}");
+    assert!(now.iter().all(|f| before.contains(f)), "{now:?}");
+    let runs = w.engine.committed_runs(10);
+    assert_eq!(runs[1].undone_by.as_deref(), Some(report.id.as_str()));
+    // Undoing again what is undone is refused with its code.
+    let e = w.engine.undo(Some(&run.id), true, &mut |_| {}).unwrap_err();
+    assert_eq!(e.payload().code, "RUN_ALREADY_UNDONE");
+}
+
+#[test]
+fn an_interrupted_commit_is_found_and_finished_from_the_window() {
+    let w = world();
+    assert!(w.engine.pending_recovery().unwrap().is_none());
+    let root = std::fs::canonicalize(w.home.path()).unwrap();
+    let state = w.engine.config().state_dir();
+    // A commit that stopped before its one change: the journal is all that is left of it.
+    let header = sandbox::JournalHeader {
+        version: 1,
+        root: root.clone(),
+        delete_mode: DeleteMode::Permanent,
+        ops: vec![sandbox::ChangeOp::Move {
+            from: "Downloads/song.mp3".into(),
+            to: "song.mp3".into(),
+            kind: sandbox::NodeKind::File,
+            expect: None,
+        }],
+        started_at: 0,
+        run: None,
+    };
+    let path = sandbox::journal_path(&state, &root);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, serde_json::to_string(&header).unwrap() + "\n").unwrap();
+
+    let pending = w
+        .engine
+        .pending_recovery()
+        .unwrap()
+        .expect("found at start");
+    assert_eq!(pending.pending, ["~ move   Downloads/song.mp3 -> song.mp3"]);
+    let done = w.engine.finish_recovery().unwrap().unwrap();
+    assert!(done.finished, "{done:?}");
+    assert!(root.join("song.mp3").exists());
+    assert!(w.engine.pending_recovery().unwrap().is_none());
+    // The finished commit is in the history, so it can be undone.
+    assert_eq!(w.engine.committed_runs(5).len(), 1);
+}

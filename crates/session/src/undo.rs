@@ -1,0 +1,108 @@
+//! Undo and recovery for the windows: the committed runs, undoing one (a run of its own: the
+//! diff review goes to the window as a question, like any run's), and the interrupted commit of
+//! the working folder, found and reported or finished.
+
+use pipeline::{CommittedRun, UndoReport};
+use sandbox::{RecoveryReport, Sandbox, SandboxConfig, ScanOptions};
+
+use crate::questions::{Message, WindowInteraction};
+use crate::{Engine, Notice, Result, SessionError, ViewSource, lock, read, write};
+
+impl Engine {
+    /// Committed runs of every folder, newest first.
+    pub fn committed_runs(&self, limit: usize) -> Vec<CommittedRun> {
+        let (runs, broken) = pipeline::committed_runs(&self.config().state_dir(), None);
+        for (path, why) in broken {
+            tracing::warn!(path = %path.display(), "history record unreadable: {why}");
+        }
+        runs.into_iter().take(limit).collect()
+    }
+
+    /// Undoes a committed run (`run_id`, or the newest in effect) on the calling thread: events
+    /// and the diff review go to `sink`, the answer comes through [`Engine::answer`]. One run or
+    /// undo at a time (`RUN_BUSY`).
+    pub fn undo(
+        &self,
+        run_id: Option<&str>,
+        dry_run: bool,
+        sink: &mut (dyn FnMut(Message) + Send),
+    ) -> Result<UndoReport> {
+        let (cancel, _running) = self.start_run()?;
+        let config = self.config();
+        let record = pipeline::find_run(&config.state_dir(), run_id)?;
+        let mut sandbox = Sandbox::open(
+            &record.root,
+            SandboxConfig::from_pipeline(&config),
+            &ScanOptions::default(),
+        )?;
+        let mut core = lock(&self.core);
+        if core.audit.is_none() {
+            core.audit = Some(audit::AuditLog::new(audit::AuditStore::connect(
+                &config.audit_db(),
+            )?));
+        }
+        let notify = self.notify.clone();
+        let run = record.run.id.clone();
+        let mut forward = move |m: Message| {
+            if let Message::Event { event } = &m {
+                notify(Notice::Pipeline {
+                    run_id: run.clone(),
+                    event: event.clone(),
+                });
+            }
+            sink(m);
+        };
+        let showing = read(&self.root)
+            .is_some_and(|r| std::fs::canonicalize(r).is_ok_and(|r| r == record.root));
+        let view = &self.view;
+        let notify = self.notify.clone();
+        let mut on_sandbox = move |s: &Sandbox| {
+            if showing {
+                write(view, Some(ViewSource::of(s)));
+                notify(Notice::GraphChanged {
+                    reason: "delta".into(),
+                });
+            }
+        };
+        let mut ui = WindowInteraction {
+            board: &self.board,
+            sink: &mut forward,
+            cancel,
+            on_sandbox: &mut on_sandbox,
+        };
+        let audit = core
+            .audit
+            .as_mut()
+            .map(|a| a as &mut dyn pipeline::AuditSink);
+        let report = pipeline::undo_run(&mut sandbox, &record, dry_run, &mut ui, audit)?;
+        if showing && !report.committed {
+            // The graph window shows the disk as it is, not the declined undo.
+            if let Ok(fresh) = Sandbox::open(
+                &record.root,
+                SandboxConfig::from_pipeline(&config),
+                &ScanOptions::default(),
+            ) {
+                write(&self.view, Some(ViewSource::of(&fresh)));
+            }
+        }
+        self.emit(Notice::GraphChanged {
+            reason: "finished".into(),
+        });
+        Ok(report)
+    }
+
+    /// The interrupted commit of the working folder, if there is one: what was done, what is in
+    /// doubt and what is left. The bar shows it before anything else.
+    pub fn pending_recovery(&self) -> Result<Option<RecoveryReport>> {
+        let root = read(&self.root).ok_or(SessionError::NoRoot)?;
+        Ok(sandbox::recover(&root, &self.config().state_dir(), false)?)
+    }
+
+    /// Finishes the interrupted commit of the working folder (the rest of its changes, after
+    /// deciding the one in doubt from the disk), or reports what blocks it.
+    pub fn finish_recovery(&self) -> Result<Option<RecoveryReport>> {
+        let (_cancel, _running) = self.start_run()?;
+        let root = read(&self.root).ok_or(SessionError::NoRoot)?;
+        Ok(sandbox::recover(&root, &self.config().state_dir(), true)?)
+    }
+}
