@@ -64,6 +64,11 @@ export const api = {
   answer: (id, answer) => call('answer', { id, answer }),
   cancelRun: () => call('cancel_run'),
   history: (limit = 20) => call('history', { limit }),
+  // Undo and recovery (undo_run streams on `on_event` like run_request)
+  committedRuns: (limit = 20) => call('committed_runs', { limit }),
+  undoRun: ({ runId = null, dryRun = false, onEvent }) => call('undo_run', { run_id: runId, dry_run: dryRun, on_event: onEvent }),
+  pendingRecovery: () => call('pending_recovery'),
+  finishRecovery: () => call('finish_recovery'),
   // Graph (rollback_to is an addition to the contract: the graph window has no question channel)
   graphView: (expanded, limit = 60) => call('graph_view', { expanded, limit }),
   rollbackTo: (snapshot) => call('rollback_to', { snapshot }),

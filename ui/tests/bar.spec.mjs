@@ -1,8 +1,32 @@
-// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors.
+// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors, undo, recovery.
 import { test, expect } from './support/harness.mjs';
-import { appInfo, agents, history, skills, seedScript, SEED_REQUEST } from './support/fixtures.mjs';
+import {
+  appInfo,
+  agents,
+  history,
+  skills,
+  seedScript,
+  SEED_REQUEST,
+  undoHistory,
+  committedRuns,
+  undoScript,
+  recoveryReport,
+  recoveryFinished,
+  recoveryBlocked,
+} from './support/fixtures.mjs';
 
-const RESPONSES = { app_info: appInfo, agents, history, skills_list: skills, answer: null, cancel_run: null, hide_bar: null, open_window: null };
+const RESPONSES = {
+  app_info: appInfo,
+  agents,
+  history,
+  skills_list: skills,
+  answer: null,
+  cancel_run: null,
+  hide_bar: null,
+  open_window: null,
+  pending_recovery: null,
+  committed_runs: [],
+};
 
 async function openBar(app, extra = {}) {
   await app.open('bar', { responses: { ...RESPONSES, ...extra } });
@@ -305,6 +329,7 @@ test('clarifications: free-text request detail and a typed parameter with its su
   await app.send({ kind: 'question', id: 1, question: { type: 'clarify_request', question: 'I did not understand "tidy up". What should I do with it?' } });
   const card = page.locator('.card-clarify-request');
   await expect(card.locator('.card-title')).toContainText('I did not understand "tidy up"');
+  await expect(card).not.toContainText('null'); // regression: an absent part of a card was appended as the text "null"
   await expect(card.locator('input')).toBeFocused();
   await page.keyboard.type('remove duplicates in Downloads');
   await page.keyboard.press('Enter');
@@ -454,4 +479,201 @@ test('dry run: the diff review only offers Close, which discards', async ({ app,
   await app.send(s.phases[3]);
   await app.finishRun(s.report);
   await expect(page.locator('.outcome.info .outcome-title')).toHaveText('Dry run · nothing was written');
+});
+
+// ---------------------------------------------------------------- interrupted commit
+
+test('an interrupted commit is shown first; "Finish it" calls finish_recovery and clears the card', async ({ app, page }) => {
+  await openBar(app, { pending_recovery: recoveryReport });
+  await app.waitForListener('graph://changed');
+  const card = page.locator('.recovery-card');
+  await expect(card).toBeVisible();
+  // Before anything else in the results area: above the recent list.
+  expect(await page.locator('.results').evaluate((el) => el.firstElementChild.contains(el.querySelector('.recovery-card')))).toBe(true);
+  const [cardBox, recentBox] = [await card.boundingBox(), await page.locator('.recent').boundingBox()];
+  expect(cardBox.y + cardBox.height).toBeLessThanOrEqual(recentBox.y);
+  await expect(card.locator('.card-title')).toHaveText('A commit was interrupted');
+  await expect(card.locator('.recovery-root')).toHaveText('/home/u');
+  await expect(card.locator('.recovery-progress')).toContainText('3 of 8 changes were applied');
+  await expect(card.locator('.recovery-op')).toHaveText(recoveryReport.in_doubt[0]);
+  await expect(card.locator('.recovery-verdict')).toHaveText('applied');
+  await expect(card.locator('.recovery-lines li.code')).toHaveText(recoveryReport.pending.slice(0, 3));
+  await expect(card.locator('.recovery-more')).toHaveText('+ 1 more');
+  await expect(page.locator('.history-item')).toHaveCount(3);
+  await app.screenshot('bar-recovery');
+
+  // Finished: the journal is gone, so pending_recovery has nothing to report any more.
+  await page.evaluate((done) => {
+    window.__mock.handlers.finish_recovery = () => {
+      window.__mock.responses.pending_recovery = null;
+      return done;
+    };
+  }, recoveryFinished);
+  await card.getByRole('button', { name: 'Finish it' }).click();
+  await expect.poll(() => app.calls('finish_recovery')).toEqual([{}]);
+  await expect(card).toHaveCount(0);
+  await expect(page.locator('.recovery-done')).toContainText('Finished: the remaining changes were applied');
+  await expect(page.locator('.recovery-done')).toContainText('4 changes written now');
+  await expect(page.locator('.history-item')).toHaveCount(3);
+
+  // Another working folder with an interrupted commit of its own: checked again, the card is back.
+  const before = (await app.calls('pending_recovery')).length;
+  await app.respond('pending_recovery', { ...recoveryReport, root: '/data', in_doubt: null, pending: ['mkdir Photos/2024/'] });
+  await app.emit('graph://changed', { reason: 'root' });
+  await app.waitForCalls('pending_recovery', before + 1);
+  await expect(page.locator('.recovery-card .recovery-root')).toHaveText('/data');
+  await expect(page.locator('.recovery-card .recovery-doubt')).toHaveCount(0);
+  await expect(page.locator('.recovery-card .recovery-more')).toHaveCount(0);
+  await expect(page.locator('.recovery-done')).toHaveCount(0);
+});
+
+test('finish_recovery blocked by conflicts lists their paths; an error shows its code', async ({ app, page }) => {
+  await openBar(app, { pending_recovery: recoveryReport, finish_recovery: recoveryBlocked });
+  const card = page.locator('.recovery-card');
+  await card.getByRole('button', { name: 'Finish it' }).click();
+  const conflicts = card.locator('.recovery-conflict');
+  await expect(conflicts).toHaveCount(2);
+  await expect(card.locator('.recovery-conflicts h4')).toHaveText('2 conflicts block finishing it');
+  await expect(conflicts.nth(0).locator('.conflict-path')).toHaveText('Downloads/Documents/report_final.pdf');
+  await expect(conflicts.nth(0)).toContainText('something already sits there');
+  await expect(conflicts.nth(1).locator('.conflict-path')).toHaveText('Downloads/song.mp3');
+  await expect(conflicts.nth(1)).toContainText('no longer exists');
+  // Still open, and the button works again.
+  const finish = card.getByRole('button', { name: 'Finish it' });
+  await expect(finish).toBeEnabled();
+  await expect(finish).toBeFocused();
+  await expect(page.locator('.recovery-done')).toHaveCount(0);
+  await app.screenshot('bar-recovery-conflicts');
+
+  await app.respond('finish_recovery', { __error: { code: 'RUN_BUSY', message: 'a request is running' } });
+  await finish.click();
+  await expect(card.locator('.recovery-error .error-code')).toHaveText('RUN_BUSY');
+  await expect(card.locator('.recovery-error')).toContainText('a request is running');
+  expect((await app.calls('finish_recovery')).length).toBe(2);
+});
+
+test('a run refused with PENDING_JOURNAL brings up the interrupted commit above its error', async ({ app, page }) => {
+  await openBar(app);
+  await expect(page.locator('.history-item')).toHaveCount(3);
+  await expect(page.locator('.recovery-card')).toHaveCount(0);
+  await page.locator('#request').fill('Find files larger than 500 MB in Videos');
+  await page.keyboard.press('Enter');
+  await app.waitForCalls('run_request');
+  await app.respond('pending_recovery', recoveryReport);
+  await app.failRun({ code: 'PENDING_JOURNAL', message: 'an interrupted commit of /home/u must be finished first' });
+  await expect(page.locator('.error-card .error-code')).toHaveText('PENDING_JOURNAL');
+  await expect(page.locator('.recovery-card')).toBeVisible();
+  const [cardBox, errBox] = [await page.locator('.recovery-card').boundingBox(), await page.locator('.error-card').boundingBox()];
+  expect(cardBox.y).toBeLessThan(errBox.y);
+});
+
+// ---------------------------------------------------------------- undo
+
+test('Undo in the recent list: only for runs in effect; undo_run streams into the run view, its diff review commits', async ({ app, page }) => {
+  await openBar(app, { history: undoHistory, committed_runs: committedRuns });
+  const row = (id) => page.locator(`.history-row[data-run="${id}"]`);
+  await expect(page.locator('.history-item')).toHaveCount(5);
+  expect(await app.calls('committed_runs')).toEqual([{ limit: 20 }]);
+  // r2 is in effect; r4 was undone (by u1); u1 is itself an undo; r3 and r1 wrote nothing.
+  await expect(page.locator('.history-undo')).toHaveCount(1);
+  const undo = row('r2').locator('.history-undo');
+  await expect(undo).toHaveText('Undo');
+  await expect(undo).toHaveAttribute('title', 'Undo this run');
+  await expect(row('r4').locator('.history-undone')).toHaveText('undone');
+  await expect(row('r4').locator('.history-undone')).toHaveClass(/muted/);
+  for (const id of ['u1', 'r3', 'r1']) {
+    await expect(row(id).locator('.history-undo, .history-undone')).toHaveCount(0);
+  }
+  await app.screenshot('bar-history-undo');
+
+  // The button starts the undo and nothing else (no recall of the request into the input).
+  await undo.click();
+  const [args] = await app.waitForCalls('undo_run');
+  expect(args).toMatchObject({ run_id: 'r2', dry_run: false });
+  expect(args.on_event).toMatch(/^__CHANNEL__:\d+$/);
+  await expect(page.locator('#request')).toHaveValue('');
+  expect(await app.calls('run_request')).toEqual([]);
+  const run = page.locator('.run[data-kind="undo"]');
+  await expect(run.locator('.run-title')).toHaveText('Undo “Archive everything in Projects/old into old-projects.zip”');
+  await expect(run.locator('.run-status')).toHaveText('Planning the undo…');
+
+  // undo_planned: what turns back, what stays as it is and why, what cannot come back.
+  const u = undoScript();
+  await app.send(u.before);
+  const plan = run.locator('.undo-plan');
+  await expect(plan.locator('.undo-plan-text')).toHaveText('Undo of r2: 3 changes; 1 kept as it is; 1 not restorable');
+  await expect(plan.locator('.undo-kept .undo-path')).toHaveText('Projects/old/notes.txt');
+  await expect(plan.locator('.undo-kept .undo-reason')).toHaveText('changed since the run');
+  await expect(plan.locator('.undo-lost')).toHaveText('Projects/old/build.log was deleted permanently');
+  // The warnings naming those paths repeat the plan: not logged twice.
+  await expect(run.locator('.log-row')).toHaveCount(0);
+  await expect(run.locator('.preplan-row')).toHaveCount(0);
+
+  // The undo's diff review is the run's review_diff card.
+  await app.send(u.question);
+  const diff = page.locator('.card-review-diff');
+  await expect(diff.locator('.card-title')).toHaveText('Write 3 changes to disk?');
+  await expect(diff.locator('.op-group[data-op="restore"] .op-item')).toHaveCount(2);
+  await expect(diff.locator('.op-group[data-op="restore"] .op-item').first()).toContainText('2.0 MB');
+  await expect(diff.locator('.op-group.destructive[data-op="delete"] .op-item')).toHaveText(/old-projects\.zip/);
+  await expect(diff.locator('.rollback-point')).toHaveCount(0);
+  await expect(diff).not.toContainText('null');
+  // The engine's summary lines stay lines: the plan, then the accounting.
+  await expect(diff.locator('.card-summary')).toContainText('Nothing lost: 3 entries accounted for.');
+  await expect(diff.locator('.card-summary')).toHaveCSS('white-space', 'pre-line');
+  await expect(diff.locator('button.commit')).toBeFocused();
+  await expect(run.locator('.run-status')).toHaveText('Waiting for your review');
+  await app.screenshot('bar-undo-review');
+  await diff.locator('button.commit').click();
+  await expect.poll(() => app.calls('answer')).toEqual([{ id: 21, answer: { decision: 'commit' } }]);
+  await expect(diff).toHaveCount(0);
+  await expect(run.locator('.log-row').last()).toContainText('Committed the changes');
+
+  // The engine now knows r2 as undone (by u2): the history reloaded after the undo shows it.
+  await app.respond('history', [{ run_id: 'u2', at: new Date().toISOString(), request: 'undo r2: Archive everything in Projects/old into old-projects.zip', status: 'done', steps: 0, committed: true, error: null }, ...undoHistory]);
+  await app.respond('committed_runs', [
+    { id: 'u2', request: 'undo r2: Archive everything in Projects/old into old-projects.zip', root: '/home/u', committed_at: Math.round(Date.now() / 1000), changes: 3, undoes: 'r2', undone_by: null, not_restorable: 1 },
+    ...committedRuns.map((r) => (r.id === 'r2' ? { ...r, undone_by: 'u2' } : r)),
+  ]);
+  await app.send(u.after);
+  await app.finishRun(u.report);
+  const outcome = page.locator('.outcome');
+  await expect(outcome).toHaveClass(/ok/);
+  await expect(outcome.locator('.outcome-title')).toHaveText('Undone · 3 changes written');
+  await expect(outcome.locator('.report-text')).toContainText('Undone: 2 restored from the trash, 1 deleted.');
+  await expect(outcome.locator('.outcome-head .faint')).toHaveCount(0); // an undo has no stage times
+  await expect(run.locator('.run-status')).toHaveText('Done');
+  await app.screenshot('bar-undo-report');
+  await app.waitForCalls('committed_runs', 2);
+  await app.waitForCalls('history', 2);
+
+  // Back to the recent list: r2 is undone now, and nothing is left to undo.
+  await page.locator('#request').fill('F');
+  await expect(row('r2').locator('.history-undone')).toHaveText('undone');
+  await expect(page.locator('.history-undo')).toHaveCount(0);
+});
+
+test('without committed_runs the recent list has no Undo buttons', async ({ app, page }) => {
+  await openBar(app, { history: undoHistory, committed_runs: { __error: { code: 'IPC_ERROR', message: 'command committed_runs not found' } } });
+  await expect(page.locator('.history-item')).toHaveCount(5);
+  await expect(page.locator('.history-error')).toHaveCount(0);
+  await expect(page.locator('.history-undo, .history-undone, .history-action')).toHaveCount(0);
+});
+
+test('an undo refused with RUN_ALREADY_UNDONE shows its code', async ({ app, page }) => {
+  await openBar(app, {
+    history: undoHistory,
+    committed_runs: committedRuns,
+    undo_run: { __error: { code: 'RUN_ALREADY_UNDONE', message: 'r2 was already undone by u2' } },
+  });
+  await page.locator('.history-row[data-run="r2"] .history-undo').click();
+  expect(await app.lastCall('undo_run')).toMatchObject({ run_id: 'r2', dry_run: false });
+  const err = page.locator('.error-card');
+  await expect(err.locator('.error-code')).toHaveText('RUN_ALREADY_UNDONE');
+  await expect(err.locator('.outcome-title')).toHaveText('The undo failed');
+  await expect(err.locator('.error-message')).toHaveText('r2 was already undone by u2');
+  await expect(page.locator('.run-status')).toHaveText('Failed');
+  await expect(page.locator('#request')).toBeFocused();
+  await app.screenshot('bar-undo-error');
+  await app.waitForCalls('history', 2);
 });

@@ -1,4 +1,4 @@
-// Graph window: preset positions from graph_view, fit and re-fit, expand/collapse, live updates from pipeline events, rollback_to.
+// Graph window: preset positions from graph_view, fit and re-fit, expand/collapse, live updates from pipeline events (runs and undos), rollback_to.
 import { test, expect } from './support/harness.mjs';
 import { skills, seedRun } from './support/fixtures.mjs';
 import { viewBefore, viewDownloads, viewAfter, viewLarge } from './support/graph-views.mjs';
@@ -10,8 +10,9 @@ async function openGraph(app, view = viewBefore(), extra = {}) {
   await expect.poll(() => app.page.evaluate(() => window.cy?.nodes().length ?? 0)).toBe(view.nodes.length);
 }
 
-/** Clicks a node by its rendered position (a real mouse click on the canvas). */
+/** Clicks a node by its rendered position (a real mouse click on the canvas), once layout and fit animations are over. */
 async function clickNode(page, id, { dbl = false, offsetY = 0 } = {}) {
+  await settled(page);
   const box = await page.locator('#cy').boundingBox();
   const p = await page.evaluate((nid) => window.cy.$id(nid).renderedPosition(), id);
   const x = box.x + p.x;
@@ -135,6 +136,7 @@ test('clicking a collapsed folder re-requests the view with it expanded; clickin
 
   // The compound's title sits above its body: a click there collapses it.
   await app.respond('graph_view', viewBefore());
+  await settled(page);
   const box = await page.locator('#cy').boundingBox();
   const title = await page.evaluate(() => {
     const bb = window.cy.$id('Downloads').renderedBoundingBox({ includeLabels: true, includeOverlays: false });
@@ -349,6 +351,26 @@ test('rollback points close when the run ends, and a new run starts a fresh hist
   await app.emit('pipeline://event', { run_id: 'r3', event: { event: 'failed', code: 'CANCELLED', message: 'cancelled' } });
   await expect(buttons).toBeDisabled();
   await expect(page.locator('.actions .side-head .badge')).toHaveText('Failed');
+});
+
+test('an undo started in the bar: the pipeline panel shows its plan in words, then Committed', async ({ app, page }) => {
+  await openGraph(app, viewDownloads());
+  const send = (event) => app.emit('pipeline://event', { run_id: 'u2', event });
+  await send({ event: 'request', id: 'u2', text: 'undo r2: Archive everything in Projects/old into old-projects.zip' });
+  await send({
+    event: 'undo_planned',
+    undoes: 'r2',
+    changes: 3,
+    kept: [{ path: 'Projects/old/notes.txt', reason: 'changed since the run' }, { path: 'Projects/old/todo.md', reason: 'moved away or deleted since the run' }],
+    not_restorable: [],
+  });
+  await expect(page.locator('.pipeline-request')).toHaveText('undo r2: Archive everything in Projects/old into old-projects.zip');
+  await expect(page.locator('.pipeline-undo')).toHaveText('Undo of r2: 3 changes; 2 kept as they are');
+  await send({ event: 'finished', committed: true, dry_run: false, text: 'Undone', stage_ms: {} });
+  await expect(page.locator('.pipeline-state')).toHaveText('Committed');
+  // The next run starts without it.
+  await app.emit('pipeline://event', { run_id: 'r9', event: { event: 'request', id: 'r9', text: 'Tidy Downloads' } });
+  await expect(page.locator('.pipeline-undo')).toHaveCount(0);
 });
 
 test('search finds a visible node by name and selects it', async ({ app, page }) => {

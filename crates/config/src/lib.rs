@@ -60,6 +60,7 @@ pub struct PipelineConfig {
     pub block_on_stale: bool,
     pub delete_mode: DeleteMode,
     pub on_conflict: ConflictPolicy,
+    pub protected_paths: Vec<String>,
     pub skills_dir: PathBuf,
     pub state_dir: Option<PathBuf>,
     pub audit_db: Option<String>,

@@ -221,6 +221,7 @@ fn drive(
         return Err(PipelineError::Audit(f));
     }
     sandbox.stage(&plan.snapshot.to_string())?;
+    sandbox.approve(sandbox::Approval::of(&review.ops));
     let mut progress = |done: usize, total: usize, _op: &sandbox::ChangeOp| {
         ui.event(&Event::CommitProgress { done, total });
     };

@@ -75,6 +75,7 @@ fn scan_bench(out: &mut String) {
         t.elapsed().as_secs_f64()
     );
     let config = SandboxConfig {
+        protected_paths: vec!["**/.git".into()],
         delete_mode: DeleteMode::Trash,
         on_conflict: ConflictPolicy::Fail,
         state_dir: dir.path().join(".state"),
@@ -253,6 +254,7 @@ fn duplicates_bench(out: &mut String) {
         .unwrap();
     let bytes = make_dup_tree(dir.path(), files);
     let config = SandboxConfig {
+        protected_paths: vec!["**/.git".into()],
         delete_mode: DeleteMode::Trash,
         on_conflict: ConflictPolicy::Fail,
         state_dir: tempfile::tempdir().unwrap().keep(),

@@ -225,12 +225,7 @@ mod tests {
     }
 
     fn mv(from: &str, to: &str) -> ChangeOp {
-        ChangeOp::Move {
-            from: from.into(),
-            to: to.into(),
-            kind: NodeKind::File,
-            expect: None,
-        }
+        ChangeOp::file_move(from, to)
     }
 
     fn del(path: &str) -> ChangeOp {

@@ -76,6 +76,10 @@ pub enum SandboxError {
         run_id: Option<String>,
         problems: Vec<String>,
     },
+    #[error("commit refused before any change: {} change(s) beyond what was approved:\n{}", .0.len(), .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    PlanLimit(Vec<String>),
+    #[error("commit refused before any change: protected places:\n{}", .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n"))]
+    Protected(Vec<String>),
     #[error("history record {path}: {message}")]
     History { path: PathBuf, message: String },
     #[error("run {run} changed {root}, not this folder; undo it there")]
@@ -114,6 +118,8 @@ impl ErrorCode for SandboxError {
             SandboxError::CommitFailed { .. } => "COMMIT_FAILED",
             SandboxError::Content { .. } => "CONTENT_UNREADABLE",
             SandboxError::History { .. } => "HISTORY_ERROR",
+            SandboxError::PlanLimit(_) => "PLAN_LIMIT",
+            SandboxError::Protected(_) => "PROTECTED_PATH",
             SandboxError::Unaccounted(_) => "CONTENT_UNACCOUNTED",
             SandboxError::Unverified { .. } => "COMMIT_UNVERIFIED",
             SandboxError::UndoOtherRoot { .. } => "UNDO_OTHER_ROOT",

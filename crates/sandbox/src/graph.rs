@@ -209,6 +209,17 @@ impl ChangeOp {
         }
     }
 
+    /// A file move without a scan fingerprint (unit tests of passes over the change log).
+    #[cfg(test)]
+    pub(crate) fn file_move(from: &str, to: &str) -> ChangeOp {
+        ChangeOp::Move {
+            from: from.into(),
+            to: to.into(),
+            kind: NodeKind::File,
+            expect: None,
+        }
+    }
+
     pub fn is_destructive(&self) -> bool {
         matches!(self, ChangeOp::Delete { .. })
     }

@@ -13,6 +13,7 @@ mod error;
 mod graph;
 mod history;
 mod journal;
+mod limit;
 mod node;
 mod ops;
 mod params;
@@ -41,6 +42,7 @@ pub use history::{
     list as history_list, undone_by,
 };
 pub use journal::{InDoubt, JournalHeader, RecoveryReport, journal_path};
+pub use limit::Approval;
 pub use node::{Fingerprint, Node, NodeKind, Origin, ROOT_ID};
 pub use ops::node_view;
 pub use params::{format_time, now_secs, parse_date, parse_size};
@@ -61,6 +63,9 @@ pub struct SandboxConfig {
     pub state_dir: PathBuf,
     /// The config's own type categories (organize-by-type).
     pub categories: CategoryTable,
+    /// Globs (relative to the root) of places no change may touch; the state folder and the
+    /// system trash are protected besides.
+    pub protected_paths: Vec<String>,
 }
 
 impl SandboxConfig {
@@ -74,6 +79,7 @@ impl SandboxConfig {
                     .iter()
                     .map(|(name, exts)| (name.clone(), exts.clone())),
             ),
+            protected_paths: c.protected_paths.clone(),
         }
     }
 }
@@ -90,6 +96,8 @@ pub struct Sandbox {
     table: PrimitiveTable,
     /// The run the next commit belongs to (its history record); a fresh id when unset.
     label: Option<RunLabel>,
+    /// What the person approved at the final review; when set, the commit writes nothing else.
+    approval: Option<Approval>,
     /// The files as the scan (or the last commit) left them: what the conservation check
     /// accounts for.
     scanned: Vec<String>,
@@ -112,6 +120,7 @@ impl Sandbox {
             issues: out.issues,
             table: graph_primitive_table(),
             label: None,
+            approval: None,
             scanned,
         })
     }
@@ -279,6 +288,12 @@ impl Sandbox {
         conserve::account(&self.scanned, &ops, &self.graph, self.config.delete_mode)
     }
 
+    /// Limits the next commit to exactly the changes the person approved (`Approval::of` the
+    /// reviewed changes): anything else makes it refuse with `PLAN_LIMIT`, before any change.
+    pub fn approve(&mut self, approval: Approval) {
+        self.approval = Some(approval);
+    }
+
     /// Names the run the next commit belongs to (its id and request go into the history record).
     pub fn label_commit(&mut self, label: RunLabel) {
         self.label = Some(label);
@@ -331,6 +346,24 @@ impl Sandbox {
             });
         }
         let _span = tracing::info_span!("commit", ops = ops.len()).entered();
+        if let Some(approval) = self.approval.take() {
+            let beyond = approval.exceeded_by(&ops);
+            if !beyond.is_empty() {
+                tracing::error!(
+                    changes = beyond.len(),
+                    "commit refused: beyond the approval"
+                );
+                return Err(SandboxError::PlanLimit(beyond));
+            }
+        }
+        let mut places = limit::trash_places();
+        places.push(self.config.state_dir.clone());
+        let protected = limit::Protected::new(&self.config.protected_paths, places)
+            .map_err(|e| SandboxError::Protected(vec![e]))?;
+        let touching = protected.violations(self.root(), &ops);
+        if !touching.is_empty() {
+            return Err(SandboxError::Protected(touching));
+        }
         let accounting = self.accounting();
         if !accounting.unaccounted.is_empty() {
             tracing::error!(

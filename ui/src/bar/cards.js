@@ -202,7 +202,8 @@ function reviewStepCard(review, ctx) {
     card.send({ decision: 'override', params: res.params }, `Step ${step} re-run with edited params`);
   };
 
-  card.el.append(
+  replace(
+    card.el,
     header(
       [destructive ? icon('warning', 'kicker-icon danger') : icon('spark', 'kicker-icon'), `Approve step ${step}${of}`],
       review.description || `${review.skill} / ${review.tool}`,
@@ -254,7 +255,8 @@ function chooseSkillCard(q, ctx) {
     ),
   );
   card.focusTarget = () => list.querySelector(`[data-index="${plannedIndex}"]`);
-  card.el.append(
+  replace(
+    card.el,
     header([icon('question', 'kicker-icon warn'), `Step ${step} · the match is not clear`], q.step?.description ?? 'Which skill should do this?'),
     h('p.card-summary.muted', 'Pick the skill that should run this step.'),
     list,
@@ -326,7 +328,8 @@ function questionCard(kind, ctx, { kicker, title, doc, value = '', placeholder, 
   );
   card.focusTarget = () => input;
   card.primary = () => form.requestSubmit();
-  card.el.append(
+  replace(
+    card.el,
     header(kicker, title),
     doc ? h('p.card-summary.muted', doc) : null,
     form,
@@ -418,7 +421,8 @@ function reviewDiffCard(review, ctx) {
         h('button.btn.discard', { type: 'button', onClick: discard }, icon('x'), 'Discard'),
       ];
 
-  card.el.append(
+  replace(
+    card.el,
     header(
       [icon(destructive ? 'warning' : 'spark', `kicker-icon${destructive ? ' danger' : ''}`), 'Final review', dry ? h('span.badge.info', 'Dry run') : null],
       title,
@@ -435,7 +439,8 @@ function reviewDiffCard(review, ctx) {
 
 function unknownCard(question, ctx) {
   const card = new Card('unknown', ctx);
-  card.el.append(
+  replace(
+    card.el,
     header([icon('question', 'kicker-icon warn'), 'Question'], `Unsupported question “${question.type}”`),
     h('pre.code', JSON.stringify(question, null, 2)),
     card.errorEl,

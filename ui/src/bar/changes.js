@@ -20,6 +20,7 @@ function opRow(op) {
       );
     }
     case 'delete':
+    case 'restore':
       return h(
         'li.op-item',
         { title: op.path },
@@ -39,7 +40,10 @@ function opRow(op) {
     case 'extract_archive':
       return h('li.op-item', { title: `${op.archive} → ${op.target}` }, h('span.op-path', op.archive), h('span.op-arrow', '→'), h('span.op-dest', `${op.target}/`));
     case 'create_dir':
+    case 'remove_dir':
       return h('li.op-item', { title: op.path }, h('span.op-path', `${op.path}/`));
+    case 'unlink':
+      return h('li.op-item', { title: `${op.path}: its own copy again (was a link to ${op.to})` }, h('span.op-path', op.path), h('span.op-size', fmtBytes(op.size)));
     default:
       return h('li.op-item', { title: op.path ?? '' }, h('span.op-path', op.path ?? JSON.stringify(op)));
   }

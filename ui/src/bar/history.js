@@ -1,4 +1,4 @@
-// Recent requests of the bar: history({limit:20}), the "Recent" list with statuses, ArrowUp/ArrowDown recall.
+// Recent requests of the bar: history({limit:20}), the "Recent" list with statuses and Undo, ArrowUp/ArrowDown recall.
 import { api } from '../ipc.js';
 import { h, replace, relTime, plural } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
@@ -23,23 +23,52 @@ function statusOf(item) {
 }
 
 export class History {
-  constructor({ onPick }) {
+  /**
+   * @param {object} o
+   * @param {(text:string) => void} o.onPick   a recent request was clicked
+   * @param {(item:object, run:object) => void} [o.onUndo]   "Undo" of a committed run still in effect
+   */
+  constructor({ onPick, onUndo }) {
     this.items = [];
+    this.runs = null; // committed_runs() by id; null when unavailable (then no Undo buttons)
     this.index = -1; // -1: not recalling
     this.onPick = onPick;
+    this.onUndo = onUndo;
     this.el = h('section.recent');
   }
 
   async load() {
-    try {
-      this.items = (await api.history(20)) ?? [];
+    const [items, runs] = await Promise.allSettled([api.history(20), api.committedRuns(20)]);
+    if (items.status === 'fulfilled') {
+      this.items = items.value ?? [];
       this.error = null;
-    } catch (err) {
+    } else {
       this.items = [];
-      this.error = err;
+      this.error = items.reason;
     }
+    // Undo is an extra: an app without committed_runs (or a failing one) just shows no Undo buttons.
+    this.runs = runs.status === 'fulfilled' && Array.isArray(runs.value) ? new Map(runs.value.map((r) => [r.id, r])) : null;
     this.render();
     return this.items;
+  }
+
+  /** The committed run of a history entry, if committed_runs() knows it. */
+  runOf(item) {
+    return (item.run_id && this.runs?.get(item.run_id)) || null;
+  }
+
+  /** The Undo button, the "undone" badge, or nothing, for the slot at the end of a row. */
+  undoSlot(item) {
+    const run = this.runOf(item);
+    if (!run) return null;
+    if (run.undone_by) return h('span.badge.muted.history-undone', { title: `Undone by ${run.undone_by}` }, 'undone');
+    if (run.undoes || !this.onUndo) return null;
+    return h(
+      'button.btn.small.history-undo',
+      { type: 'button', title: 'Undo this run', 'aria-label': `Undo this run: ${item.request}`, onClick: () => this.onUndo(item, run) },
+      icon('undo'),
+      'Undo',
+    );
   }
 
   /** Unique request texts, newest first. */
@@ -83,15 +112,19 @@ export class History {
       );
       return;
     }
+    // A column for Undo / "undone" at the end of the rows, when any row has one.
+    const slots = this.items.map((item) => this.undoSlot(item));
+    const withSlots = slots.some(Boolean);
     replace(
       this.el,
       h('h2.section-title', 'Recent'),
       h(
         'ul.history',
-        this.items.map((item) => {
+        this.items.map((item, i) => {
           const [kind, label] = statusOf(item);
           return h(
-            'li',
+            'li.history-row',
+            { dataset: item.run_id ? { run: item.run_id } : {} },
             h(
               'button.history-item',
               { type: 'button', title: item.error ? `${item.request}\n${item.error}` : item.request, onClick: () => this.onPick(item.request) },
@@ -100,6 +133,7 @@ export class History {
               h('span.history-meta', [item.steps ? plural(item.steps, 'step') : '', item.at ? relTime(item.at) : ''].filter(Boolean).join(' · ')),
               h(`span.badge.${kind}.history-status`, label),
             ),
+            withSlots ? h('span.history-action', slots[i]) : null,
           );
         }),
       ),

@@ -1,4 +1,4 @@
-// Spotlight bar window: the request input, agents, recent requests, window links, and the keyboard model.
+// Spotlight bar window: the request input, agents, recent requests (with Undo), an interrupted commit to finish, window links, keyboard.
 import '../styles/base.css';
 import './bar.css';
 import './cards.css';
@@ -8,6 +8,7 @@ import { icon } from '../lib/icons.js';
 import { loadSkills } from '../lib/skills.js';
 import { History } from './history.js';
 import { RunView } from './run-view.js';
+import { Recovery } from './recovery.js';
 
 const state = {
   phase: 'idle', // idle | running | done
@@ -29,11 +30,14 @@ const input = h('input#request.request-input', {
 });
 const phaseEl = h('span.input-hint', h('kbd', '⏎'), ' run');
 const agentsEl = h('div.agents', { role: 'listbox', 'aria-label': 'Agents', 'aria-orientation': 'horizontal' });
-const results = h('main.results', { tabindex: '-1' });
+const recovery = new Recovery();
+const viewEl = h('div.results-view');
+// An interrupted commit comes first, above the recent list or the run.
+const results = h('main.results', { tabindex: '-1' }, recovery.el, viewEl);
 const rootEl = h('span.root-path');
 const warnEl = h('span.shortcut-warning', { hidden: true });
 const dryRun = h('input#dry-run', { type: 'checkbox' });
-const history = new History({ onPick: pickRequest });
+const history = new History({ onPick: pickRequest, onUndo: startUndo });
 
 function navButton(label, text, iconName, key) {
   return h(
@@ -149,7 +153,7 @@ agentsEl.addEventListener('keydown', (e) => {
 // ---------------------------------------------------------------- idle view
 
 function showIdle() {
-  replace(results, history.el);
+  replace(viewEl, history.el);
 }
 
 function pickRequest(text) {
@@ -173,26 +177,42 @@ function setPhase(phase) {
 
 // ---------------------------------------------------------------- running
 
-async function startRun(text) {
+function startRun(text) {
+  const dry = dryRun.checked;
+  return drive({ request: text, dryRun: dry }, (onEvent) => api.runRequest({ request: text, dryRun: dry, hitl: null, onEvent }));
+}
+
+/** "Undo" of a recent request: undo_run in the same run view (its diff review is a question like a run's). */
+function startUndo(item, committed) {
+  if (state.phase === 'running') return;
+  const runId = committed?.id ?? item.run_id;
+  return drive({ request: `Undo “${item.request}”`, dryRun: false, kind: 'undo' }, (onEvent) => api.undoRun({ runId, dryRun: false, onEvent }));
+}
+
+/** Shows a RunView, feeds it the channel `invoke(onEvent)` streams on, and settles it with the result. */
+async function drive({ request, dryRun: dry, kind = 'run' }, invoke) {
   history.resetRecall();
+  recovery.clearNotice();
   setPhase('running');
   const run = new RunView({
-    request: text,
-    dryRun: dryRun.checked,
+    request,
+    dryRun: dry,
+    kind,
     skills: state.skills,
     answer: (id, answer) => api.answer(id, answer),
     cancel: () => api.cancelRun(),
   });
   state.run = run;
-  replace(results, run.el);
+  replace(viewEl, run.el);
   const onEvent = channel((msg) => {
     if (state.run === run) run.onMessage(msg);
   });
   try {
-    const report = await api.runRequest({ request: text, dryRun: dryRun.checked, hitl: null, onEvent });
-    run.finish(report);
+    run.finish(await invoke(onEvent));
   } catch (err) {
     run.fail(err);
+    // The folder holds an interrupted commit: its card says what to do.
+    if (err.code === 'PENDING_JOURNAL') recovery.check();
   }
   if (state.run === run) {
     setPhase('done');
@@ -263,15 +283,22 @@ function focusDefault() {
   input.select();
 }
 
-window.addEventListener('focus', focusDefault);
+/** The bar is shown again: put the focus back, and look for an interrupted commit again. */
+function onShown() {
+  focusDefault();
+  if (state.phase !== 'running') recovery.check();
+}
+
+window.addEventListener('focus', onShown);
 document.addEventListener('visibilitychange', () => {
-  if (document.visibilityState === 'visible') focusDefault();
+  if (document.visibilityState === 'visible') onShown();
 });
 
 // ---------------------------------------------------------------- start
 
 setPhase('idle');
 input.focus();
+recovery.check();
 loadInfo();
 loadAgents();
 history.load();
@@ -279,7 +306,9 @@ loadSkills().then((s) => {
   state.skills = s;
 });
 on(EVENTS.graphChanged, (p) => {
-  if (p?.reason === 'root') loadInfo();
+  if (p?.reason !== 'root') return;
+  loadInfo();
+  recovery.check(); // another working folder: its own interrupted commit, or none
 });
 // A model planner's output as it writes the plan (the run view keeps only its own run's tokens).
 on(EVENTS.pipelineToken, (p) => state.run?.onToken(p));

@@ -1,7 +1,8 @@
-// One run in the bar: live stage stepper per plan step, inline question cards, answers log, final report or error.
+// One run in the bar (a request, or an undo of one): live stage stepper per plan step, inline question cards, answers log, report or error.
 import { h, replace, fmtMs } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { STAGES, stageLabel, isGlobalStage } from '../lib/stages.js';
+import { undoPlannedText } from '../lib/undo.js';
 import { buildCard, skillChip } from './cards.js';
 
 const STATUS_ICON = { done: 'check', skipped: 'skip', failed: 'x', rolled_back: 'undo' };
@@ -16,8 +17,10 @@ export class RunView {
    * @param {Array} o.skills     skills_list() (for colours)
    * @param {(id:number, answer:any) => Promise} o.answer   sends an answer
    * @param {() => void} o.cancel   asks the engine to cancel
+   * @param {'run'|'undo'} [o.kind]   an undo_run has no plan or stages: its `undo_planned` event takes the plan's place
    */
-  constructor({ request, dryRun, skills, answer, cancel }) {
+  constructor({ request, dryRun, skills, answer, cancel, kind = 'run' }) {
+    this.kind = kind;
     this.request = request;
     this.dryRun = dryRun;
     this.skills = skills ?? [];
@@ -44,13 +47,16 @@ export class RunView {
     this.tokensEl = h('div.plan-tokens', { 'aria-label': 'Planner output' }, h('div.plan-tokens-head', h('span.spinner'), 'Planning…'), this.tokensText);
     this.logEl = h('div.timeline');
     this.outcomeEl = h('div.outcome-host');
+    this.undoEl = h('div.undo-plan-host');
+    this.planWarnings = 0; // warnings that repeat the undo plan's kept / not restorable paths (shown in it already)
     this.el = h(
       'section.run',
-      { dataset: { state: 'running' } },
-      h('header.run-head', h('div.run-title', { title: request }, request), this.statusEl, this.cancelBtn),
+      { dataset: { state: 'running', kind } },
+      h('header.run-head', kind === 'undo' ? icon('undo', 'run-kind') : null, h('div.run-title', { title: request }, request), this.statusEl, this.cancelBtn),
       this.confirmEl,
       this.preplanEl,
       this.planEl,
+      this.undoEl,
       this.logEl,
       this.outcomeEl,
     );
@@ -78,6 +84,7 @@ export class RunView {
 
   onEvent(ev) {
     const s = this.step(ev.step);
+    if (ev.event !== 'warning') this.planWarnings = 0;
     switch (ev.event) {
       case 'stage_started':
         this.current = { stage: ev.stage, step: ev.step };
@@ -139,7 +146,14 @@ export class RunView {
         s.summary = ev.reason ?? 'skipped';
         break;
       case 'warning':
-        this.log('warning', ev.message, 'warn');
+        if (this.planWarnings > 0 && (ev.step === null || ev.step === undefined)) this.planWarnings -= 1;
+        else this.log('warning', ev.message, 'warn');
+        break;
+      case 'undo_planned':
+        this.undoPlan = ev;
+        // The engine follows with one warning per kept and per not restorable path: the plan lists them.
+        this.planWarnings = (ev.kept?.length ?? 0) + (ev.not_restorable?.length ?? 0);
+        this.renderUndoPlan();
         break;
       case 'clarification':
         if (ev.answer !== undefined && ev.answer !== null) this.log('question', `${ev.question} → ${typeof ev.answer === 'string' ? ev.answer : JSON.stringify(ev.answer)}`);
@@ -198,6 +212,7 @@ export class RunView {
 
   showQuestion(id, question) {
     this.closeConfirm();
+    this.planWarnings = 0;
     // The next question can arrive before the answer call to the previous one returns: note
     // that answer now, where it belongs (regression: the row "picked …" was lost).
     const pending = this.active?.pending;
@@ -324,8 +339,9 @@ export class RunView {
       if (rs.summary && !s.summary) s.summary = rs.summary;
       this.renderStep(s);
     }
+    const written = report?.applied_changes ? ` · ${report.applied_changes} changes written` : '';
     const [kind, title] = committed
-      ? ['ok', `Committed${report?.applied_changes ? ` · ${report.applied_changes} changes written` : ''}`]
+      ? ['ok', `${this.kind === 'undo' ? 'Undone' : 'Committed'}${written}`]
       : dry
         ? ['info', 'Dry run · nothing was written']
         : ['muted', 'Nothing was written'];
@@ -333,7 +349,7 @@ export class RunView {
       this.outcomeEl,
       h(
         `section.outcome.${kind}`,
-        h('header.outcome-head', icon(committed ? 'check' : 'spark'), h('span.outcome-title', title), fin.stage_ms ? h('span.faint', totalMs(fin.stage_ms)) : null),
+        h('header.outcome-head', icon(committed ? 'check' : 'spark'), h('span.outcome-title', title), fin.stage_ms && Object.keys(fin.stage_ms).length ? h('span.faint', totalMs(fin.stage_ms)) : null),
         text ? h('p.report-text', text) : null,
       ),
     );
@@ -361,7 +377,7 @@ export class RunView {
       h(
         'section.outcome.error.error-card',
         { role: 'alert' },
-        h('header.outcome-head', icon('warning'), h('span.outcome-title', 'The run failed'), h('span.badge.danger.error-code', err.code)),
+        h('header.outcome-head', icon('warning'), h('span.outcome-title', this.kind === 'undo' ? 'The undo failed' : 'The run failed'), h('span.badge.danger.error-code', err.code)),
         h('p.error-message', err.message),
       ),
     );
@@ -376,7 +392,44 @@ export class RunView {
     else this.logEl.append(row);
   }
 
+  /** The `undo_planned` event: how many changes turn back, which paths stay as they are and why, what cannot come back. */
+  renderUndoPlan() {
+    const ev = this.undoPlan;
+    if (!ev) return;
+    const kept = ev.kept ?? [];
+    const lost = ev.not_restorable ?? [];
+    replace(
+      this.undoEl,
+      h(
+        'section.undo-plan',
+        h('div.undo-plan-title', icon('undo'), h('span.undo-plan-text', undoPlannedText(ev))),
+        kept.length
+          ? h(
+              'div.undo-plan-group.kept',
+              h('span.undo-plan-label', `Kept as ${kept.length === 1 ? 'it is' : 'they are'}`),
+              h(
+                'ul',
+                kept.map((k) => h('li.undo-kept', h('span.code.undo-path', { title: k.path }, k.path), h('span.undo-reason', ticked(k.reason)))),
+              ),
+            )
+          : null,
+        lost.length
+          ? h(
+              'div.undo-plan-group.lost',
+              h('span.undo-plan-label', 'Not restorable'),
+              h('ul', lost.map((line) => h('li.undo-lost', { title: line }, h('span.undo-lost-text', ticked(line))))),
+            )
+          : null,
+      ),
+    );
+  }
+
   renderPreplan() {
+    if (this.kind === 'undo') {
+      this.preplanEl.hidden = true;
+      this.tokensEl.remove();
+      return;
+    }
     if (this.planned) {
       this.preplanEl.hidden = true;
       this.tokensEl.remove();
@@ -444,7 +497,8 @@ export class RunView {
     else if (this.active) {
       text = this.active.question.type === 'review_diff' ? 'Waiting for your review' : 'Waiting for you';
       spin = false;
-    } else if (this.commitProgress && this.current?.stage === 'commit') text = `Writing ${this.commitProgress.done}/${this.commitProgress.total}`;
+    } else if (this.commitProgress && (this.kind === 'undo' || this.current?.stage === 'commit')) text = `Writing ${this.commitProgress.done}/${this.commitProgress.total}`;
+    else if (this.kind === 'undo') text = this.undoPlan ? 'Preparing the review…' : 'Planning the undo…';
     else if (this.current) {
       const n = this.steps.size;
       const where = this.current.step ? `Step ${this.current.step}/${n || '?'} · ` : '';
@@ -460,6 +514,14 @@ function answerIcon(question, answer) {
   if (answer?.decision === 'discard') return 'x';
   if (answer?.decision === 'override') return 'edit';
   return 'check';
+}
+
+/** The engine's `path` quoting as code spans: "`a.txt` was deleted permanently" → [code a.txt, " was deleted permanently"]. */
+function ticked(text) {
+  return String(text ?? '')
+    .split('`')
+    .map((part, i) => (i % 2 ? h('span.code', part) : part))
+    .filter((part) => part !== '');
 }
 
 /** The last TOKEN_TAIL characters of `text` (not starting inside a surrogate pair). */

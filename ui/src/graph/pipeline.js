@@ -3,6 +3,7 @@ import { h, replace } from '../lib/dom.js';
 import { stageLabel, isGlobalStage } from '../lib/stages.js';
 import { icon } from '../lib/icons.js';
 import { skillColor, skillIconName, toolLabel } from '../lib/skills.js';
+import { undoPlannedText } from '../lib/undo.js';
 
 function bar(score, color) {
   return h('span.score', { style: { '--skill': color } }, h('span', { style: { width: `${Math.round(Math.max(0, Math.min(1, score ?? 0)) * 100)}%` } }));
@@ -24,6 +25,7 @@ export class Pipeline {
   reset(runId) {
     this.runId = runId;
     this.request = '';
+    this.undo = null; // an undo_run's plan, in words (an undo has no steps)
     this.steps = new Map();
     this.current = null;
     this.state = runId ? 'running' : 'idle';
@@ -54,6 +56,9 @@ export class Pipeline {
     switch (ev.event) {
       case 'request':
         this.request = ev.text;
+        break;
+      case 'undo_planned':
+        this.undo = undoPlannedText(ev);
         break;
       case 'stage_started':
         this.current = { stage: ev.stage, step: ev.step };
@@ -120,6 +125,7 @@ export class Pipeline {
       this.el,
       h('header.side-head', h('h2', 'Pipeline'), h(`span.badge.${badge[0]}.pipeline-state`, badge[1])),
       this.request ? h('div.pipeline-request', { title: this.request }, this.request) : null,
+      this.undo ? h('div.pipeline-undo', icon('undo'), h('span', this.undo)) : null,
       current && this.state !== 'idle' ? h('div.pipeline-stage', current) : null,
       this.state === 'idle' ? h('p.faint.side-empty', current) : null,
       this.error && this.state === 'failed' ? h('div.pipeline-error', this.error) : null,

@@ -1,4 +1,4 @@
-// Test fixtures: app info, agents, history, skills, and the seed run (with ops and questions) as a bar script.
+// Test fixtures: app info, agents, history, skills, the seed run (with ops and questions) as a bar script, undo and recovery.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -140,3 +140,96 @@ export function seedScript({ dryRun = false } = {}) {
   const report = { ...dryReport, dry_run: dryRun, committed: !dryRun, applied_changes: dryRun ? 0 : 11, text };
   return { phases, questions, report, reviewStep2, reviewStep3, reviewDiff, events };
 }
+
+// ---------------------------------------------------------------- undo and recovery
+
+const secondsAgo = (m) => Math.round(Date.now() / 1000 - m * 60);
+
+/** A history with an undo (u1) of r4, and r2 still in effect. */
+export const undoHistory = [
+  { run_id: 'u1', at: minutesAgo(2), request: 'undo r4: Sort Pictures by year', status: 'done', steps: 0, committed: true, error: null },
+  history[0],
+  { run_id: 'r4', at: minutesAgo(30), request: 'Sort Pictures by year', status: 'done', steps: 1, committed: true, error: null },
+  history[1],
+  history[2],
+];
+
+/** committed_runs({limit}) for `undoHistory`: r2 in effect, r4 undone by u1 (an undo). */
+export const committedRuns = [
+  { id: 'u1', request: 'undo r4: Sort Pictures by year', root: '/home/u', committed_at: secondsAgo(2), changes: 6, undoes: 'r4', undone_by: null, not_restorable: 0 },
+  { id: 'r4', request: 'Sort Pictures by year', root: '/home/u', committed_at: secondsAgo(30), changes: 6, undoes: null, undone_by: 'u1', not_restorable: 0 },
+  { id: 'r2', request: 'Archive everything in Projects/old into old-projects.zip', root: '/home/u', committed_at: secondsAgo(90), changes: 5, undoes: null, undone_by: null, not_restorable: 0 },
+];
+
+/**
+ * undo_run of r2 as the bar receives it: `before` (request, undo_planned, one warning per kept /
+ * not restorable path), the review_diff `question`, `after` (commit, report, finished), the `report`.
+ */
+export function undoScript() {
+  const kept = [{ path: 'Projects/old/notes.txt', reason: 'changed since the run' }];
+  const notRestorable = ['`Projects/old/build.log` was deleted permanently'];
+  const ops = [
+    { op: 'restore', path: 'Projects/old/design.psd', kind: 'file', size: 2097152, trashed: { id: '/home/u/.local/share/Trash/info/design.psd.trashinfo', name: 'design.psd', original_parent: '/home/u/Projects/old', time_deleted: 1718000000 } },
+    { op: 'restore', path: 'Projects/old/spec.pdf', kind: 'file', size: 48213, trashed: { id: '/home/u/.local/share/Trash/info/spec.pdf.trashinfo', name: 'spec.pdf', original_parent: '/home/u/Projects/old', time_deleted: 1718000000 } },
+    { op: 'delete', path: 'old-projects.zip', kind: 'file', size: 1843200 },
+  ];
+  const summary = 'Undo of r2 (“Archive everything in Projects/old into old-projects.zip”): 3 change(s); 1 kept as it is (changed since the run); 1 not restorable.\nNothing lost: 3 entries accounted for.';
+  const text = `${summary}\nUndone: 2 restored from the trash, 1 deleted.`;
+  const plan = { run: 'r2', snapshot: 7, changes: 3, kept, not_restorable: notRestorable };
+  const before = [
+    { event: 'request', id: 'u2', text: 'undo r2: Archive everything in Projects/old into old-projects.zip' },
+    { event: 'undo_planned', undoes: 'r2', changes: 3, kept, not_restorable: notRestorable },
+    { event: 'warning', step: null, message: '`Projects/old/notes.txt` stays as it is: changed since the run' },
+    { event: 'warning', step: null, message: 'not restorable: `Projects/old/build.log` was deleted permanently' },
+  ].map(ev);
+  const question = {
+    kind: 'question',
+    id: 21,
+    question: { type: 'review_diff', review: { summary, changes: ops.map((o) => `${o.op} ${o.path}`), ops, dry_run: false, rollback_points: [] } },
+  };
+  const after = [
+    { event: 'diff_reviewed', changes: 3, approved: true },
+    { event: 'commit_progress', done: 3, total: 3 },
+    { event: 'committed', applied: 3, summary: '2 restored from the trash, 1 deleted' },
+    { event: 'report', text },
+    { event: 'finished', committed: true, dry_run: false, text, stage_ms: {} },
+  ].map(ev);
+  const report = { id: 'u2', undoes: 'r2', plan, dry_run: false, committed: true, applied_changes: 3, text };
+  return { before, question, after, report, text };
+}
+
+/** pending_recovery(): a commit of 8 changes stopped after 3; the 4th in doubt. */
+export const recoveryReport = {
+  journal: '/home/u/.local/state/scope-weaver/journal/commit-1718000000.json',
+  root: '/home/u',
+  total: 8,
+  done_before: 3,
+  in_doubt: ['move Downloads/export.csv -> Downloads/Data/export.csv', 'applied'],
+  pending: [
+    'mkdir Downloads/Documents/',
+    'move Downloads/report_final.pdf -> Downloads/Documents/report_final.pdf',
+    'mkdir Downloads/Audio/',
+    'move Downloads/song.mp3 -> Downloads/Audio/song.mp3',
+  ],
+  conflicts: [],
+  completed: null,
+  finished: false,
+};
+
+/** finish_recovery() when it went through. */
+export const recoveryFinished = {
+  ...recoveryReport,
+  in_doubt: null,
+  pending: [],
+  completed: { applied: 4, created: 2, moved: 2, copied: 0, deleted: 0, linked: 0, trashed: 0, restored: 0 },
+  finished: true,
+};
+
+/** finish_recovery() when something on disk blocks it. */
+export const recoveryBlocked = {
+  ...recoveryReport,
+  conflicts: [
+    { kind: 'target_exists', path: 'Downloads/Documents/report_final.pdf' },
+    { kind: 'source_missing', path: 'Downloads/song.mp3' },
+  ],
+};

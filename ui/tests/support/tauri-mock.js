@@ -7,8 +7,9 @@
  *   __mock.calls                      every invoke as { cmd, args } (Channels appear as "__CHANNEL__:<id>")
  *   __mock.responses[cmd] = value     static answer; { __error: {code, message} } rejects
  *   __mock.handlers[cmd] = (args) =>  computed answer (may throw {code, message} or return a promise)
- *   __mock.send(msg | [msg…])         delivers messages on the latest run_request channel
- *   __mock.finishRun(report) / __mock.failRun(error)   settles the latest run_request
+ *   __mock.send(msg | [msg…])         delivers messages on the latest run_request / undo_run channel
+ *   __mock.finishRun(report) / __mock.failRun(error)   settles the latest run_request / undo_run
+ *   (undo_run streams like run_request unless responses.undo_run / handlers.undo_run answer it at once)
  *   __mock.emit(event, payload)       delivers an app-wide event to listen() handlers
  */
 export function installTauriMock(config) {
@@ -23,7 +24,7 @@ export function installTauriMock(config) {
     runs: [],
     send(msgs) {
       const run = mock.runs[mock.runs.length - 1];
-      if (!run) throw new Error('no run_request in flight');
+      if (!run) throw new Error('no run_request / undo_run in flight');
       for (const message of Array.isArray(msgs) ? msgs : [msgs]) {
         const cb = callbacks.get(run.channelId);
         if (!cb) throw new Error(`channel ${run.channelId} is gone`);
@@ -70,9 +71,10 @@ export function installTauriMock(config) {
       if (i !== -1) list.splice(i, 1);
       return null;
     }
-    if (cmd === 'run_request') {
+    const scripted = typeof mock.handlers[cmd] === 'function' || Object.prototype.hasOwnProperty.call(mock.responses, cmd);
+    if (cmd === 'run_request' || (cmd === 'undo_run' && !scripted)) {
       const channelId = args.on_event?.id;
-      return new Promise((resolve, reject) => mock.runs.push({ channelId, index: 0, resolve, reject }));
+      return new Promise((resolve, reject) => mock.runs.push({ cmd, channelId, index: 0, resolve, reject }));
     }
     if (typeof mock.handlers[cmd] === 'function') {
       return clone(await mock.handlers[cmd](clone(args)));

@@ -153,6 +153,8 @@ impl Orchestrator<'_> {
                 );
                 return Ok(report_and_end(run, ui, text));
             }
+            // What the person saw is the limit of what the commit may write.
+            self.sandbox.approve(sandbox::Approval::of(&review.ops));
             return Ok(State::Commit);
         }
     }

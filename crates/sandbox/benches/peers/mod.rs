@@ -13,6 +13,7 @@ use sandbox::{SandboxConfig, ScanOptions};
 
 fn config(delete: DeleteMode) -> SandboxConfig {
     SandboxConfig {
+        protected_paths: vec!["**/.git".into()],
         delete_mode: delete,
         on_conflict: ConflictPolicy::Fail,
         state_dir: tempfile::tempdir().unwrap().keep(),

@@ -271,3 +271,40 @@ fn a_file_removed_behind_the_engines_back_during_commit_is_reported_by_the_verif
     let (records, _) = sandbox::history_list(fx.state.path());
     assert_eq!(records.len(), 1);
 }
+
+#[test]
+fn a_change_injected_after_the_review_is_refused_by_the_approval_and_nothing_is_written() {
+    let mut fx = open(&[("a.txt", "A"), ("b.txt", "B")]);
+    fx.run("move_node", json!({"source": "a.txt", "target": "Docs"}));
+    let reviewed: Vec<sandbox::ChangeOp> =
+        fx.sandbox.changes().iter().map(|c| c.op.clone()).collect();
+    fx.sandbox.approve(sandbox::Approval::of(&reviewed));
+    // Below the planner, something adds a change the person never saw.
+    fx.run("delete_node", json!({"path": "b.txt"}));
+    let before = fx.disk();
+    let err = fx.sandbox.commit(None).unwrap_err();
+    assert_eq!(err.code(), "PLAN_LIMIT");
+    assert!(
+        err.to_string()
+            .contains("- delete b.txt (1 B) was not approved"),
+        "{err}"
+    );
+    assert_eq!(fx.disk(), before);
+    assert!(fx.sandbox.pending_journal().is_none());
+}
+
+#[test]
+fn git_folders_and_configured_places_are_never_changed() {
+    let mut fx = open(&[
+        ("project/.git/HEAD", "ref: main"),
+        ("project/main.rs", "fn main() {}"),
+    ]);
+    fx.run(
+        "move_node",
+        json!({"source": "project/.git", "target": "elsewhere"}),
+    );
+    let err = fx.sandbox.commit(None).unwrap_err();
+    assert_eq!(err.code(), "PROTECTED_PATH");
+    assert!(err.to_string().contains("`project/.git`"), "{err}");
+    assert!(fx.dir.path().join("project/.git/HEAD").exists());
+}

@@ -151,6 +151,7 @@ fn the_configs_categories_come_first_and_the_sort_lands_on_disk() {
     let dir = tree(&[("a.jpg", "a"), ("b.svg", "<svg/>"), ("c.csv", "1,2")]);
     let state = tempfile::tempdir().unwrap();
     let config = SandboxConfig {
+        protected_paths: vec!["**/.git".into()],
         delete_mode: DeleteMode::Permanent,
         on_conflict: ConflictPolicy::Fail,
         state_dir: state.path().to_owned(),

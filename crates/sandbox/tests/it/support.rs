@@ -39,6 +39,7 @@ pub fn open(spec: &[(&str, &str)]) -> Fixture {
 pub fn open_dir(dir: tempfile::TempDir) -> Fixture {
     let state = tempfile::tempdir().unwrap();
     let config = SandboxConfig {
+        protected_paths: vec!["**/.git".into()],
         delete_mode: DeleteMode::Permanent,
         on_conflict: ConflictPolicy::Fail,
         state_dir: state.path().to_owned(),
