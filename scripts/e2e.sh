@@ -10,5 +10,5 @@ export E2E_APP_BINARY="$CARGO_TARGET_DIR/debug/scope-weaver-app"
 export E2E_TINY_MODEL="$CARGO_TARGET_DIR/debug/tiny-model"
 # Openbox gives the windows real focus and placement; its rc (an absolute path: openbox resolves
 # it later, from another directory) binds no keys, so Alt+Space stays ours.
-headless bash -c 'openbox --config-file "$0" & sleep 1; node --test --test-reporter=spec ui/e2e/*.e2e.mjs' "$ROOT/ui/e2e/openbox-rc.xml" 2>&1 | grep -v -E '^dbus-daemon|Failed to set fd limit|xdg-desktop-portal|pw.conf|RealtimeKit|PipeWire|^$|SpiRegistry|Ignoring invalid max threads'
+headless bash -c 'openbox --config-file "$0" & sleep 1; node --test --test-concurrency=1 --test-reporter=spec ui/e2e/*.e2e.mjs' "$ROOT/ui/e2e/openbox-rc.xml" 2>&1 | grep -v -E '^dbus-daemon|Failed to set fd limit|xdg-desktop-portal|pw.conf|RealtimeKit|PipeWire|^$|SpiRegistry|Ignoring invalid max threads'
 exit "${PIPESTATUS[0]}"

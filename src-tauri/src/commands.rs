@@ -1,4 +1,4 @@
-//! The app's commands: one-line adapters from the windows' `invoke` calls to `session::Engine`.
+//! The app's commands: one-line adapters from the windows' `invoke` calls to `engine::Engine`.
 //! Work that may take a while runs on the blocking pool, never on the main thread; every error
 //! reaches the window as `{code, message}`.
 
@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use contracts::ErrorPayload;
+use engine::{Engine, Message, RunRequest, Settings};
 use serde::Deserialize;
 use serde_json::Value;
-use session::{Engine, Message, RunRequest, Settings};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
@@ -19,7 +19,7 @@ type Reply<T> = Result<T, ErrorPayload>;
 /// Runs `f` with the engine on the blocking pool.
 async fn blocking<T: Send + 'static>(
     engine: &Shared<'_>,
-    f: impl FnOnce(&Engine) -> session::Result<T> + Send + 'static,
+    f: impl FnOnce(&Engine) -> engine::Result<T> + Send + 'static,
 ) -> Reply<T> {
     let engine = Arc::clone(engine.inner());
     tauri::async_runtime::spawn_blocking(move || f(&engine))
@@ -31,7 +31,7 @@ async fn blocking<T: Send + 'static>(
 /// Like `blocking`, for methods that need the engine's `Arc` (they start background work).
 async fn blocking_arc<T: Send + 'static>(
     engine: Arc<Engine>,
-    f: impl FnOnce(&Arc<Engine>) -> session::Result<T> + Send + 'static,
+    f: impl FnOnce(&Arc<Engine>) -> engine::Result<T> + Send + 'static,
 ) -> Reply<T> {
     tauri::async_runtime::spawn_blocking(move || f(&engine))
         .await
@@ -40,12 +40,12 @@ async fn blocking_arc<T: Send + 'static>(
 }
 
 #[tauri::command]
-pub fn app_info(engine: Shared<'_>) -> session::AppInfo {
+pub fn app_info(engine: Shared<'_>) -> engine::AppInfo {
     engine.info()
 }
 
 #[tauri::command]
-pub fn agents(engine: Shared<'_>) -> Vec<session::Agent> {
+pub fn agents(engine: Shared<'_>) -> Vec<engine::Agent> {
     engine.agents()
 }
 
@@ -60,7 +60,7 @@ pub fn hide_bar(app: AppHandle) -> Reply<()> {
 }
 
 #[tauri::command]
-pub async fn set_root(engine: Shared<'_>, path: PathBuf) -> Reply<session::RootSummary> {
+pub async fn set_root(engine: Shared<'_>, path: PathBuf) -> Reply<engine::RootSummary> {
     let engine = Arc::clone(engine.inner());
     blocking_arc(engine, move |e| e.set_root(&path)).await
 }
@@ -179,12 +179,12 @@ pub async fn graph_view(
 }
 
 #[tauri::command]
-pub async fn skills_list(engine: Shared<'_>) -> Reply<Vec<session::SkillInfo>> {
+pub async fn skills_list(engine: Shared<'_>) -> Reply<Vec<engine::SkillInfo>> {
     blocking(&engine, Engine::skills_list).await
 }
 
 #[tauri::command]
-pub async fn skill_source(engine: Shared<'_>, name: String) -> Reply<session::SkillSource> {
+pub async fn skill_source(engine: Shared<'_>, name: String) -> Reply<engine::SkillSource> {
     blocking(&engine, move |e| e.skill_source(&name)).await
 }
 
@@ -202,7 +202,7 @@ pub async fn skill_save(
     engine: Shared<'_>,
     name: String,
     text: String,
-) -> Reply<session::SkillSaved> {
+) -> Reply<engine::SkillSaved> {
     blocking(&engine, move |e| e.skill_save(&name, &text)).await
 }
 
@@ -211,7 +211,7 @@ pub async fn skill_create(
     engine: Shared<'_>,
     name: String,
     description: String,
-) -> Reply<session::SkillSaved> {
+) -> Reply<engine::SkillSaved> {
     blocking(&engine, move |e| e.skill_create(&name, &description)).await
 }
 

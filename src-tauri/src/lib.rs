@@ -1,53 +1,28 @@
-//! Scope Weaver's desktop app: a Tauri v2 shell over `session::Engine`. It opens the windows
+//! Scope Weaver's desktop app: a Tauri v2 shell over `engine::Engine`. It opens the windows
 //! (spotlight bar, graph, SKILL.md editor, settings), registers the global shortcut, forwards the
 //! engine's notices to every window as Tauri events, and exposes the engine as commands.
 //!
 //! Architecture invariant: this is the only crate that knows Tauri; the commands are one-line
-//! adapters, and everything they do is tested without a window in `crates/session`.
+//! adapters, and everything they do is tested without a window in `crates/engine`.
 
 mod commands;
 mod shortcut;
 mod windows;
 
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use session::{Engine, EngineOptions, Notice};
+use engine::{Engine, EngineOptions, Notice};
 use tauri::Emitter;
-
-/// Where the shipped skills are: the configured folder, else the one beside the executable or in
-/// the source tree.
-fn skills_dir(config: &config::PipelineConfig) -> PathBuf {
-    let configured = config.skills_dir.clone();
-    if configured.is_absolute() || configured.is_dir() {
-        return configured;
-    }
-    [
-        std::env::current_exe()
-            .ok()
-            .and_then(|e| e.parent().map(|p| p.join("skills"))),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../skills")),
-    ]
-    .into_iter()
-    .flatten()
-    .find(|p| p.is_dir())
-    .unwrap_or(configured)
-}
 
 /// Loads the config and the engine before any window exists; notices reach the windows once
 /// the app is up.
 fn open_engine(app: Arc<OnceLock<tauri::AppHandle>>) -> Result<Arc<Engine>, String> {
-    let config = session::load_app_config().map_err(|e| e.to_string())?;
-    let skills_dir = skills_dir(&config);
+    let config = engine::load_app_config().map_err(|e| e.to_string())?;
     let engine = Engine::open(
-        EngineOptions {
-            config,
-            skills_dir,
-            config_file: None,
-        },
+        EngineOptions::new(config),
         Arc::new(move |notice: Notice| {
             if let Some(app) = app.get()
-                && let Err(e) = app.emit(notice.channel(), session::notice_payload(&notice))
+                && let Err(e) = app.emit(notice.channel(), engine::notice_payload(&notice))
             {
                 tracing::warn!("emitting {}: {e}", notice.channel());
             }
@@ -63,7 +38,7 @@ fn open_engine(app: Arc<OnceLock<tauri::AppHandle>>) -> Result<Arc<Engine>, Stri
 /// Starts the app (blocks until it quits). A configuration or skills folder that cannot be
 /// loaded is reported on stderr with exit code 2, before any window opens.
 pub fn run() {
-    let config = session::load_app_config().unwrap_or_default();
+    let config = engine::load_app_config().unwrap_or_default();
     let _telemetry = audit::init_telemetry(&audit::LogSettings {
         stderr: std::env::args().any(|a| a == "-v" || a == "--verbose"),
         ..audit::LogSettings::from_config(&config, "scope-weaver-app")

@@ -7,67 +7,24 @@
 // Run through scripts/e2e.sh (it builds the app and starts Xvfb + a D-Bus session).
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawnSync, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
+import { App, REPO, shot, sleep } from './driver.mjs';
 
-const REPO = resolve(import.meta.dirname, '../..');
-const APP = process.env.E2E_APP_BINARY ?? join(process.env.CARGO_TARGET_DIR ?? join(process.env.HOME, '.cache/scope-weaver/target'), 'debug/scope-weaver-app');
-const ARTIFACTS = process.env.E2E_ARTIFACTS ?? join(REPO, 'ui/test-results/e2e');
-const PORT = 4445 + Math.floor(Math.random() * 400);
 const SEED = 'Clean up my Downloads folder – remove duplicates, then organize the remaining files into subfolders by type';
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 const work = mkdtempSync(join(tmpdir(), 'sw-e2e-'));
 const home = join(work, 'home');
-let driver;
-let session;
-const windows = {};
-
-async function wd(method, path, body) {
-  const res = await fetch(`http://127.0.0.1:${PORT}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${JSON.stringify(json.value ?? json)}`);
-  return json.value;
-}
-const s = (path) => `/session/${session}${path}`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function use(label) {
-  await wd('POST', s('/window'), { handle: windows[label] });
-}
-const run = (script, ...args) => wd('POST', s('/execute/sync'), { script, args });
-const runAsync = (script, ...args) => wd('POST', s('/execute/async'), { script, args });
-/** Calls an app command from the current window (through the window's own capability). */
-const invoke = (cmd, args = {}) =>
-  runAsync('const done = arguments[arguments.length - 1]; window.__TAURI_INTERNALS__.invoke(arguments[0], arguments[1]).then((v) => done({ ok: v }), (e) => done({ err: e }));', cmd, args);
-
-async function until(what, script, { timeout = 30000, args = [] } = {}) {
-  const end = Date.now() + timeout;
-  let last;
-  while (Date.now() < end) {
-    last = await run(script, ...args).catch((e) => ({ error: e.message }));
-    if (last && !last.error) return last;
-    await sleep(200);
-  }
-  await shot(`timeout-${what.replace(/\W+/g, '-')}`);
-  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-}
-
-async function find(css) {
-  const el = await wd('POST', s('/element'), { using: 'css selector', value: css });
-  return el[ELEMENT];
-}
-
-function shot(name) {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  spawnSync('import', ['-window', 'root', join(ARTIFACTS, `${name}.png`)]);
-}
+let app;
+const wd = (...a) => app.wd(...a);
+const s = (path) => app.s(path);
+const use = (label) => app.use(label);
+const run = (script, ...args) => app.run(script, ...args);
+const invoke = (cmd, args) => app.invoke(cmd, args);
+const until = (what, script, options) => app.until(what, script, options);
+const find = (css) => app.find(css);
 
 /** A screenshot of the screen with the bar hidden, so the window under it shows (then the bar is back). */
 async function shotBehindBar(name) {
@@ -95,7 +52,6 @@ function files(dir) {
 }
 
 before(async () => {
-  assert.ok(existsSync(APP), `build the app first: ${APP}`);
   const downloads = join(home, 'Downloads');
   mkdirSync(join(downloads, 'old'), { recursive: true });
   mkdirSync(join(home, 'Documents'), { recursive: true });
@@ -121,36 +77,11 @@ before(async () => {
     SCOPE_WEAVER_CONFIG: join(work, 'config.yaml'),
     SCOPE_WEAVER_DELETE_MODE: 'permanent',
   };
-  driver = spawn('WebKitWebDriver', [`--port=${PORT}`], { env, stdio: process.env.E2E_DRIVER_LOG ? 'inherit' : 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    try {
-      await wd('GET', '/status');
-      break;
-    } catch {
-      await sleep(100);
-    }
-  }
-  const created = await wd('POST', '/session', {
-    capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: APP, args: [] } } },
-  });
-  session = created.sessionId;
-  // The four windows, by title.
-  const titles = { 'Scope Weaver': 'bar', 'Scope Weaver — Graph': 'graph', 'Scope Weaver — Skills': 'editor', 'Scope Weaver — Settings': 'settings' };
-  const end = Date.now() + 30000;
-  while (Object.keys(windows).length < 4 && Date.now() < end) {
-    for (const h of await wd('GET', s('/window/handles'))) {
-      await wd('POST', s('/window'), { handle: h });
-      const label = titles[await wd('GET', s('/title'))];
-      if (label) windows[label] = h;
-    }
-    if (Object.keys(windows).length < 4) await sleep(300);
-  }
-  assert.deepEqual(Object.keys(windows).sort(), ['bar', 'editor', 'graph', 'settings']);
+  app = await App.start(env);
 });
 
 after(async () => {
-  if (session) await wd('DELETE', s('')).catch(() => {});
-  driver?.kill();
+  await app?.close();
 });
 
 test('the global shortcut shows the bar again after it was hidden', async () => {

@@ -1,6 +1,6 @@
 // Tauri IPC for every window: the contract's commands and events (docs/desktop-ipc.md), errors as {code, message}.
 import { invoke, Channel } from '@tauri-apps/api/core';
-import { listen } from '@tauri-apps/api/event';
+import { listen, emitTo } from '@tauri-apps/api/event';
 
 /** Turns whatever a rejected invoke gives (contract object, string, Error) into `{ code, message }`. */
 export function normaliseError(err) {
@@ -38,6 +38,15 @@ export async function on(event, handler) {
   } catch (err) {
     console.warn(`listen(${event}) failed`, normaliseError(err));
     return () => {};
+  }
+}
+
+/** Sends an app event to one window (by its label); rejects with `{ code, message }`. */
+export async function tell(label, event, payload) {
+  try {
+    await emitTo(label, event, payload);
+  } catch (err) {
+    throw normaliseError(err);
   }
 }
 
@@ -90,4 +99,6 @@ export const EVENTS = {
   graphChanged: 'graph://changed',
   skillsChanged: 'skills://changed',
   modelsProgress: 'models://progress',
+  // Between windows: the graph asks the bar to undo a run (`{ run_id, request }`).
+  undoRequested: 'undo://requested',
 };

@@ -1,4 +1,4 @@
-// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors, undo, recovery.
+// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery.
 import { test, expect } from './support/harness.mjs';
 import {
   appInfo,
@@ -574,14 +574,15 @@ test('Undo in the recent list: only for runs in effect; undo_run streams into th
   const row = (id) => page.locator(`.history-row[data-run="${id}"]`);
   await expect(page.locator('.history-item')).toHaveCount(5);
   expect(await app.calls('committed_runs')).toEqual([{ limit: 20 }]);
-  // r2 is in effect; r4 was undone (by u1); u1 is itself an undo; r3 and r1 wrote nothing.
-  await expect(page.locator('.history-undo')).toHaveCount(1);
+  // r2 is in effect; r4 was undone (by u1); u1, an undo, is in effect too; r3 and r1 wrote nothing.
+  await expect(page.locator('.history-undo')).toHaveCount(2);
   const undo = row('r2').locator('.history-undo');
   await expect(undo).toHaveText('Undo');
   await expect(undo).toHaveAttribute('title', 'Undo this run');
+  await expect(row('u1').locator('.history-undo')).toHaveAttribute('title', 'Undo this undo (puts the changes of r4 back)');
   await expect(row('r4').locator('.history-undone')).toHaveText('undone');
   await expect(row('r4').locator('.history-undone')).toHaveClass(/muted/);
-  for (const id of ['u1', 'r3', 'r1']) {
+  for (const id of ['r3', 'r1']) {
     await expect(row(id).locator('.history-undo, .history-undone')).toHaveCount(0);
   }
   await app.screenshot('bar-history-undo');
@@ -650,7 +651,43 @@ test('Undo in the recent list: only for runs in effect; undo_run streams into th
   // Back to the recent list: r2 is undone now, and nothing is left to undo.
   await page.locator('#request').fill('F');
   await expect(row('r2').locator('.history-undone')).toHaveText('undone');
-  await expect(page.locator('.history-undo')).toHaveCount(0);
+  // The undo itself can be undone (the run's changes come back).
+  await expect(page.locator('.history-undo')).toHaveCount(2);
+  await expect(row('u2').locator('.history-undo')).toHaveAttribute('title', 'Undo this undo (puts the changes of r2 back)');
+});
+
+test('the graph\'s "Undo this run" (undo://requested) starts the same undo as the recent list\'s Undo', async ({ app, page }) => {
+  await openBar(app, { history: undoHistory, committed_runs: committedRuns });
+  await app.waitForListener('undo://requested');
+  await expect(page.locator('.history-item')).toHaveCount(5);
+  await app.emit('undo://requested', { run_id: 'r2', request: 'Archive everything in Projects/old into old-projects.zip' });
+  const [args] = await app.waitForCalls('undo_run');
+  expect(args).toMatchObject({ run_id: 'r2', dry_run: false });
+  expect(args.on_event).toMatch(/^__CHANNEL__:\d+$/);
+  expect(await app.calls('run_request')).toEqual([]);
+  const run = page.locator('.run[data-kind="undo"]');
+  await expect(run.locator('.run-title')).toHaveText('Undo “Archive everything in Projects/old into old-projects.zip”');
+  await expect(run.locator('.run-status')).toHaveText('Planning the undo…');
+
+  // Its diff review is asked here, like any undo's.
+  const u = undoScript();
+  await app.send(u.before);
+  await app.send(u.question);
+  await expect(page.locator('.card-review-diff button.commit')).toBeFocused();
+  // A second request while it runs starts nothing more (the engine would refuse it with RUN_BUSY).
+  await app.emit('undo://requested', { run_id: 'u1', request: 'undo r4: Sort Pictures by year' });
+  await page.waitForTimeout(100);
+  expect(await app.calls('undo_run')).toHaveLength(1);
+  await page.locator('.card-review-diff button.commit').click();
+  await app.send(u.after);
+  await app.finishRun(u.report);
+  await expect(page.locator('.outcome-title')).toHaveText('Undone · 3 changes written');
+
+  // A run the recent list does not know yet (an undo, here) is undone too, titled by the request the graph sent.
+  await app.emit('undo://requested', { run_id: 'u2', request: 'undo r2: Archive everything in Projects/old into old-projects.zip' });
+  await app.waitForCalls('undo_run', 2);
+  expect((await app.calls('undo_run'))[1]).toMatchObject({ run_id: 'u2', dry_run: false });
+  await expect(run.locator('.run-title')).toHaveText('Undo “undo r2: Archive everything in Projects/old into old-projects.zip”');
 });
 
 test('without committed_runs the recent list has no Undo buttons', async ({ app, page }) => {

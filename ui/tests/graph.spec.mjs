@@ -1,4 +1,4 @@
-// Graph window: preset positions from graph_view, fit and re-fit, expand/collapse, live updates from pipeline events (runs and undos), rollback_to.
+// Graph window: preset positions from graph_view, fit and re-fit, expand/collapse, live updates from pipeline events (runs and undos), rollback_to, "Undo this run".
 import { test, expect } from './support/harness.mjs';
 import { skills, seedRun } from './support/fixtures.mjs';
 import { viewBefore, viewDownloads, viewAfter, viewLarge } from './support/graph-views.mjs';
@@ -371,6 +371,64 @@ test('an undo started in the bar: the pipeline panel shows its plan in words, th
   // The next run starts without it.
   await app.emit('pipeline://event', { run_id: 'r9', event: { event: 'request', id: 'r9', text: 'Tidy Downloads' } });
   await expect(page.locator('.pipeline-undo')).toHaveCount(0);
+});
+
+test('"Undo this run" after a committed run (an undo\'s too), not after a dry run or a failure; it opens the bar and asks it to undo', async ({ app, page }) => {
+  await openGraph(app, viewDownloads(), { open_window: null });
+  const undo = page.locator('.pipeline button.pipeline-undo-run');
+  const emitted = () => app.calls('plugin:event|emit_to');
+  const { events } = seedRun();
+
+  // The recorded seed run is a dry run: nothing was written, nothing to undo.
+  for (const e of events) await app.emit('pipeline://event', pipelineEvent(e));
+  await expect(page.locator('.pipeline-state')).toHaveText('Done');
+  await expect(undo).toHaveCount(0);
+
+  // The same run, committed: the button shows once it has finished, under the request.
+  const review = events.findIndex((e) => e.event === 'stage_started' && e.stage === 'commit');
+  for (const e of events.slice(0, review + 1)) await app.emit('pipeline://event', pipelineEvent(e));
+  await app.emit('pipeline://event', pipelineEvent({ event: 'diff_reviewed', changes: 11, approved: true }));
+  await app.emit('pipeline://event', pipelineEvent({ event: 'committed', applied: 11, summary: '11 changes written' }));
+  await expect(undo).toHaveCount(0);
+  await app.emit('pipeline://event', pipelineEvent({ event: 'finished', committed: true, dry_run: false, text: 'done', stage_ms: {} }));
+  await expect(page.locator('.pipeline-state')).toHaveText('Committed');
+  await expect(undo).toHaveText('Undo this run');
+  await expect(undo.locator('svg')).toHaveCount(1);
+  await app.screenshot('graph-undo-this-run');
+
+  // A click shows the bar, then sends it the run to undo (the bar owns the undo's review card).
+  await undo.click();
+  await expect.poll(emitted).toEqual([
+    { target: { kind: 'AnyLabel', label: 'bar' }, event: 'undo://requested', payload: { run_id: 'r8d93dba5c9df', request: events.find((e) => e.event === 'request').text } },
+  ]);
+  const order = await page.evaluate(() => window.__mock.calls.map((c) => c.cmd).filter((c) => c === 'open_window' || c === 'plugin:event|emit_to'));
+  expect(order).toEqual(['open_window', 'plugin:event|emit_to']);
+  expect(await app.calls('open_window')).toEqual([{ label: 'bar' }]);
+  expect(await app.calls('undo_run')).toEqual([]);
+
+  // The undo, committed, can itself be undone (that redoes the run): the same button, for its own run id.
+  const u2 = (event) => app.emit('pipeline://event', { run_id: 'u2', event });
+  await u2({ event: 'request', id: 'u2', text: 'undo r8d93dba5c9df: Clean up my Downloads folder' });
+  await expect(undo).toHaveCount(0);
+  await u2({ event: 'undo_planned', undoes: 'r8d93dba5c9df', changes: 11, kept: [], not_restorable: [] });
+  await u2({ event: 'finished', committed: true, dry_run: false, text: 'Undone', stage_ms: {} });
+  await undo.click();
+  await expect.poll(async () => (await emitted()).at(-1)?.payload).toEqual({ run_id: 'u2', request: 'undo r8d93dba5c9df: Clean up my Downloads folder' });
+
+  // A failed run: no button.
+  const r3 = (event) => app.emit('pipeline://event', { run_id: 'r3', event });
+  await r3({ event: 'request', id: 'r3', text: 'Tidy Downloads' });
+  await r3({ event: 'failed', code: 'CONTENT_UNACCOUNTED', message: '1 entry unaccounted for' });
+  await expect(page.locator('.pipeline-state')).toHaveText('Failed');
+  await expect(undo).toHaveCount(0);
+
+  // When the bar cannot be shown, the error is said and nothing is sent.
+  await app.emit('pipeline://event', { run_id: 'r4', event: { event: 'finished', committed: true, dry_run: false, text: 'done', stage_ms: {} } });
+  await app.respond('open_window', { __error: { code: 'UNKNOWN_WINDOW', message: 'there is no window `bar`' } });
+  const sent = (await emitted()).length;
+  await undo.click();
+  await expect(page.locator('.toast.error')).toHaveText('Undo could not start: UNKNOWN_WINDOW: there is no window `bar`');
+  expect((await emitted()).length).toBe(sent);
 });
 
 test('search finds a visible node by name and selects it', async ({ app, page }) => {

@@ -2,30 +2,20 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use config::PipelineConfig;
 use contracts::Primitive;
+use engine::{Engine, EngineOptions, Notice};
 use sandbox::{Sandbox, SandboxConfig, ScanOptions, human_bytes};
 use serde_json::{Map, Value, json};
 use skills::SkillStore;
 
 use crate::args::{Cli, Command, ConfigCommand, GraphCommand, SkillsCommand};
-use crate::output::{count, print_json, usage};
-
-/// Test and demo hook: pause this long after each change a commit writes (to interrupt it on purpose).
-const ENV_COMMIT_DELAY: &str = "SCOPE_WEAVER_DEBUG_COMMIT_DELAY_MS";
-
-/// The pause `ENV_COMMIT_DELAY` asks for, if any.
-pub fn commit_delay() -> Option<Duration> {
-    std::env::var(ENV_COMMIT_DELAY)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(Duration::from_millis)
-}
+use crate::output::{count, print_json, print_json_line, usage};
 
 pub struct Env {
     pub config: PipelineConfig,
@@ -43,7 +33,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     let skills_dir = cli
         .skills
         .clone()
-        .unwrap_or_else(|| default_skills_dir(&config));
+        .unwrap_or_else(|| engine::skills_dir(&config));
     let env = Env {
         config,
         skills_dir,
@@ -90,17 +80,13 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             root,
             file,
             failures,
-        } => {
-            let store = load_skills(&env)?;
-            crate::plan::plan_cmd(
-                &env,
-                &store,
-                request.as_deref(),
-                file.as_deref(),
-                root.as_deref(),
-                failures,
-            )
-        }
+        } => crate::plan::plan_cmd(
+            &env,
+            request.as_deref(),
+            file.as_deref(),
+            root.as_deref(),
+            failures,
+        ),
         Command::Audit { command } => crate::audit::audit_cmd(&env, command),
         Command::Graph {
             command: GraphCommand::Export { root, out },
@@ -122,24 +108,51 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-/// `skills_dir` from config; if that relative path does not exist here, the skills shipped beside
-/// the binary's source tree (development builds) or beside the executable.
-fn default_skills_dir(config: &PipelineConfig) -> PathBuf {
-    let configured = config.skills_dir.clone();
-    if configured.is_absolute() || configured.exists() {
-        return configured;
-    }
-    let candidates = [
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills")),
-        std::env::current_exe()
-            .ok()
-            .and_then(|e| e.parent().map(|p| p.join("skills"))),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_dir())
-        .unwrap_or(configured)
+/// The engine the app also runs on, for the commands that plan (`run`): skills, indexes,
+/// planner and audit log loaded once. Model loading is said on stderr; with `--json`, a model
+/// planner's text streams out as `token` events. A configured model that fails to load is the
+/// command's error (the app falls back instead).
+pub fn open_engine(env: &Env) -> Result<Arc<Engine>> {
+    let json = env.json;
+    let loading: Mutex<Vec<(String, Instant)>> = Mutex::new(Vec::new());
+    let notify = move |notice: Notice| match notice {
+        Notice::Token { text, .. } if json => {
+            print_json_line(&json!({"event": "token", "text": text}));
+        }
+        Notice::ModelProgress {
+            component,
+            state,
+            message,
+        } if !json => {
+            let mut loading = loading.lock().unwrap_or_else(PoisonError::into_inner);
+            match state.as_str() {
+                "loading" => {
+                    eprintln!("{message} …");
+                    loading.push((component, Instant::now()));
+                }
+                "ready" => {
+                    if let Some(i) = loading.iter().position(|(c, _)| *c == component) {
+                        let (_, started) = loading.remove(i);
+                        eprintln!(
+                            "{component} {message} ready in {:.1} s",
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    };
+    Ok(Engine::open(
+        EngineOptions {
+            config: env.config.clone(),
+            skills_dir: env.skills_dir.clone(),
+            config_file: None,
+            model_fallback: false,
+        },
+        Arc::new(notify),
+    )?)
 }
 
 pub fn load_skills(env: &Env) -> Result<SkillStore> {
@@ -438,7 +451,7 @@ fn tool_cmd(
     raw: &[String],
     commit: bool,
 ) -> Result<ExitCode> {
-    let mut store = load_skills(env)?;
+    let store = load_skills(env)?;
     let (def, tool_def) = store
         .tool(skill, tool)
         .ok_or_else(|| match store.get(skill) {
@@ -483,7 +496,6 @@ fn tool_cmd(
             let mut committed = None;
             if commit && !diff.is_empty() {
                 sb.stage(&result.snapshot_id)?;
-                let delay = commit_delay();
                 let bar = (!env.json).then(|| {
                     let bar = indicatif::ProgressBar::with_draw_target(
                         Some(diff.len() as u64),
@@ -498,9 +510,6 @@ fn tool_cmd(
                 let mut on_change = |done: usize, _total: usize, _op: &sandbox::ChangeOp| {
                     if let Some(b) = &bar {
                         b.set_position(done as u64);
-                    }
-                    if let Some(d) = delay {
-                        std::thread::sleep(d);
                     }
                 };
                 let report = sb.commit(Some(&mut on_change));
@@ -556,7 +565,7 @@ fn tool_cmd(
             }
         }
         Primitive::Skill(s) if s.operation == "scaffold_skill" => {
-            return crate::new_skill::scaffold(env, &mut store, &params, commit);
+            return crate::new_skill::scaffold(env, &params, commit);
         }
         Primitive::Retrieval(r) => {
             let data = crate::search::retrieval_tool(env, &store, &r.query_type, root, &params)?;

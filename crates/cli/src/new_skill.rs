@@ -1,95 +1,73 @@
-//! `scope-weaver tool skill-create create`: scaffolds a skill from the template; with the LLM
-//! planner configured, the model drafts its tool declarations first (shown before `--commit`).
+//! `scope-weaver tool skill-create create`: scaffolds a skill from the template through the
+//! engine (the same draft and create as a run's skill-create step and the editor's New skill);
+//! with a model planner configured, the model drafts its tool declarations first (shown before
+//! `--commit`).
 
 use std::process::ExitCode;
 
 use anyhow::Result;
-use config::ThinkerBackend;
 use serde_json::{Map, Value, json};
-use skills::{ScaffoldSpec, SkillStore, ToolDeclaration};
-use thinker::{DraftedTools, PlanControl, PlanningContext, ToolDraftRequest};
+use thinker::ToolDraftRequest;
 
-use crate::commands::Env;
+use crate::commands::{Env, open_engine};
 use crate::output::print_json;
-/// The model's draft when a model planner is configured; `None` with the rule planner.
-fn draft(
-    env: &Env,
-    store: &SkillStore,
-    request: &ToolDraftRequest,
-) -> Result<Option<DraftedTools>> {
-    if env.config.thinker_backend == ThinkerBackend::Rule {
-        return Ok(None);
-    }
-    let mut planner = thinker::build_planner(&env.config)?;
-    let retrieval = crate::search::skill_pipeline(env, store)?;
-    let cx = PlanningContext {
-        skills: store,
-        retrieval: &retrieval,
-        config: &env.config,
-    };
-    Ok(planner.draft_tools(request, &cx, &PlanControl::default())?)
-}
 
-pub fn scaffold(
-    env: &Env,
-    store: &mut SkillStore,
-    params: &Map<String, Value>,
-    commit: bool,
-) -> Result<ExitCode> {
-    let request = ToolDraftRequest::from_params(params);
-    let drafted = draft(env, store, &request)?;
-    let tools: Vec<ToolDeclaration> = drafted
+pub fn scaffold(env: &Env, params: &Map<String, Value>, commit: bool) -> Result<ExitCode> {
+    let engine = open_engine(env)?;
+    let draft = engine.skill_draft(ToolDraftRequest::from_params(params))?;
+    if let Some(w) = &draft.warning
+        && !env.json
+    {
+        eprintln!("warning: {w}");
+    }
+    let declarations: Vec<String> = draft
+        .shown
         .as_ref()
-        .map(|d| d.tools.clone())
+        .and_then(|s| s.get("declarations"))
+        .and_then(Value::as_array)
+        .map(|d| {
+            d.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
-    let spec = ScaffoldSpec {
-        name: &request.name,
-        description: &request.description,
-        tags: &request.tags,
-        tools: &tools,
-    };
-    let declarations: Vec<String> = tools.iter().map(|t| t.render(store.table())).collect();
-    let drafted_json = drafted.as_ref().map(|d| {
-        json!({"tools": d.tools, "declarations": declarations, "usage": d.usage, "notes": d.notes})
+    // The model's prompt and answer go to the audit log of a run, not to the terminal.
+    let drafted_json = draft.shown.as_ref().map(|s| {
+        json!({"tools": s["tools"], "declarations": s["declarations"], "usage": s["usage"], "notes": s["notes"]})
     });
     if !commit {
-        // Everything the scaffold checks, without writing: the SKILL.md must load.
-        let (_, _, errors) = store.scaffold_preview(&spec)?;
-        if !errors.is_empty() {
-            return Err(skills::SkillError::Invalid(errors).into());
-        }
-        let target = store.dir().join(&request.name);
+        let target = engine.skill_preview(&draft)?;
         if env.json {
             print_json(&json!({
-                "ok": true, "committed": false, "would_create": request.name,
-                "dir": target, "drafted": drafted_json,
+                "ok": true, "committed": false, "would_create": draft.request.name,
+                "dir": target, "drafted": drafted_json, "warning": draft.warning,
             }));
         } else {
             println!(
                 "Would create skill `{}` in {} from the template (add --commit to create it).",
-                request.name,
+                draft.request.name,
                 target.display()
             );
             print_declarations(&declarations);
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let created = store.scaffold_with(&spec)?;
-    let dir = store
-        .get(&created)
-        .map(|s| s.dir.clone())
-        .unwrap_or_default();
+    let saved = engine.skill_create_from(&draft)?;
+    let dir = engine.skills_dir().join(&saved.name);
     if env.json {
         print_json(&json!({
-            "ok": true, "committed": true, "created": created, "dir": dir, "drafted": drafted_json,
+            "ok": true, "committed": true, "created": saved.name, "dir": dir,
+            "drafted": drafted_json, "warning": draft.warning,
         }));
     } else if declarations.is_empty() {
         println!(
-            "Created skill `{created}` in {}; edit its SKILL.md to declare its tools.",
+            "Created skill `{}` in {}; edit its SKILL.md to declare its tools.",
+            saved.name,
             dir.display()
         );
     } else {
-        println!("Created skill `{created}` in {}.", dir.display());
+        println!("Created skill `{}` in {}.", saved.name, dir.display());
         print_declarations(&declarations);
     }
     Ok(ExitCode::SUCCESS)

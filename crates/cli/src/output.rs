@@ -5,6 +5,9 @@ use serde_json::{Value, json};
 
 /// The `{code, message}` of an error from any engine crate.
 pub fn payload(err: &anyhow::Error) -> contracts::ErrorPayload {
+    if let Some(e) = err.downcast_ref::<engine::EngineError>() {
+        return e.payload();
+    }
     if let Some(e) = err.downcast_ref::<sandbox::SandboxError>() {
         return e.to_payload();
     }

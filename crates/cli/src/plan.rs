@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use contracts::Plan;
+use engine::PlanPreview;
 use serde_json::{Value, json};
-use skills::SkillStore;
-use thinker::{PlanControl, PlanRequest, Planned, PlanningContext, build_planner};
+use thinker::PlanRequest;
 
-use crate::commands::Env;
+use crate::commands::{Env, open_engine};
 use crate::output::print_json;
 
 /// What the planner may know of ROOT: its name and the folders under it (two levels).
@@ -61,22 +61,7 @@ pub fn skill_sequence(plan: &Plan) -> Vec<String> {
     out
 }
 
-/// Steps whose tool lacks a required parameter (the orchestrator would ask for it).
-pub fn missing_params(plan: &Plan, store: &SkillStore) -> Vec<(u32, String)> {
-    plan.steps
-        .iter()
-        .flat_map(|s| {
-            store
-                .tool(&s.skill, &s.tool)
-                .map(|(_, t)| t.validate_params(&s.params).missing)
-                .unwrap_or_default()
-                .into_iter()
-                .map(move |m| (s.step, m))
-        })
-        .collect()
-}
-
-fn print_plan(planned: &Planned, store: &SkillStore) {
+fn print_plan(PlanPreview { planned, missing }: &PlanPreview) {
     for s in &planned.plan.steps {
         println!(
             "{}. {}/{}  {}",
@@ -87,7 +72,7 @@ fn print_plan(planned: &Planned, store: &SkillStore) {
         );
         println!("     \"{}\"", s.description);
     }
-    for (step, p) in missing_params(&planned.plan, store) {
+    for (step, p) in missing {
         println!("   step {step} needs `{p}`: the run will ask for it");
     }
     if let Some(q) = &planned.clarification {
@@ -100,19 +85,12 @@ fn print_plan(planned: &Planned, store: &SkillStore) {
 
 pub fn plan_cmd(
     env: &Env,
-    store: &SkillStore,
     request: Option<&str>,
     file: Option<&Path>,
     root: Option<&Path>,
     show_failures: bool,
 ) -> Result<ExitCode> {
-    let retrieval = crate::search::skill_pipeline(env, store)?;
-    let mut planner = build_planner(&env.config)?;
-    let cx = PlanningContext {
-        skills: store,
-        retrieval: &retrieval,
-        config: &env.config,
-    };
+    let engine = open_engine(env)?;
     let (root_name, entries) = grounding(root);
     let make = |text: &str| PlanRequest {
         text: text.to_owned(),
@@ -120,17 +98,18 @@ pub fn plan_cmd(
         entries: entries.clone(),
     };
     if let Some(text) = request {
-        let planned = planner.plan(&make(text), &cx, &PlanControl::default())?;
+        let preview = engine.plan(&make(text))?;
         if env.json {
+            let planned = &preview.planned;
             print_json(&json!({
                 "plan": planned.plan,
                 "clarification": planned.clarification,
-                "missing": missing_params(&planned.plan, store),
+                "missing": preview.missing,
                 "notes": planned.notes,
                 "usage": planned.usage,
             }));
         } else {
-            print_plan(&planned, store);
+            print_plan(&preview);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -157,11 +136,10 @@ pub fn plan_cmd(
             .unwrap_or_default();
         let clarify = item["clarify"].as_bool().unwrap_or(false);
         let kind = item["kind"].as_str().unwrap_or("other").to_owned();
-        let planned = planner.plan(&make(request), &cx, &PlanControl::default())?;
+        let PlanPreview { planned, missing } = engine.plan(&make(request))?;
         latency += planned.usage.latency_ms;
         let got = skill_sequence(&planned.plan);
-        let asks =
-            planned.clarification.is_some() || !missing_params(&planned.plan, store).is_empty();
+        let asks = planned.clarification.is_some() || !missing.is_empty();
         let matches = got.len() == expected.len()
             && got
                 .iter()
@@ -244,7 +222,7 @@ pub fn plan_cmd(
         );
         println!(
             "\nplanner: {} · mean planning time {:.1} ms",
-            planner.name(),
+            engine.info().planner,
             latency / total.max(1) as f64
         );
         if fallbacks.1 > 0 {

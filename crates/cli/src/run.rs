@@ -9,13 +9,14 @@ use std::process::ExitCode;
 use anyhow::Result;
 use config::HitlMode;
 use contracts::PlanStep;
+use engine::{Engine, RunSettings};
 use pipeline::{
-    Decision, DiffDecision, DiffReview, Event, Interaction, Orchestrator, ParamQuestion,
-    RunOptions, SkillCandidate, Stage, StepReview,
+    Decision, DiffDecision, DiffReview, Event, Interaction, ParamQuestion, SkillCandidate, Stage,
+    StepReview,
 };
 use serde_json::{Value, json};
 
-use crate::commands::{Env, load_skills, open_sandbox, parse_params};
+use crate::commands::{Env, open_engine, open_sandbox, parse_params};
 use crate::output::print_json_line;
 
 /// The terminal side of the pipeline's questions.
@@ -23,8 +24,6 @@ pub struct TerminalInteraction {
     yes: bool,
     json: bool,
     spinner: Option<indicatif::ProgressBar>,
-    /// The `SCOPE_WEAVER_DEBUG_COMMIT_DELAY_MS` test hook: a pause after each change written.
-    commit_delay: Option<std::time::Duration>,
 }
 
 impl TerminalInteraction {
@@ -34,7 +33,6 @@ impl TerminalInteraction {
             yes,
             json,
             spinner: None,
-            commit_delay: crate::commands::commit_delay(),
         }
     }
 
@@ -77,9 +75,6 @@ fn show_lines(lines: &[String], limit: usize) -> String {
 
 impl Interaction for TerminalInteraction {
     fn event(&mut self, event: &Event) {
-        if let (Event::CommitProgress { .. }, Some(delay)) = (event, self.commit_delay) {
-            std::thread::sleep(delay);
-        }
         if self.json {
             print_json_line(&serde_json::to_value(event).unwrap_or(Value::Null));
             return;
@@ -323,7 +318,8 @@ impl Interaction for TerminalInteraction {
 }
 
 /// `scope-weaver run`: `request` through the pipeline, or, without one, every line of stdin in
-/// turn with the skills, the index, the planner's model and the audit log loaded once.
+/// turn with the skills, the index, the planner's model and the audit log loaded once (one
+/// engine, as the app holds).
 pub fn run_cmd(
     env: &Env,
     root: &Path,
@@ -342,32 +338,15 @@ pub fn run_cmd(
         None => None,
     };
     let interactive = std::io::stdin().is_terminal();
-    let mut store = load_skills(env)?;
-    let mut retrieval = crate::search::skill_pipeline(env, &store)?;
-    let mut planner = load_planner(env)?;
-    // Every run leaves its trail; a log that cannot be opened stops the run before it starts.
-    let mut audit_log = audit::AuditLog::new(crate::audit::open_store(env)?);
+    let engine = open_engine(env)?;
     let mut ui = TerminalInteraction::new(yes || (!interactive && dry_run), env.json);
-    // With --json, a model planner's text streams out as `token` events while it is written.
-    let on_token: Option<pipeline::TokenStream> = env.json.then(|| {
-        std::sync::Arc::new(|piece: &str| {
-            print_json_line(&json!({"event": "token", "text": piece}))
-        }) as pipeline::TokenStream
-    });
-    let options = RunOptions {
+    let settings = RunSettings {
         hitl,
         dry_run,
-        on_token,
-        ..RunOptions::default()
-    };
-    let mut parts = Loaded {
-        store: &mut store,
-        retrieval: &mut retrieval,
-        planner: planner.as_mut(),
-        audit: &mut audit_log,
+        request_id: None,
     };
     if let Some(request) = request {
-        run_one(env, root, request, &options, &mut parts, &mut ui)?;
+        run_one(env, &engine, root, request, &settings, &mut ui)?;
         return Ok(ExitCode::SUCCESS);
     }
     // One request per line; each starts from the folder as it is on disk now.
@@ -386,11 +365,7 @@ pub fn run_cmd(
         if request.is_empty() {
             continue;
         }
-        let options = RunOptions {
-            request_id: None,
-            ..options.clone()
-        };
-        if let Err(err) = run_one(env, root, request, &options, &mut parts, &mut ui) {
+        if let Err(err) = run_one(env, &engine, root, request, &settings, &mut ui) {
             // A failed request is reported; the next one still runs.
             crate::output::print_error(&err, env.json);
             failed = true;
@@ -403,66 +378,16 @@ pub fn run_cmd(
     })
 }
 
-/// What `run` keeps loaded between requests.
-struct Loaded<'a> {
-    store: &'a mut skills::SkillStore,
-    retrieval: &'a mut retrieval::RetrievalPipeline,
-    planner: &'a mut dyn thinker::Planner,
-    audit: &'a mut audit::AuditLog,
-}
-
-/// The configured planner; a model says that it is loading and how long it took.
-fn load_planner(env: &Env) -> Result<Box<dyn thinker::Planner>> {
-    let model = match env.config.thinker_backend {
-        config::ThinkerBackend::Mistralrs => env.config.thinker_model_path.clone(),
-        config::ThinkerBackend::Rule => None,
-    };
-    let started = std::time::Instant::now();
-    let spinner = model.as_ref().filter(|_| !env.json).map(|path| {
-        let bar =
-            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} loading {msg} ({elapsed})")
-                .expect("valid template"),
-        );
-        bar.set_message(path.display().to_string());
-        bar.enable_steady_tick(std::time::Duration::from_millis(120));
-        bar
-    });
-    let planner = thinker::build_planner(&env.config);
-    if let Some(bar) = spinner {
-        bar.finish_and_clear();
-    }
-    let planner = planner?;
-    if model.is_some() && !env.json {
-        eprintln!(
-            "planner {} ready in {:.1} s",
-            planner.name(),
-            started.elapsed().as_secs_f64()
-        );
-    }
-    Ok(planner)
-}
-
 fn run_one(
     env: &Env,
+    engine: &Engine,
     root: &Path,
     request: &str,
-    options: &RunOptions,
-    parts: &mut Loaded,
+    settings: &RunSettings,
     ui: &mut TerminalInteraction,
 ) -> Result<()> {
     let mut sandbox = open_sandbox(env, root)?;
-    parts.retrieval.index_sandbox(&mut sandbox)?;
-    let mut orchestrator = Orchestrator {
-        config: &env.config,
-        skills: parts.store,
-        retrieval: parts.retrieval,
-        sandbox: &mut sandbox,
-        planner: &mut *parts.planner,
-        audit: Some(&mut *parts.audit),
-    };
-    let report = orchestrator.run(request, options, ui)?;
+    let report = engine.run_in(&mut sandbox, request, settings, ui)?;
     if !env.json {
         let id = &report.id;
         eprintln!("audit: request {id} recorded (scope-weaver audit show {id})");

@@ -14,6 +14,7 @@ mod events;
 mod interaction;
 mod orchestrator;
 mod report;
+mod skill_draft;
 mod trace;
 mod undo;
 
@@ -26,5 +27,6 @@ pub use interaction::{
 };
 pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream};
 pub use report::summarize;
+pub use skill_draft::{SkillDraft, create_skill, draft_skill};
 pub use trace::request_id;
 pub use undo::{CommittedRun, UndoReport, committed_runs, find_run, undo_run};

@@ -84,6 +84,18 @@ impl SandboxConfig {
     }
 }
 
+/// Test and demo hook: every commit (a run's, an undo's, `tool --commit`, from the CLI or the app)
+/// pauses this many milliseconds after each change it writes, so that it can be interrupted on
+/// purpose (kill -9 tests of recovery).
+pub const ENV_DEBUG_COMMIT_DELAY: &str = "SCOPE_WEAVER_DEBUG_COMMIT_DELAY_MS";
+
+fn debug_commit_delay() -> Option<std::time::Duration> {
+    std::env::var(ENV_DEBUG_COMMIT_DELAY)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(std::time::Duration::from_millis)
+}
+
 /// Called after each change is written during a commit (progress display).
 pub type CommitProgress<'a> = &'a mut dyn FnMut(usize, usize, &ChangeOp);
 
@@ -399,6 +411,7 @@ impl Sandbox {
             ..CommitReport::default()
         };
         let mut progress = progress;
+        let pause = debug_commit_delay();
         let mut after = Vec::with_capacity(ops.len());
         for (i, op) in ops.iter().enumerate() {
             tracing::debug!(index = i, op = %op.render(), "applying");
@@ -422,6 +435,9 @@ impl Sandbox {
             report.count(op, self.config.delete_mode);
             if let Some(cb) = progress.as_mut() {
                 cb(i + 1, ops.len(), op);
+            }
+            if let Some(pause) = pause {
+                std::thread::sleep(pause);
             }
         }
         // The history record before the journal goes, so a finished commit always has one.

@@ -62,10 +62,12 @@ export class History {
     const run = this.runOf(item);
     if (!run) return null;
     if (run.undone_by) return h('span.badge.muted.history-undone', { title: `Undone by ${run.undone_by}` }, 'undone');
-    if (run.undoes || !this.onUndo) return null;
+    if (!this.onUndo) return null;
+    // An undo is a run like any other: undoing it puts the run's changes back.
+    const title = run.undoes ? `Undo this undo (puts the changes of ${run.undoes} back)` : 'Undo this run';
     return h(
       'button.btn.small.history-undo',
-      { type: 'button', title: 'Undo this run', 'aria-label': `Undo this run: ${item.request}`, onClick: () => this.onUndo(item, run) },
+      { type: 'button', title, 'aria-label': `${title}: ${item.request}`, onClick: () => this.onUndo(item, run) },
       icon('undo'),
       'Undo',
     );

@@ -189,6 +189,13 @@ function startUndo(item, committed) {
   return drive({ request: `Undo “${item.request}”`, dryRun: false, kind: 'undo' }, (onEvent) => api.undoRun({ runId, dryRun: false, onEvent }));
 }
 
+/** The graph's "Undo this run" (`undo://requested`): the same undo, titled by the recent list's entry when it has one. */
+function undoRequested(p) {
+  if (!p?.run_id) return;
+  const item = history.items.find((i) => i.run_id === p.run_id) ?? { run_id: p.run_id, request: p.request || p.run_id };
+  startUndo(item, history.runOf(item));
+}
+
 /** Shows a RunView, feeds it the channel `invoke(onEvent)` streams on, and settles it with the result. */
 async function drive({ request, dryRun: dry, kind = 'run' }, invoke) {
   history.resetRecall();
@@ -313,3 +320,4 @@ on(EVENTS.graphChanged, (p) => {
 // A model planner's output as it writes the plan (the run view keeps only its own run's tokens).
 on(EVENTS.pipelineToken, (p) => state.run?.onToken(p));
 on(EVENTS.skillsChanged, () => loadSkills(true).then((s) => (state.skills = s)));
+on(EVENTS.undoRequested, undoRequested);

@@ -2,7 +2,7 @@
 import '../styles/base.css';
 import './graph.css';
 import cytoscape from 'cytoscape';
-import { api, on, EVENTS } from '../ipc.js';
+import { api, on, tell, EVENTS } from '../ipc.js';
 import { h, replace, fmtBytes, toast } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { opPaths, opsOf } from '../lib/ops.js';
@@ -30,7 +30,7 @@ const cyEl = h('div#cy', { 'aria-label': 'Folder graph' });
 const tooltip = h('div.g-tooltip', { hidden: true });
 const overlay = h('div.g-overlay', { hidden: true });
 const infoEl = h('section.side-section.node-info');
-const pipeline = new Pipeline();
+const pipeline = new Pipeline({ onUndo: undoInBar });
 const history = new ActionHistory((step) => pipeline.skillOf(step), (step) => pipeline.toolOf(step));
 
 function toolButton(name, title, onClick) {
@@ -378,6 +378,16 @@ document.addEventListener('keydown', (e) => {
 });
 
 // ---------------------------------------------------------------- events
+
+/** "Undo this run": the bar runs the undo (its diff review is a question card there), so show it and ask it to. */
+async function undoInBar(runId, request) {
+  try {
+    await api.openWindow('bar');
+    await tell('bar', EVENTS.undoRequested, { run_id: runId, request });
+  } catch (err) {
+    toast(`Undo could not start: ${err.code}: ${err.message}`, 'error', 5000);
+  }
+}
 
 function onPipeline(payload) {
   const ev = payload?.event;

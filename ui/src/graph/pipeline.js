@@ -1,4 +1,4 @@
-// Graph side panel, part 1: the pipeline of the current run — plan steps, matched skill, score and runner-ups, stage.
+// Graph side panel, part 1: the pipeline of the current run — plan steps, matched skill, score and runner-ups, stage, "Undo this run" once committed.
 import { h, replace } from '../lib/dom.js';
 import { stageLabel, isGlobalStage } from '../lib/stages.js';
 import { icon } from '../lib/icons.js';
@@ -16,8 +16,10 @@ function nearMissNote(n) {
 }
 
 export class Pipeline {
-  constructor() {
+  /** @param {{ onUndo?: (runId:string, request:string) => void }} [o]  "Undo this run" of a committed run (not a dry run) */
+  constructor({ onUndo } = {}) {
     this.skills = [];
+    this.onUndo = onUndo;
     this.el = h('section.side-section.pipeline');
     this.reset(null);
   }
@@ -29,6 +31,7 @@ export class Pipeline {
     this.steps = new Map();
     this.current = null;
     this.state = runId ? 'running' : 'idle';
+    this.dryRun = false;
     this.render();
   }
 
@@ -99,6 +102,7 @@ export class Pipeline {
         break;
       case 'finished':
         this.state = ev.committed ? 'committed' : 'done';
+        this.dryRun = Boolean(ev.dry_run);
         this.current = null;
         break;
       default:
@@ -129,12 +133,29 @@ export class Pipeline {
       current && this.state !== 'idle' ? h('div.pipeline-stage', current) : null,
       this.state === 'idle' ? h('p.faint.side-empty', current) : null,
       this.error && this.state === 'failed' ? h('div.pipeline-error', this.error) : null,
+      this.undoEl(),
       n
         ? h(
             'ol.psteps',
             [...this.steps.values()].sort((a, b) => a.step - b.step).map((s) => this.stepEl(s)),
           )
         : null,
+    );
+  }
+
+  /** "Undo this run" under a committed run (an undo's run too: undoing it redoes the run), else nothing. */
+  undoEl() {
+    if (this.state !== 'committed' || this.dryRun || !this.runId || !this.onUndo) return null;
+    const runId = this.runId;
+    const request = this.request;
+    return h(
+      'div.pipeline-actions',
+      h(
+        'button.btn.small.pipeline-undo-run',
+        { type: 'button', title: 'Undo this run in the bar (its changes are reviewed there first)', onClick: () => this.onUndo(runId, request) },
+        icon('undo'),
+        'Undo this run',
+      ),
     );
   }
 

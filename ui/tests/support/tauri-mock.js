@@ -11,6 +11,8 @@
  *   __mock.finishRun(report) / __mock.failRun(error)   settles the latest run_request / undo_run
  *   (undo_run streams like run_request unless responses.undo_run / handlers.undo_run answer it at once)
  *   __mock.emit(event, payload)       delivers an app-wide event to listen() handlers
+ *   (the page's own emit() / emitTo() are recorded in calls like commands; they reach this page's
+ *   listeners when addressed to it, as Tauri's do)
  */
 export function installTauriMock(config) {
   const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
@@ -69,6 +71,11 @@ export function installTauriMock(config) {
       const list = listeners.get(args.event) ?? [];
       const i = list.indexOf(args.eventId);
       if (i !== -1) list.splice(i, 1);
+      return null;
+    }
+    if (cmd === 'plugin:event|emit' || cmd === 'plugin:event|emit_to') {
+      const to = args.target;
+      if (!to || to.kind === 'Any' || to.label === (config?.label ?? 'main')) mock.emit(args.event, args.payload);
       return null;
     }
     const scripted = typeof mock.handlers[cmd] === 'function' || Object.prototype.hasOwnProperty.call(mock.responses, cmd);

@@ -1,9 +1,9 @@
-//! The session's errors: each has a stable code; windows get `{code, message}` (`ErrorPayload`).
+//! The engine's errors: each has a stable code; windows get `{code, message}` (`ErrorPayload`).
 
 use contracts::{ErrorCode, ErrorPayload};
 
 #[derive(Debug, thiserror::Error)]
-pub enum SessionError {
+pub enum EngineError {
     #[error("a request is already running; wait for it or cancel it")]
     Busy,
     #[error("no working folder is set; choose one in Settings")]
@@ -20,61 +20,62 @@ pub enum SessionError {
     UnknownSkill(String),
     #[error("cannot write {path}: {message}")]
     Write { path: String, message: String },
+    /// An error from a crate below (sandbox, pipeline, skills, …), with its own code.
     #[error("{message}")]
-    Engine { code: String, message: String },
+    Coded { code: String, message: String },
 }
 
-impl ErrorCode for SessionError {
+impl ErrorCode for EngineError {
     fn code(&self) -> &'static str {
         match self {
-            SessionError::Busy => "RUN_BUSY",
-            SessionError::NoRoot => "ROOT_MISSING",
-            SessionError::BadRoot { .. } => "ROOT_INVALID",
-            SessionError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
-            SessionError::InvalidAnswer(_) => "INVALID_ANSWER",
-            SessionError::NotAtReview => "NOT_AT_REVIEW",
-            SessionError::UnknownSkill(_) => "UNKNOWN_SKILL",
-            SessionError::Write { .. } => "WRITE_FAILED",
-            // Engine errors keep their own code; see `payload`.
-            SessionError::Engine { .. } => "ENGINE_ERROR",
+            EngineError::Busy => "RUN_BUSY",
+            EngineError::NoRoot => "ROOT_MISSING",
+            EngineError::BadRoot { .. } => "ROOT_INVALID",
+            EngineError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
+            EngineError::InvalidAnswer(_) => "INVALID_ANSWER",
+            EngineError::NotAtReview => "NOT_AT_REVIEW",
+            EngineError::UnknownSkill(_) => "UNKNOWN_SKILL",
+            EngineError::Write { .. } => "WRITE_FAILED",
+            // Errors from below keep their own code; see `payload`.
+            EngineError::Coded { .. } => "ENGINE_ERROR",
         }
     }
 }
 
-impl SessionError {
+impl EngineError {
     /// What a window receives.
     pub fn payload(&self) -> ErrorPayload {
         match self {
-            SessionError::Engine { code, message } => ErrorPayload::new(code, message),
+            EngineError::Coded { code, message } => ErrorPayload::new(code, message),
             other => ErrorPayload::new(other.code(), other.to_string()),
         }
     }
 
-    /// Wraps an engine crate's error, keeping its code.
-    pub fn engine(e: &impl ErrorCode) -> Self {
-        SessionError::Engine {
+    /// Wraps a lower crate's error, keeping its code.
+    pub fn coded(e: &impl ErrorCode) -> Self {
+        EngineError::Coded {
             code: e.code().to_owned(),
             message: e.to_string(),
         }
     }
 }
 
-impl serde::Serialize for SessionError {
+impl serde::Serialize for EngineError {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.payload().serialize(s)
     }
 }
 
-macro_rules! from_engine {
+macro_rules! from_coded {
     ($($t:ty),*) => {$(
-        impl From<$t> for SessionError {
+        impl From<$t> for EngineError {
             fn from(e: $t) -> Self {
-                SessionError::engine(&e)
+                EngineError::coded(&e)
             }
         }
     )*};
 }
-from_engine!(
+from_coded!(
     pipeline::PipelineError,
     sandbox::SandboxError,
     retrieval::RetrievalError,
@@ -84,4 +85,4 @@ from_engine!(
     config::ConfigError
 );
 
-pub type Result<T, E = SessionError> = std::result::Result<T, E>;
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;

@@ -6,7 +6,7 @@ use pipeline::{CommittedRun, UndoReport};
 use sandbox::{RecoveryReport, Sandbox, SandboxConfig, ScanOptions};
 
 use crate::questions::{Message, WindowInteraction};
-use crate::{Engine, Notice, Result, SessionError, ViewSource, lock, read, write};
+use crate::{Engine, EngineError, Notice, Result, ViewSource, lock, read, write};
 
 impl Engine {
     /// Committed runs of every folder, newest first.
@@ -94,7 +94,7 @@ impl Engine {
     /// The interrupted commit of the working folder, if there is one: what was done, what is in
     /// doubt and what is left. The bar shows it before anything else.
     pub fn pending_recovery(&self) -> Result<Option<RecoveryReport>> {
-        let root = read(&self.root).ok_or(SessionError::NoRoot)?;
+        let root = read(&self.root).ok_or(EngineError::NoRoot)?;
         Ok(sandbox::recover(&root, &self.config().state_dir(), false)?)
     }
 
@@ -102,7 +102,7 @@ impl Engine {
     /// deciding the one in doubt from the disk), or reports what blocks it.
     pub fn finish_recovery(&self) -> Result<Option<RecoveryReport>> {
         let (_cancel, _running) = self.start_run()?;
-        let root = read(&self.root).ok_or(SessionError::NoRoot)?;
+        let root = read(&self.root).ok_or(EngineError::NoRoot)?;
         Ok(sandbox::recover(&root, &self.config().state_dir(), true)?)
     }
 }

@@ -4,13 +4,14 @@
 //! (list, check, save with hot reload, create) and settings.
 //!
 //! Architecture invariants: nothing here knows Tauri (the app's commands are one-line adapters
-//! over `Engine` methods); every failure is a `SessionError` with a stable code; app-wide changes
+//! over `Engine` methods); every failure is a `EngineError` with a stable code; app-wide changes
 //! (pipeline events, graph changes, skill reloads, model loading) go out as `Notice`s through one
 //! callback; the disk is written only by the pipeline's commit and by `skill_save`/`skill_create`
 //! and `settings_set` (the user's own files).
 
 mod authoring;
 mod error;
+mod plan;
 mod questions;
 mod settings;
 mod undo;
@@ -21,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use config::{HitlMode, PipelineConfig};
-use pipeline::{Event, Orchestrator, RunOptions, RunReport};
+use pipeline::{Event, Interaction, Orchestrator, RunOptions, RunReport};
 use retrieval::RetrievalPipeline;
 use sandbox::{
     Change, FileSystemGraph, Sandbox, SandboxConfig, ScanOptions, TreeView, ViewOptions,
@@ -32,7 +33,8 @@ use skills::SkillStore;
 use thinker::{CancelToken, Planner};
 
 pub use authoring::{SkillInfo, SkillSaved, SkillSource, ToolInfo};
-pub use error::{Result, SessionError};
+pub use error::{EngineError, Result};
+pub use plan::PlanPreview;
 pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
 pub use settings::{Settings, load_app_config};
 
@@ -84,6 +86,50 @@ pub struct EngineOptions {
     pub skills_dir: PathBuf,
     /// The user's YAML config file that Settings writes (`None`: the platform's default place).
     pub config_file: Option<PathBuf>,
+    /// A configured model that fails to load: `true` carries on with the embedded default (said
+    /// in a `ModelProgress` notice: the app), `false` fails `open` with the model's error (the CLI).
+    pub model_fallback: bool,
+}
+
+impl EngineOptions {
+    /// `config` with the skills folder it names ([`skills_dir`]).
+    pub fn new(config: PipelineConfig) -> EngineOptions {
+        EngineOptions {
+            skills_dir: skills_dir(&config),
+            config,
+            config_file: None,
+            model_fallback: true,
+        }
+    }
+}
+
+/// Where the skills are: `skills_dir` from config when it is absolute or exists here, else the
+/// shipped folder beside the executable (installed) or in the source tree (development builds).
+pub fn skills_dir(config: &PipelineConfig) -> PathBuf {
+    let configured = config.skills_dir.clone();
+    if configured.is_absolute() || configured.is_dir() {
+        return configured;
+    }
+    [
+        std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|p| p.join("skills"))),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|p| p.is_dir())
+    .unwrap_or(configured)
+}
+
+/// How one request runs, whichever shell asks.
+#[derive(Debug, Clone, Default)]
+pub struct RunSettings {
+    /// Overrides the configured approval mode.
+    pub hitl: Option<HitlMode>,
+    pub dry_run: bool,
+    /// The run's id (`None`: derived from the request and the time).
+    pub request_id: Option<String>,
 }
 
 /// What `app_info` shows.
@@ -210,7 +256,8 @@ impl Engine {
         let config = options.config;
         let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
         let store = SkillStore::load(&options.skills_dir, table)?;
-        let (retrieval, planner) = settings::load_models(&config, &store, &notify);
+        let (retrieval, planner) =
+            settings::load_models(&config, &store, &notify, options.model_fallback)?;
         let labels = (
             planner.name(),
             retrieval.embedder().fingerprint().to_owned(),
@@ -285,7 +332,7 @@ impl Engine {
     /// is chosen or a request starts (the request indexes what is left; the work done is kept).
     pub fn set_root(self: &Arc<Self>, path: &Path) -> Result<RootSummary> {
         if !path.is_dir() {
-            return Err(SessionError::BadRoot {
+            return Err(EngineError::BadRoot {
                 path: path.display().to_string(),
                 message: "not a folder".into(),
             });
@@ -296,13 +343,13 @@ impl Engine {
             SandboxConfig::from_pipeline(&config),
             &ScanOptions::default(),
         )
-        .map_err(|e| SessionError::BadRoot {
+        .map_err(|e| EngineError::BadRoot {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
         let summary = summary_of(sandbox.graph());
         if self.is_running() {
-            return Err(SessionError::Busy);
+            return Err(EngineError::Busy);
         }
         write(&self.root, Some(sandbox.root().to_owned()));
         write(&self.view, Some(ViewSource::of(&sandbox)));
@@ -354,9 +401,7 @@ impl Engine {
         match self.core.try_lock() {
             Ok(g) => Ok(g),
             Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) if self.is_running() => {
-                Err(SessionError::Busy)
-            }
+            Err(std::sync::TryLockError::WouldBlock) if self.is_running() => Err(EngineError::Busy),
             Err(std::sync::TryLockError::WouldBlock) => Ok(lock(&self.core)),
         }
     }
@@ -366,15 +411,16 @@ impl Engine {
     fn start_run(&self) -> Result<(CancelToken, Running<'_>)> {
         let mut running = lock(&self.running);
         if running.is_some() {
-            return Err(SessionError::Busy);
+            return Err(EngineError::Busy);
         }
         let token = CancelToken::new();
         *running = Some(token.clone());
         Ok((token, Running(&self.running)))
     }
 
-    /// Runs one request through the pipeline on this thread. Events and questions go to `sink`
-    /// (and events also out as `Notice::Pipeline`); answers come through [`Engine::answer`].
+    /// Runs one request from a window on this thread, in the working folder as it is on disk
+    /// now. Events and questions go to `sink` (and events also out as `Notice::Pipeline`);
+    /// answers come through [`Engine::answer`].
     pub fn run(
         &self,
         request: &RunRequest,
@@ -384,41 +430,32 @@ impl Engine {
         let hitl = match request.hitl.as_deref() {
             None | Some("") => None,
             Some(h) => Some(HitlMode::parse(h).ok_or_else(|| {
-                SessionError::InvalidAnswer(format!("hitl must be one of {}", HitlMode::allowed()))
+                EngineError::InvalidAnswer(format!("hitl must be one of {}", HitlMode::allowed()))
             })?),
         };
         let config = self.config();
-        let mut core = lock(&self.core);
-        let root = read(&self.root).ok_or(SessionError::NoRoot)?;
-        // Every request starts from the disk as it is now.
+        let root = read(&self.root).ok_or(EngineError::NoRoot)?;
         let mut sandbox = Sandbox::open(
             &root,
             SandboxConfig::from_pipeline(&config),
             &ScanOptions::default(),
         )?;
-        if let Err(e) = core
-            .retrieval
-            .index_sandbox_until(&mut sandbox, &|| cancel.is_cancelled())
-        {
-            tracing::warn!("content index: {e}");
-        }
         let scanned = ViewSource::of(&sandbox);
         write(&self.view, Some(scanned.clone()));
         self.emit(Notice::GraphChanged {
             reason: "scan".into(),
         });
-        if core.audit.is_none() {
-            core.audit = Some(audit::AuditLog::new(audit::AuditStore::connect(
-                &config.audit_db(),
-            )?));
-        }
-        let run_id = pipeline::request_id(&request.request);
+        let settings = RunSettings {
+            hitl,
+            dry_run: request.dry_run,
+            request_id: Some(pipeline::request_id(&request.request)),
+        };
+        let run_id = settings.request_id.clone().unwrap_or_default();
         let notify = self.notify.clone();
-        let id = run_id.clone();
         let mut forward = move |m: Message| {
             if let Message::Event { event } = &m {
                 notify(Notice::Pipeline {
-                    run_id: id.clone(),
+                    run_id: run_id.clone(),
                     event: event.clone(),
                 });
             }
@@ -438,12 +475,71 @@ impl Engine {
             cancel: cancel.clone(),
             on_sandbox: &mut on_sandbox,
         };
+        let result = self.run_started(&cancel, &mut sandbox, &request.request, &settings, &mut ui);
+        // The graph window shows the disk again: as committed, or as it was.
+        let committed = result.as_ref().is_ok_and(|r| r.committed);
+        write(
+            &self.view,
+            Some(if committed {
+                ViewSource::of(&sandbox)
+            } else {
+                scanned
+            }),
+        );
+        self.emit(Notice::GraphChanged {
+            reason: "finished".into(),
+        });
+        result
+    }
+
+    /// Runs one request on `sandbox` (a fresh scan the caller made, with its own progress
+    /// display) on this thread; `ui` answers the pipeline's questions (the CLI's terminal).
+    /// A model planner's text goes out as `Notice::Token` while it is written.
+    pub fn run_in(
+        &self,
+        sandbox: &mut Sandbox,
+        request: &str,
+        settings: &RunSettings,
+        ui: &mut dyn Interaction,
+    ) -> Result<RunReport> {
+        let (cancel, _running) = self.start_run()?;
+        self.run_started(&cancel, sandbox, request, settings, ui)
+    }
+
+    /// The run itself, once it is marked as running: index what the scan found, then the
+    /// pipeline with the loaded skills, indexes, planner and audit log.
+    fn run_started(
+        &self,
+        cancel: &CancelToken,
+        sandbox: &mut Sandbox,
+        request: &str,
+        settings: &RunSettings,
+        ui: &mut dyn Interaction,
+    ) -> Result<RunReport> {
+        let config = self.config();
+        let mut core = lock(&self.core);
+        if let Err(e) = core
+            .retrieval
+            .index_sandbox_until(sandbox, &|| cancel.is_cancelled())
+        {
+            tracing::warn!("content index: {e}");
+        }
+        // Every run leaves its trail: a log that cannot be opened stops it before it starts.
+        if core.audit.is_none() {
+            core.audit = Some(audit::AuditLog::new(audit::AuditStore::connect(
+                &config.audit_db(),
+            )?));
+        }
+        let run_id = settings
+            .request_id
+            .clone()
+            .unwrap_or_else(|| pipeline::request_id(request));
         let tokens = self.notify.clone();
         let id = run_id.clone();
         let options = RunOptions {
-            hitl,
-            dry_run: request.dry_run,
-            cancel,
+            hitl: settings.hitl,
+            dry_run: settings.dry_run,
+            cancel: cancel.clone(),
             on_token: Some(Arc::new(move |text: &str| {
                 tokens(Notice::Token {
                     run_id: id.clone(),
@@ -457,33 +553,20 @@ impl Engine {
             config: &config,
             skills: &mut core.store,
             retrieval: &mut core.retrieval,
-            sandbox: &mut sandbox,
+            sandbox,
             planner: core.planner.as_mut(),
             audit: core
                 .audit
                 .as_mut()
                 .map(|a| a as &mut dyn pipeline::AuditSink),
         };
-        let result = orchestrator.run(&request.request, &options, &mut ui);
-        // The graph window shows the disk again: as committed, or as it was.
-        let committed = result.as_ref().is_ok_and(|r| r.committed);
-        write(
-            &self.view,
-            Some(if committed {
-                ViewSource::of(&sandbox)
-            } else {
-                scanned
-            }),
-        );
+        let result = orchestrator.run(request, &options, ui);
         self.skill_count
             .store(capabilities(&core.store), Ordering::Relaxed);
         let pending = std::mem::take(&mut *lock(&self.pending_reloads));
         for folder in pending {
             self.reload_locked(core, &folder);
         }
-        self.emit(Notice::GraphChanged {
-            reason: "finished".into(),
-        });
         Ok(result?)
     }
 
@@ -529,7 +612,7 @@ impl Engine {
     /// The visible part of the working folder's tree, laid out.
     pub fn graph_view(&self, expanded: &[String], limit: usize) -> Result<TreeView> {
         let view = self.view.read().unwrap_or_else(PoisonError::into_inner);
-        let source = view.as_ref().ok_or(SessionError::NoRoot)?;
+        let source = view.as_ref().ok_or(EngineError::NoRoot)?;
         Ok(sandbox::tree_view(
             &source.graph,
             &source.changes,
@@ -558,7 +641,7 @@ impl Engine {
                     }
                 }
             })
-            .map_err(|e| SessionError::Write {
+            .map_err(|e| EngineError::Write {
                 path: "skill-watcher thread".into(),
                 message: e.to_string(),
             })?;

@@ -4,12 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
+use pipeline::SkillDraft;
 use retrieval::{HotReload, RetrievalPipeline};
 use serde::Serialize;
 use serde_json::Value;
 use skills::{Diagnostic, SKILL_FILE, SkillStore, TEMPLATE_DIR};
 
-use crate::error::{Result, SessionError};
+use crate::error::{EngineError, Result};
 use crate::{Engine, Notice};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -73,7 +74,7 @@ fn folder_name(name: &str) -> Result<&str> {
     if ok {
         Ok(name)
     } else {
-        Err(SessionError::UnknownSkill(name.to_owned()))
+        Err(EngineError::UnknownSkill(name.to_owned()))
     }
 }
 
@@ -116,7 +117,7 @@ impl Engine {
         if folder.join(SKILL_FILE).is_file() {
             Ok(folder)
         } else {
-            Err(SessionError::UnknownSkill(name.to_owned()))
+            Err(EngineError::UnknownSkill(name.to_owned()))
         }
     }
 
@@ -124,7 +125,7 @@ impl Engine {
     pub fn skills_list(&self) -> Result<Vec<SkillInfo>> {
         let table = table();
         let mut folders: Vec<PathBuf> = std::fs::read_dir(&self.skills_dir)
-            .map_err(|e| SessionError::Write {
+            .map_err(|e| EngineError::Write {
                 path: self.skills_dir.display().to_string(),
                 message: e.to_string(),
             })?
@@ -188,7 +189,7 @@ impl Engine {
     /// The SKILL.md text of skill folder `name`.
     pub fn skill_source(&self, name: &str) -> Result<SkillSource> {
         let file = self.skill_folder(name)?.join(SKILL_FILE);
-        let text = std::fs::read_to_string(&file).map_err(|e| SessionError::Write {
+        let text = std::fs::read_to_string(&file).map_err(|e| EngineError::Write {
             path: file.display().to_string(),
             message: e.to_string(),
         })?;
@@ -218,7 +219,7 @@ impl Engine {
             .and_then(|()| std::fs::rename(&tmp, &file))
             .map_err(|e| {
                 let _ = std::fs::remove_file(&tmp);
-                SessionError::Write {
+                EngineError::Write {
                     path: file.display().to_string(),
                     message: e.to_string(),
                 }
@@ -239,56 +240,73 @@ impl Engine {
     /// planner drafts its tool declarations first; if drafting fails the template's examples stay
     /// and a warning says why.
     pub fn skill_create(&self, name: &str, description: &str) -> Result<SkillSaved> {
-        let config = self.config();
-        let mut core = self.busy_or_lock()?;
-        let core = &mut *core;
-        let request = thinker::ToolDraftRequest {
+        let draft = self.skill_draft(thinker::ToolDraftRequest {
             name: name.to_owned(),
             description: description.to_owned(),
             tags: Vec::new(),
-        };
+        })?;
+        self.skill_create_from(&draft)
+    }
+
+    /// A new skill's tools drafted by the loaded planner (none with the rule planner); nothing is
+    /// written.
+    pub fn skill_draft(&self, request: thinker::ToolDraftRequest) -> Result<SkillDraft> {
+        let config = self.config();
+        let mut core = self.busy_or_lock()?;
+        let core = &mut *core;
         let cx = thinker::PlanningContext {
             skills: &core.store,
             retrieval: &core.retrieval,
             config: &config,
         };
-        let mut diagnostics = Vec::new();
-        let tools = match core
-            .planner
-            .draft_tools(&request, &cx, &thinker::PlanControl::default())
-        {
-            Ok(Some(drafted)) => drafted.tools,
-            Ok(None) => Vec::new(),
-            Err(e) => {
-                diagnostics.push(Diagnostic::warning(
-                    self.skills_dir.join(name).join(SKILL_FILE),
-                    0,
-                    "DRAFT_FAILED",
-                    format!(
-                        "the planner could not draft tools ({e}); the template's examples are kept"
-                    ),
-                ));
-                Vec::new()
-            }
-        };
-        let created = core.store.scaffold_with(&skills::ScaffoldSpec {
-            name,
-            description,
-            tags: &[],
-            tools: &tools,
-        })?;
-        let documents = core.retrieval.hot_reload(&core.store, &created)?;
+        Ok(pipeline::draft_skill(
+            core.planner.as_mut(),
+            &cx,
+            request,
+            &thinker::PlanControl::default(),
+        )?)
+    }
+
+    /// Where `draft` would be written, after checking that its SKILL.md would load (every
+    /// problem at once); nothing is written.
+    pub fn skill_preview(&self, draft: &SkillDraft) -> Result<PathBuf> {
+        let core = self.busy_or_lock()?;
+        let (_, _, errors) = core.store.scaffold_preview(&draft.spec())?;
+        if !errors.is_empty() {
+            return Err(skills::SkillError::Invalid(errors).into());
+        }
+        Ok(self.skills_dir.join(&draft.request.name))
+    }
+
+    /// Writes `draft` from the template, loads and embeds it, and tells every window.
+    pub fn skill_create_from(&self, draft: &SkillDraft) -> Result<SkillSaved> {
+        let mut core = self.busy_or_lock()?;
+        let core = &mut *core;
+        let (created, documents) =
+            pipeline::create_skill(&mut core.store, &mut core.retrieval, draft)?;
         self.skill_count.store(
             crate::capabilities(&core.store),
             std::sync::atomic::Ordering::Relaxed,
         );
+        let diagnostics = draft
+            .warning
+            .iter()
+            .map(|w| {
+                Diagnostic::warning(
+                    self.skills_dir.join(&created).join(SKILL_FILE),
+                    0,
+                    "DRAFT_FAILED",
+                    w.clone(),
+                )
+            })
+            .collect();
         let saved = SkillSaved {
             name: created,
             outcome: "loaded".into(),
             reembedded: documents > 0,
             documents,
             diagnostics,
-            drafted_tools: tools.iter().map(|t| t.name.clone()).collect(),
+            drafted_tools: draft.tools.iter().map(|t| t.name.clone()).collect(),
         };
         self.emit(Notice::SkillsChanged {
             name: saved.name.clone(),

@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use thinker::CancelToken;
 
-use crate::error::{Result, SessionError};
+use crate::error::{EngineError, Result};
 
 /// What the person is asked. Serialised as `{"type": "...", ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -90,8 +90,8 @@ pub enum Answer {
     Diff(DiffDecision),
 }
 
-fn invalid(msg: &str) -> SessionError {
-    SessionError::InvalidAnswer(msg.to_owned())
+fn invalid(msg: &str) -> EngineError {
+    EngineError::InvalidAnswer(msg.to_owned())
 }
 
 fn decision_of(answer: &Value) -> Result<(&str, &Map<String, Value>)> {
@@ -183,13 +183,10 @@ impl QuestionBoard {
     /// Answers question `id`; the answer must fit the question.
     pub fn answer(&self, id: u64, answer: &Value) -> Result<()> {
         let b = self.inner.lock().expect("board lock");
-        let (kind, tx) = b
-            .waiting
-            .get(&id)
-            .ok_or(SessionError::UnknownQuestion(id))?;
+        let (kind, tx) = b.waiting.get(&id).ok_or(EngineError::UnknownQuestion(id))?;
         let parsed = kind.parse(answer)?;
         tx.send(parsed)
-            .map_err(|_| SessionError::UnknownQuestion(id))
+            .map_err(|_| EngineError::UnknownQuestion(id))
     }
 
     /// Answers the open final diff review with a rollback (the graph window's rollback points).
@@ -199,9 +196,9 @@ impl QuestionBoard {
             .waiting
             .values()
             .find(|(k, _)| *k == Kind::ReviewDiff)
-            .ok_or(SessionError::NotAtReview)?;
+            .ok_or(EngineError::NotAtReview)?;
         tx.send(Answer::Diff(DiffDecision::RollBackTo(snapshot.to_owned())))
-            .map_err(|_| SessionError::NotAtReview)
+            .map_err(|_| EngineError::NotAtReview)
     }
 
     /// How many questions wait (tests).

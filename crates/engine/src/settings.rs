@@ -13,7 +13,7 @@ use serde_yaml::{Mapping, Value as Yaml};
 use skills::SkillStore;
 use thinker::Planner;
 
-use crate::error::{Result, SessionError};
+use crate::error::{EngineError, Result};
 use crate::{Engine, Notice, Notify, lock, write};
 
 /// The levers the Settings window edits.
@@ -39,23 +39,26 @@ fn progress(notify: &Notify, component: &str, state: &str, message: String) {
     });
 }
 
-/// The configured embedder and planner, or the embedded defaults where a model fails to load.
+/// The configured embedder and planner. A model that fails to load is reported (`failed`) and,
+/// with `fallback`, replaced by the embedded default (`fallback`); without, it is the error.
 pub(crate) fn load_models(
     config: &PipelineConfig,
     store: &SkillStore,
     notify: &Notify,
-) -> (RetrievalPipeline, Box<dyn Planner>) {
-    (
-        load_retrieval(config, store, notify),
-        load_planner(config, notify),
-    )
+    fallback: bool,
+) -> Result<(RetrievalPipeline, Box<dyn Planner>)> {
+    Ok((
+        load_retrieval(config, store, notify, fallback)?,
+        load_planner(config, notify, fallback)?,
+    ))
 }
 
 fn load_retrieval(
     config: &PipelineConfig,
     store: &SkillStore,
     notify: &Notify,
-) -> RetrievalPipeline {
+    fallback: bool,
+) -> Result<RetrievalPipeline> {
     let model = config.embedding_backend != EmbeddingBackend::Lexical;
     if model {
         progress(
@@ -80,10 +83,13 @@ fn load_retrieval(
                 format!("the embedded lexical embedder ({what})")
             };
             progress(notify, "embedder", "ready", message);
-            r
+            Ok(r)
         }
         Err(e) => {
             progress(notify, "embedder", "failed", e.to_string());
+            if !fallback {
+                return Err(e.into());
+            }
             let fallback = PipelineConfig {
                 embedding_backend: EmbeddingBackend::Lexical,
                 embedding_model_path: None,
@@ -101,12 +107,16 @@ fn load_retrieval(
             if let Err(e) = r.build_index(store) {
                 tracing::warn!("skill index on the fallback embedder: {e}");
             }
-            r
+            Ok(r)
         }
     }
 }
 
-fn load_planner(config: &PipelineConfig, notify: &Notify) -> Box<dyn Planner> {
+fn load_planner(
+    config: &PipelineConfig,
+    notify: &Notify,
+    fallback: bool,
+) -> Result<Box<dyn Planner>> {
     let model = config.thinker_backend != ThinkerBackend::Rule;
     if model {
         progress(
@@ -124,17 +134,20 @@ fn load_planner(config: &PipelineConfig, notify: &Notify) -> Box<dyn Planner> {
                 "the embedded rule planner".to_owned()
             };
             progress(notify, "planner", "ready", message);
-            p
+            Ok(p)
         }
         Err(e) => {
             progress(notify, "planner", "failed", e.to_string());
+            if !fallback {
+                return Err(e.into());
+            }
             progress(
                 notify,
                 "planner",
                 "fallback",
                 "using the embedded rule planner".into(),
             );
-            Box::new(thinker::RulePlanner)
+            Ok(Box::new(thinker::RulePlanner))
         }
     }
 }
@@ -183,14 +196,14 @@ impl Engine {
     /// Validates and saves `settings`, then applies them: a new working folder is scanned, new
     /// models load on a background thread (progress as `ModelProgress`).
     pub fn set_settings(self: &Arc<Self>, settings: &Settings) -> Result<Settings> {
-        let file = self.config_file().ok_or_else(|| SessionError::Write {
+        let file = self.config_file().ok_or_else(|| EngineError::Write {
             path: "config file".into(),
             message: "no config directory on this system".into(),
         })?;
         let mut map: Mapping = match std::fs::read_to_string(&file) {
             Ok(text) => serde_yaml::from_str::<Option<Mapping>>(&text)
                 .map_err(|e| {
-                    SessionError::engine(&config::ConfigError::Syntax {
+                    EngineError::coded(&config::ConfigError::Syntax {
                         path: file.clone(),
                         message: e.to_string(),
                     })
@@ -222,19 +235,19 @@ impl Engine {
         ] {
             map.insert(Yaml::String(key.into()), value);
         }
-        let text = serde_yaml::to_string(&map).map_err(|e| SessionError::Write {
+        let text = serde_yaml::to_string(&map).map_err(|e| EngineError::Write {
             path: file.display().to_string(),
             message: e.to_string(),
         })?;
         // Validate the whole file (every problem at once) before it replaces the old one.
         if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| SessionError::Write {
+            std::fs::create_dir_all(dir).map_err(|e| EngineError::Write {
                 path: dir.display().to_string(),
                 message: e.to_string(),
             })?;
         }
         let tmp = file.with_extension("yaml.saving");
-        let written = std::fs::write(&tmp, &text).map_err(|e| SessionError::Write {
+        let written = std::fs::write(&tmp, &text).map_err(|e| EngineError::Write {
             path: tmp.display().to_string(),
             message: e.to_string(),
         });
@@ -247,7 +260,7 @@ impl Engine {
                 return Err(e.into());
             }
         };
-        std::fs::rename(&tmp, &file).map_err(|e| SessionError::Write {
+        std::fs::rename(&tmp, &file).map_err(|e| EngineError::Write {
             path: file.display().to_string(),
             message: e.to_string(),
         })?;
@@ -282,7 +295,14 @@ impl Engine {
             let core = lock(&self.core);
             core.store.clone()
         };
-        let (retrieval, planner) = load_models(config, &store, &self.notify);
+        // With a fallback only the embedded defaults' own failure can end up here.
+        let (retrieval, planner) = match load_models(config, &store, &self.notify, true) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                tracing::warn!("loading models: {e}");
+                return;
+            }
+        };
         let labels = (
             planner.name(),
             retrieval.embedder().fingerprint().to_owned(),

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use config::{DeleteMode, PipelineConfig};
+use engine::{Engine, EngineOptions, Message, Notice, Question, RunRequest, Settings};
 use serde_json::json;
-use session::{Engine, EngineOptions, Message, Notice, Question, RunRequest, Settings};
 
 const SEED: &str = "Clean up my Downloads folder – remove duplicates, then organize the remaining \
                     files into subfolders by type";
@@ -68,6 +68,7 @@ fn world() -> World {
             config,
             skills_dir: skills.path().to_owned(),
             config_file: Some(state.path().join("config.yaml")),
+            model_fallback: true,
         },
         Arc::new(move |n| sink.lock().unwrap().push(n)),
     )
@@ -88,7 +89,7 @@ fn start(
     request: RunRequest,
 ) -> (
     mpsc::Receiver<Message>,
-    std::thread::JoinHandle<session::Result<pipeline::RunReport>>,
+    std::thread::JoinHandle<engine::Result<pipeline::RunReport>>,
 ) {
     let (tx, rx) = mpsc::channel();
     let engine = engine.clone();
