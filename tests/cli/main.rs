@@ -9,6 +9,7 @@ use serde_json::Value;
 mod every_tool;
 mod logs;
 mod permissions;
+mod plan_quality;
 mod run;
 mod undo;
 
@@ -204,6 +205,7 @@ fn delete_goes_to_the_trash_by_default_and_permanent_when_configured() {
 #[test]
 fn a_commit_killed_half_way_is_reported_and_completed_on_the_next_start() {
     let env = mixed_files(120);
+    let original = files_below(env.root.path());
     let child = env
         .cmd(&[
             "tool",
@@ -261,6 +263,15 @@ fn a_commit_killed_half_way_is_reported_and_completed_on_the_next_start() {
     );
     assert!(sorted.contains(&"Images/file000.jpg".to_owned()));
     assert_eq!(env.json(&["recover", env.root()])["pending"], false);
+
+    // The finished commit is a committed run like any other: undo puts every file back.
+    let undo = env.run(&["--json", "undo", "--yes"]);
+    assert!(
+        undo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    assert_eq!(files_below(env.root.path()), original);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 // End-to-end: the app is killed (-9) half-way through a commit; started again, it finds the
-// interrupted commit, the bar shows it before anything else and "Finish it" completes it.
+// interrupted commit, the bar shows it before anything else and "Finish it" completes it; the
+// recovered run is in Recent with Undo, and after another restart that Undo puts every file back.
 //
 // Run through scripts/e2e.sh (it builds the app and starts Xvfb + a D-Bus session).
 import { test, after, before } from 'node:test';
@@ -25,6 +26,7 @@ const env = {
   SCOPE_WEAVER_CONFIG: join(work, 'config.yaml'),
 };
 let app;
+let original; // the tree before the run
 
 /** Every file below `dir` with its content. */
 function tree(dir, base = dir) {
@@ -75,6 +77,7 @@ before(async () => {
     writeFileSync(join(downloads, `file${String(i).padStart(2, '0')}.${ext}`), `content ${i}\n`);
   }
   cpSync(join(REPO, 'skills'), join(work, 'skills'), { recursive: true });
+  original = tree(home);
   await killedHalfWay(5);
   assert.equal(readdirSync(join(state, 'journals')).length, 1, 'a journal is left behind');
   app = await App.start(env);
@@ -100,4 +103,25 @@ test('the app finds the interrupted commit at start and finishes it', async () =
   const sorted = Object.keys(tree(join(home, 'Downloads')));
   assert.equal(sorted.length, 40, JSON.stringify(sorted));
   assert.ok(sorted.every((f) => f.includes('/')), `every file sorted: ${JSON.stringify(sorted)}`);
+});
+
+test('the recovered run can be undone from Recent after a restart, back to the exact tree', async () => {
+  await app.use('bar');
+  await app.until('Undo on the recovered run in Recent', "return !!document.querySelector('.history-undo')");
+  await app.close();
+  app = await App.start(env);
+  await app.use('bar');
+  const title = await app.until('Undo in Recent after the restart', "const b = document.querySelector('.history-undo'); return b ? b.getAttribute('aria-label') : false");
+  assert.match(title, /Organize the files in Downloads/);
+  shot('22-bar-undo-after-restart');
+  await app.run("document.querySelector('.history-undo').click()");
+  await app.until('the undo diff review', "return !!document.querySelector('button.commit')", { timeout: 60000 });
+  await app.run("document.querySelector('button.commit').click()");
+  await app.until('the undo report', "const r = document.querySelector('.report-text'); return r ? r.textContent : false", { timeout: 60000 });
+  shot('23-bar-undo-finished');
+  assert.deepEqual(tree(home), original);
+  // The history knows the recovered run is undone (Recent shows it "undone" when it is listed again).
+  const runs = await app.invoke('committed_runs', { limit: 5 });
+  const recovered = runs.ok?.find((r) => !r.undoes);
+  assert.ok(recovered?.undone_by, JSON.stringify(runs));
 });

@@ -61,6 +61,19 @@ impl AuditLog {
         self.append("status", &body)
     }
 
+    /// Records that run `run_id`'s interrupted commit was finished by a recovery (after a crash or
+    /// a kill): the run is done and committed, `applied` changes were written by the recovery.
+    pub fn record_recovery(&self, run_id: &str, applied: usize) -> Result<()> {
+        let body = json!({
+            "status": TaskStatus::Done,
+            "committed": true,
+            "recovered": true,
+            "applied": applied,
+            "at": now(),
+        });
+        self.store.append(run_id, "status", &body).map(|_| ())
+    }
+
     /// Records one event (the `AuditSink` method, with the audit crate's error).
     pub fn record_event(&mut self, event: &Event) -> Result<()> {
         let value =

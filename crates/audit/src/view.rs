@@ -9,7 +9,7 @@ use crate::record::{CapTask, Task, TaskStatus};
 use crate::{AuditError, Result};
 
 /// One request in `audit list`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunSummary {
     pub run_id: String,
     pub at: String,

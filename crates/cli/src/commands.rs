@@ -669,7 +669,7 @@ fn graph_export(env: &Env, root: &Path, out: Option<&Path>) -> Result<ExitCode> 
 }
 
 fn recover(env: &Env, root: &Path, complete: bool) -> Result<ExitCode> {
-    let report = sandbox::recover(root, &env.config.state_dir(), complete)?;
+    let report = engine::Ledger::new(env.config.clone()).recover(root, complete)?;
     let Some(r) = report else {
         if env.json {
             print_json(&json!({"ok": true, "pending": false}));

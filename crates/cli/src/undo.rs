@@ -1,10 +1,11 @@
 //! `scope-weaver undo [RUN_ID]` and `scope-weaver history`: committed runs, and turning one back
-//! (thin shells over `pipeline::find_run`, `pipeline::undo_run` and `pipeline::committed_runs`).
+//! (thin shells over the engine's `Ledger`, which needs no model).
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use engine::Ledger;
 use serde_json::json;
 
 use crate::commands::{Env, open_sandbox};
@@ -13,17 +14,12 @@ use crate::run::TerminalInteraction;
 
 /// `scope-weaver undo`: plans the undo on a fresh scan, shows the diff, commits when approved.
 pub fn undo_cmd(env: &Env, run_id: Option<&str>, yes: bool, dry_run: bool) -> Result<ExitCode> {
-    let record = pipeline::find_run(&env.config.state_dir(), run_id)?;
+    let ledger = Ledger::new(env.config.clone());
+    let record = ledger.find_run(run_id)?;
     let mut sandbox = open_sandbox(env, &record.root)?;
-    let mut audit_log = audit::AuditLog::new(crate::audit::open_store(env)?);
+    let mut audit_log = ledger.open_audit()?;
     let mut ui = TerminalInteraction::new(yes, env.json);
-    let report = pipeline::undo_run(
-        &mut sandbox,
-        &record,
-        dry_run,
-        &mut ui,
-        Some(&mut audit_log),
-    )?;
+    let report = ledger.undo(&mut sandbox, &record, dry_run, &mut ui, &mut audit_log)?;
     if env.json {
         print_json_line(&json!({"event": "done", "report": report}));
     } else {
@@ -40,8 +36,7 @@ pub fn undo_cmd(env: &Env, run_id: Option<&str>, yes: bool, dry_run: bool) -> Re
 
 /// `scope-weaver history`: every committed run, newest first, with what undid it.
 pub fn history_cmd(env: &Env, root: Option<&Path>) -> Result<ExitCode> {
-    let root = root.map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.to_owned()));
-    let (runs, broken) = pipeline::committed_runs(&env.config.state_dir(), root.as_deref());
+    let (runs, broken) = Ledger::new(env.config.clone()).committed_runs(root);
     if env.json {
         let broken: Vec<serde_json::Value> = broken
             .iter()

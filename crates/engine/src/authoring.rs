@@ -13,7 +13,7 @@ use skills::{Diagnostic, SKILL_FILE, SkillStore, TEMPLATE_DIR};
 use crate::error::{EngineError, Result};
 use crate::{Engine, Notice};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ToolInfo {
     pub name: String,
     pub description: String,
@@ -23,7 +23,7 @@ pub struct ToolInfo {
 }
 
 /// One skill folder as the editor lists it (also when its SKILL.md has errors).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkillInfo {
     /// The folder's name (what the editor opens and saves by).
     pub name: String,
@@ -36,7 +36,7 @@ pub struct SkillInfo {
 }
 
 /// A skill's SKILL.md as the editor opens it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkillSource {
     pub name: String,
     pub path: String,
@@ -44,7 +44,7 @@ pub struct SkillSource {
 }
 
 /// What saving (or any reload of) a skill folder did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkillSaved {
     pub name: String,
     /// `loaded` | `kept_previous` (the edit has errors; the last good version stays in use) |

@@ -10,7 +10,9 @@
 //! and `settings_set` (the user's own files).
 
 mod authoring;
+mod contract;
 mod error;
+mod ledger;
 mod plan;
 mod questions;
 mod settings;
@@ -33,13 +35,15 @@ use skills::SkillStore;
 use thinker::{CancelToken, Planner};
 
 pub use authoring::{SkillInfo, SkillSaved, SkillSource, ToolInfo};
+pub use contract::{ipc_schema, op_kinds};
 pub use error::{EngineError, Result};
+pub use ledger::Ledger;
 pub use plan::PlanPreview;
 pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
 pub use settings::{Settings, load_app_config};
 
 /// Something every window may want to know. `channel()` names the app-wide event.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Notice {
     /// Every event of the running request.
@@ -133,7 +137,7 @@ pub struct RunSettings {
 }
 
 /// What `app_info` shows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AppInfo {
     pub root: Option<String>,
     pub shortcut: String,
@@ -146,7 +150,7 @@ pub struct AppInfo {
 }
 
 /// An agent the bar offers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Agent {
     pub id: String,
     pub name: String,
@@ -156,7 +160,7 @@ pub struct Agent {
 }
 
 /// A scanned working folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RootSummary {
     pub files: u64,
     pub dirs: u64,

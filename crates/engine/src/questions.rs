@@ -19,7 +19,7 @@ use thinker::CancelToken;
 use crate::error::{EngineError, Result};
 
 /// What the person is asked. Serialised as `{"type": "...", ...}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Question {
     ClarifyRequest {
@@ -64,7 +64,7 @@ impl Question {
 }
 
 /// What the run's channel carries. Serialised as `{"kind": "...", ...}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Message {
     Event {

@@ -17,7 +17,7 @@ use crate::error::{EngineError, Result};
 use crate::{Engine, Notice, Notify, lock, write};
 
 /// The levers the Settings window edits.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Settings {
     pub working_root: Option<PathBuf>,
     pub thinker_backend: String,

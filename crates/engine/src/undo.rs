@@ -3,18 +3,21 @@
 //! the working folder, found and reported or finished.
 
 use pipeline::{CommittedRun, UndoReport};
-use sandbox::{RecoveryReport, Sandbox, SandboxConfig, ScanOptions};
+use sandbox::{RecoveryReport, Sandbox, ScanOptions};
 
+use crate::ledger::Ledger;
 use crate::questions::{Message, WindowInteraction};
 use crate::{Engine, EngineError, Notice, Result, ViewSource, lock, read, write};
 
 impl Engine {
+    /// The committed runs and interrupted commits under the current configuration's state folder.
+    pub fn ledger(&self) -> Ledger {
+        Ledger::new(self.config())
+    }
+
     /// Committed runs of every folder, newest first.
     pub fn committed_runs(&self, limit: usize) -> Vec<CommittedRun> {
-        let (runs, broken) = pipeline::committed_runs(&self.config().state_dir(), None);
-        for (path, why) in broken {
-            tracing::warn!(path = %path.display(), "history record unreadable: {why}");
-        }
+        let (runs, _) = self.ledger().committed_runs(None);
         runs.into_iter().take(limit).collect()
     }
 
@@ -28,18 +31,12 @@ impl Engine {
         sink: &mut (dyn FnMut(Message) + Send),
     ) -> Result<UndoReport> {
         let (cancel, _running) = self.start_run()?;
-        let config = self.config();
-        let record = pipeline::find_run(&config.state_dir(), run_id)?;
-        let mut sandbox = Sandbox::open(
-            &record.root,
-            SandboxConfig::from_pipeline(&config),
-            &ScanOptions::default(),
-        )?;
+        let ledger = self.ledger();
+        let record = ledger.find_run(run_id)?;
+        let mut sandbox = ledger.open_sandbox(&record.root, &ScanOptions::default())?;
         let mut core = lock(&self.core);
         if core.audit.is_none() {
-            core.audit = Some(audit::AuditLog::new(audit::AuditStore::connect(
-                &config.audit_db(),
-            )?));
+            core.audit = Some(ledger.open_audit()?);
         }
         let notify = self.notify.clone();
         let run = record.run.id.clone();
@@ -70,18 +67,11 @@ impl Engine {
             cancel,
             on_sandbox: &mut on_sandbox,
         };
-        let audit = core
-            .audit
-            .as_mut()
-            .map(|a| a as &mut dyn pipeline::AuditSink);
-        let report = pipeline::undo_run(&mut sandbox, &record, dry_run, &mut ui, audit)?;
+        let audit = core.audit.as_mut().expect("opened above");
+        let report = ledger.undo(&mut sandbox, &record, dry_run, &mut ui, audit)?;
         if showing && !report.committed {
             // The graph window shows the disk as it is, not the declined undo.
-            if let Ok(fresh) = Sandbox::open(
-                &record.root,
-                SandboxConfig::from_pipeline(&config),
-                &ScanOptions::default(),
-            ) {
+            if let Ok(fresh) = ledger.open_sandbox(&record.root, &ScanOptions::default()) {
                 write(&self.view, Some(ViewSource::of(&fresh)));
             }
         }
@@ -95,7 +85,7 @@ impl Engine {
     /// doubt and what is left. The bar shows it before anything else.
     pub fn pending_recovery(&self) -> Result<Option<RecoveryReport>> {
         let root = read(&self.root).ok_or(EngineError::NoRoot)?;
-        Ok(sandbox::recover(&root, &self.config().state_dir(), false)?)
+        self.ledger().recover(&root, false)
     }
 
     /// Finishes the interrupted commit of the working folder (the rest of its changes, after
@@ -103,6 +93,6 @@ impl Engine {
     pub fn finish_recovery(&self) -> Result<Option<RecoveryReport>> {
         let (_cancel, _running) = self.start_run()?;
         let root = read(&self.root).ok_or(EngineError::NoRoot)?;
-        Ok(sandbox::recover(&root, &self.config().state_dir(), true)?)
+        self.ledger().recover(&root, true)
     }
 }

@@ -537,6 +537,15 @@ fn an_interrupted_commit_is_found_and_finished_from_the_window() {
     assert!(w.engine.pending_recovery().unwrap().is_none());
     let root = std::fs::canonicalize(w.home.path()).unwrap();
     let state = w.engine.config().state_dir();
+    // The run was in the audit log when it stopped (no status after its request).
+    let mut audit_log =
+        audit::AuditLog::new(audit::AuditStore::connect(&w.engine.config().audit_db()).unwrap());
+    audit_log
+        .record_event(&pipeline::Event::Request {
+            id: "r-killed".into(),
+            text: "move the song up".into(),
+        })
+        .unwrap();
     // A commit that stopped before its one change: the journal is all that is left of it.
     let header = sandbox::JournalHeader {
         version: 1,
@@ -549,7 +558,11 @@ fn an_interrupted_commit_is_found_and_finished_from_the_window() {
             expect: None,
         }],
         started_at: 0,
-        run: None,
+        run: Some(sandbox::RunLabel {
+            id: "r-killed".into(),
+            request: "move the song up".into(),
+            undoes: None,
+        }),
     };
     let path = sandbox::journal_path(&state, &root);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -565,6 +578,13 @@ fn an_interrupted_commit_is_found_and_finished_from_the_window() {
     assert!(done.finished, "{done:?}");
     assert!(root.join("song.mp3").exists());
     assert!(w.engine.pending_recovery().unwrap().is_none());
-    // The finished commit is in the history, so it can be undone.
-    assert_eq!(w.engine.committed_runs(5).len(), 1);
+    // The finished commit is in the history, so it can be undone; the audit log says the run
+    // was committed (by the recovery).
+    let runs = w.engine.committed_runs(5);
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].id, "r-killed");
+    let history = w.engine.history(5).unwrap();
+    assert_eq!(history[0].run_id, "r-killed");
+    assert_eq!(history[0].committed, Some(true), "{history:?}");
+    assert_eq!(history[0].status, "done");
 }

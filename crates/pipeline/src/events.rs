@@ -6,7 +6,9 @@ use serde_json::{Map, Value};
 use thinker::PlanUsage;
 
 /// The stages of seed 001's pipeline, in order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     Input,
@@ -66,7 +68,7 @@ impl Stage {
 }
 
 /// A (skill, tool) the person may pick on a near-miss, with its score.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkillCandidate {
     pub skill: String,
     pub tool: String,
@@ -76,7 +78,7 @@ pub struct SkillCandidate {
 }
 
 /// Everything that happens in a run, in order. Serialised as `{"event": "...", ...}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     StageStarted {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use crate::events::{Event, SkillCandidate};
 
 /// A missing parameter the person is asked for.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ParamQuestion {
     pub step: u32,
     pub skill: String,
@@ -24,7 +24,7 @@ pub struct ParamQuestion {
 }
 
 /// A step waiting for approval: what ran, with which params, and what it changed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StepReview {
     pub step: u32,
     pub description: String,
@@ -52,7 +52,7 @@ pub enum Decision {
 }
 
 /// A staged step the person can roll the pending change back to at the final review.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RollbackPoint {
     pub step: u32,
     /// The snapshot taken before the step: rolling back to it undoes this step and every later one.
@@ -64,7 +64,7 @@ pub struct RollbackPoint {
 }
 
 /// The whole pending change before commit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct DiffReview {
     pub changes: Vec<String>,
     pub ops: Vec<ChangeOp>,

@@ -60,7 +60,7 @@ impl std::fmt::Debug for RunOptions {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
     Done,
@@ -70,7 +70,7 @@ pub enum StepStatus {
 }
 
 /// What became of one plan step.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StepOutcome {
     pub step: u32,
     pub skill: String,
@@ -84,7 +84,7 @@ pub struct StepOutcome {
 }
 
 /// The result of a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunReport {
     /// The request's id in the audit log and the trace.
     pub id: String,

@@ -241,6 +241,15 @@ pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data:
     }
 }
 
+/// "11 changes simulated (3 deletions · 4 moves · 4 new folders)", or "no change simulated".
+pub(crate) fn simulated(ops: &[sandbox::ChangeOp]) -> String {
+    match ops.len() {
+        0 => "no change simulated".to_owned(),
+        1 => format!("1 change simulated ({})", sandbox::count_text(ops)),
+        n => format!("{n} changes simulated ({})", sandbox::count_text(ops)),
+    }
+}
+
 /// One line for a finished commit: "12 change(s) written, 3 item(s) moved to the trash".
 pub(crate) fn commit_summary(r: &sandbox::CommitReport) -> String {
     let mut parts = vec![format!("{} change(s) written", r.applied)];

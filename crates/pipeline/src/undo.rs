@@ -15,7 +15,7 @@ use crate::events::Event;
 use crate::interaction::{DiffDecision, DiffReview, Interaction};
 
 /// One committed run as the history lists it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CommittedRun {
     pub id: String,
     pub request: String,
@@ -94,7 +94,7 @@ pub fn find_run(state_dir: &Path, run_id: Option<&str>) -> Result<RunRecord> {
 }
 
 /// What an undo did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct UndoReport {
     /// This undo's own id (its history record and audit entries): undo it to redo the run.
     pub id: String,
@@ -203,8 +203,8 @@ fn drive(
     let decision = ui.review_diff(&review);
     if dry_run {
         report.text = format!(
-            "{summary}\nDry run: {} change(s) simulated, nothing was written.",
-            review.changes.len()
+            "{summary}\nDry run: {}, nothing was written.",
+            crate::report::simulated(&review.ops)
         );
         return Ok(report);
     }

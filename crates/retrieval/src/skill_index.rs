@@ -21,7 +21,7 @@ pub struct SkillDoc {
 pub const SKILL_WEIGHT: f32 = 0.6;
 
 /// One ranked (skill, tool) pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkillHit {
     pub skill: String,
     pub tool: String,

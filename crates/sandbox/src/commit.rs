@@ -17,7 +17,7 @@ use crate::node::{Fingerprint, NodeKind, ROOT_ID, is_within, parent_of};
 use crate::scan::fingerprint;
 
 /// Why a change cannot be applied safely.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Conflict {
     /// The file on disk is not the one the scan saw (edited, replaced, resized).
@@ -415,7 +415,7 @@ pub fn precheck(root: &Path, ops: &[ChangeOp]) -> Vec<Conflict> {
 }
 
 /// What a finished commit did, in numbers.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CommitReport {
     pub applied: usize,
     pub created: usize,

@@ -14,7 +14,7 @@ use crate::graph::{ChangeOp, FileSystemGraph};
 use crate::node::{NodeKind, is_within};
 
 /// Where every scanned file's bytes are after the pending change.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Accounting {
     /// Files the scan saw.
     pub files: usize,

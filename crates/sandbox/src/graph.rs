@@ -15,7 +15,19 @@ use serde_json::{Value, json};
 use crate::node::{Fingerprint, Node, NodeKind, ROOT_ID, is_within, parent_of};
 
 /// Identifies a snapshot; rolling back to it restores the graph as it was when it was taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct SnapshotId(pub u64);
 
 impl std::fmt::Display for SnapshotId {
@@ -36,7 +48,7 @@ impl std::str::FromStr for SnapshotId {
 }
 
 /// One change the disk must undergo at commit, recorded as the graph changes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum ChangeOp {
     CreateDir {
@@ -112,7 +124,7 @@ pub enum ChangeOp {
 }
 
 /// One archive entry extracted into an existing folder, and where it lands there.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExtractedEntry {
     /// The entry's name in the archive (cleaned: no `./`, no trailing `/`).
     pub entry: String,
@@ -144,31 +156,32 @@ impl ChangeOp {
     }
 
     fn render_raw(&self) -> String {
+        let kind = self.kind();
+        format!("{} {:<6} {}", kind.sigil, kind.verb, self.render_what())
+    }
+
+    /// The diff line after its sigil and verb: what the change is about.
+    fn render_what(&self) -> String {
         match self {
-            ChangeOp::CreateDir { path } => format!("+ mkdir  {path}/"),
+            ChangeOp::CreateDir { path } => format!("{path}/"),
             ChangeOp::CreateFile { path, content } => match content {
-                Some(c) => format!("+ create {path} ({} bytes)", c.len()),
-                None => format!("+ create {path} (empty)"),
+                Some(c) => format!("{path} ({} bytes)", c.len()),
+                None => format!("{path} (empty)"),
             },
-            ChangeOp::Move { from, to, kind, .. } => {
-                format!("~ move   {from}{} -> {to}", slash(*kind))
-            }
-            ChangeOp::Copy { from, to, kind, .. } => {
-                format!("+ copy   {from}{} -> {to}", slash(*kind))
+            ChangeOp::Move { from, to, kind, .. } | ChangeOp::Copy { from, to, kind, .. } => {
+                format!("{from}{} -> {to}", slash(*kind))
             }
             ChangeOp::Delete {
                 path, kind, size, ..
-            } => {
-                format!("- delete {path}{} ({})", slash(*kind), human_bytes(*size))
-            }
+            } => format!("{path}{} ({})", slash(*kind), human_bytes(*size)),
             ChangeOp::CreateArchive {
                 sources, target, ..
-            } => format!("+ archive {} -> {target}", sources.join(", ")),
+            } => format!("{} -> {target}", sources.join(", ")),
             ChangeOp::ExtractArchive {
                 archive,
                 target,
                 merge: None,
-            } => format!("+ extract {archive} -> {target}/"),
+            } => format!("{archive} -> {target}/"),
             ChangeOp::ExtractArchive {
                 archive,
                 target,
@@ -180,7 +193,7 @@ impl ChangeOp {
                     .filter(|e| !e.is_dir && e.to != e.entry)
                     .count();
                 format!(
-                    "+ extract {archive} -> {target}/ (into the existing folder: {files} file{}{})",
+                    "{archive} -> {target}/ (into the existing folder: {files} file{}{})",
                     if files == 1 { "" } else { "s" },
                     if renamed > 0 {
                         format!(", {renamed} renamed")
@@ -190,22 +203,20 @@ impl ChangeOp {
                 )
             }
             ChangeOp::Hardlink { path, to, size, .. } => {
-                format!("= link   {path} => {to} (frees {})", human_bytes(*size))
+                format!("{path} => {to} (frees {})", human_bytes(*size))
             }
             ChangeOp::Restore {
                 path, kind, size, ..
             } => format!(
-                "+ restore {path}{} ({}) from the trash",
+                "{path}{} ({}) from the trash",
                 slash(*kind),
                 human_bytes(*size)
             ),
-            ChangeOp::RemoveDir { path } => format!("- rmdir  {path}/ (empty)"),
-            ChangeOp::Unlink { path, to, size, .. } => {
-                format!(
-                    "= unlink {path} <= {to} (its own copy again, {})",
-                    human_bytes(*size)
-                )
-            }
+            ChangeOp::RemoveDir { path } => format!("{path}/ (empty)"),
+            ChangeOp::Unlink { path, to, size, .. } => format!(
+                "{path} <= {to} (its own copy again, {})",
+                human_bytes(*size)
+            ),
         }
     }
 
@@ -221,7 +232,7 @@ impl ChangeOp {
     }
 
     pub fn is_destructive(&self) -> bool {
-        matches!(self, ChangeOp::Delete { .. })
+        self.kind().destructive
     }
 }
 

@@ -57,7 +57,7 @@ pub fn fresh_id(prefix: &str, salt: &str) -> String {
 }
 
 /// Where the system trash put a deleted entry (the fields of `trash::TrashItem`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TrashedEntry {
     /// The trash's own id of the item (freedesktop: its `.trashinfo` file).
     pub id: PathBuf,

@@ -169,7 +169,7 @@ pub fn read(path: &Path) -> Result<JournalState> {
 }
 
 /// Whether the change in doubt after a crash took place.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum InDoubt {
     Applied,
@@ -350,7 +350,7 @@ fn clean_partial(root: &Path, op: &ChangeOp) -> std::io::Result<()> {
 }
 
 /// What recovery found and did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RecoveryReport {
     pub journal: PathBuf,
     pub root: PathBuf,

@@ -15,6 +15,7 @@ mod history;
 mod journal;
 mod limit;
 mod node;
+mod op_kind;
 mod ops;
 mod params;
 pub mod parse;
@@ -44,6 +45,7 @@ pub use history::{
 pub use journal::{InDoubt, JournalHeader, RecoveryReport, journal_path};
 pub use limit::Approval;
 pub use node::{Fingerprint, Node, NodeKind, Origin, ROOT_ID};
+pub use op_kind::{OP_KINDS, OpKind, count_text};
 pub use ops::node_view;
 pub use params::{format_time, now_secs, parse_date, parse_size};
 pub use primitives::graph_primitive_table;

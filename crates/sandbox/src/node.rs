@@ -3,7 +3,19 @@
 use serde::{Deserialize, Serialize};
 
 /// What a node is on disk. Symlinks are recorded, never followed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
     File,
@@ -33,7 +45,7 @@ impl NodeKind {
 }
 
 /// The on-disk identity of a node at scan time; commit refuses to act if the disk no longer matches.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Fingerprint {
     pub kind: NodeKind,
     /// Files only; directories' sizes change with their contents and are not compared.

@@ -16,14 +16,14 @@ use crate::history::{RecordedChange, RunRecord, TrashedEntry, still_in_trash, tr
 use crate::node::{Fingerprint, Node, NodeKind, ROOT_ID, join, parent_of};
 
 /// A recorded change the undo leaves as it is, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UndoKept {
     pub path: String,
     pub reason: String,
 }
 
 /// What an undo will do, before approval.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UndoPlan {
     /// The run being undone.
     pub run: String,

@@ -38,7 +38,7 @@ impl Default for ViewOptions {
 }
 
 /// A node's state relative to the scan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ViewStatus {
     Unchanged,
@@ -50,7 +50,7 @@ pub enum ViewStatus {
     Changed,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ViewKind {
     Dir,
@@ -61,7 +61,7 @@ pub enum ViewKind {
 }
 
 /// One visible node. Positions are the centre of the node's box in layout units.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ViewNode {
     pub id: String,
     pub parent: Option<String>,
@@ -80,14 +80,14 @@ pub struct ViewNode {
     pub y: f64,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Totals {
     pub files: u64,
     pub dirs: u64,
     pub bytes: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TreeView {
     pub root_path: String,
     pub total: Totals,

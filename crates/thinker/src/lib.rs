@@ -111,7 +111,7 @@ impl PlanControl<'_> {
 }
 
 /// Token usage and latency of one planning call.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PlanUsage {
     /// `rule` or the model's name.
     pub planner: String,

@@ -30,7 +30,7 @@ const input = h('input#request.request-input', {
 });
 const phaseEl = h('span.input-hint', h('kbd', '⏎'), ' run');
 const agentsEl = h('div.agents', { role: 'listbox', 'aria-label': 'Agents', 'aria-orientation': 'horizontal' });
-const recovery = new Recovery();
+const recovery = new Recovery({ onFinished: () => history.load() });
 const viewEl = h('div.results-view');
 // An interrupted commit comes first, above the recent list or the run.
 const results = h('main.results', { tabindex: '-1' }, recovery.el, viewEl);

@@ -8,7 +8,9 @@ import { verdictText, conflictText } from '../lib/undo.js';
 const SHOW_PENDING = 3;
 
 export class Recovery {
-  constructor() {
+  /** @param {{ onFinished?: () => void }} [o]  called after finish_recovery completed the commit (the run is now in the history) */
+  constructor({ onFinished } = {}) {
+    this.onFinished = onFinished;
     this.report = null; // the open RecoveryReport (not finished), or null
     this.notice = null; // "Finished: …" after finish_recovery succeeded
     this.error = null;
@@ -72,6 +74,7 @@ export class Recovery {
           h('span.recovery-done-text', 'Finished: the remaining changes were applied'),
           typeof n === 'number' ? h('span.faint', `(${plural(n, 'change')} written now)`) : null,
         );
+        this.onFinished?.();
       } else {
         this.report = report;
       }

@@ -50,19 +50,19 @@ export const settings = {
 export const OPS = {
   1: [],
   2: [
-    { op: 'delete', path: 'Downloads/beach.jpg', kind: 'file', size: 13 },
-    { op: 'delete', path: 'Downloads/old/beach.jpg', kind: 'file', size: 13 },
-    { op: 'delete', path: 'Downloads/report_v1.pdf', kind: 'file', size: 20 },
+    { op: 'delete', path: 'Downloads/beach.jpg', kind: 'file', size: 13, expect: null },
+    { op: 'delete', path: 'Downloads/old/beach.jpg', kind: 'file', size: 13, expect: null },
+    { op: 'delete', path: 'Downloads/report_v1.pdf', kind: 'file', size: 20, expect: null },
   ],
   3: [
     { op: 'create_dir', path: 'Downloads/Images' },
-    { op: 'move', from: 'Downloads/beach (1).jpg', to: 'Downloads/Images/beach (1).jpg', kind: 'file' },
+    { op: 'move', from: 'Downloads/beach (1).jpg', to: 'Downloads/Images/beach (1).jpg', kind: 'file', expect: null },
     { op: 'create_dir', path: 'Downloads/Data' },
-    { op: 'move', from: 'Downloads/export.csv', to: 'Downloads/Data/export.csv', kind: 'file' },
+    { op: 'move', from: 'Downloads/export.csv', to: 'Downloads/Data/export.csv', kind: 'file', expect: null },
     { op: 'create_dir', path: 'Downloads/Documents' },
-    { op: 'move', from: 'Downloads/report_final.pdf', to: 'Downloads/Documents/report_final.pdf', kind: 'file' },
+    { op: 'move', from: 'Downloads/report_final.pdf', to: 'Downloads/Documents/report_final.pdf', kind: 'file', expect: null },
     { op: 'create_dir', path: 'Downloads/Audio' },
-    { op: 'move', from: 'Downloads/song.mp3', to: 'Downloads/Audio/song.mp3', kind: 'file' },
+    { op: 'move', from: 'Downloads/song.mp3', to: 'Downloads/Audio/song.mp3', kind: 'file', expect: null },
   ],
 };
 
@@ -171,7 +171,7 @@ export function undoScript() {
   const ops = [
     { op: 'restore', path: 'Projects/old/design.psd', kind: 'file', size: 2097152, trashed: { id: '/home/u/.local/share/Trash/info/design.psd.trashinfo', name: 'design.psd', original_parent: '/home/u/Projects/old', time_deleted: 1718000000 } },
     { op: 'restore', path: 'Projects/old/spec.pdf', kind: 'file', size: 48213, trashed: { id: '/home/u/.local/share/Trash/info/spec.pdf.trashinfo', name: 'spec.pdf', original_parent: '/home/u/Projects/old', time_deleted: 1718000000 } },
-    { op: 'delete', path: 'old-projects.zip', kind: 'file', size: 1843200 },
+    { op: 'delete', path: 'old-projects.zip', kind: 'file', size: 1843200, expect: null },
   ];
   const summary = 'Undo of r2 (“Archive everything in Projects/old into old-projects.zip”): 3 change(s); 1 kept as it is (changed since the run); 1 not restorable.\nNothing lost: 3 entries accounted for.';
   const text = `${summary}\nUndone: 2 restored from the trash, 1 deleted.`;
@@ -221,7 +221,10 @@ export const recoveryFinished = {
   ...recoveryReport,
   in_doubt: null,
   pending: [],
-  completed: { applied: 4, created: 2, moved: 2, copied: 0, deleted: 0, linked: 0, trashed: 0, restored: 0 },
+  completed: {
+    applied: 4, created: 2, moved: 2, copied: 0, deleted: 0, linked: 0, trashed: 0, restored: 0, removed_folders: 0, unlinked: 0,
+    run_id: 'r5', warnings: [], accounting: null, verified: true, freed_bytes: 0, journal: null,
+  },
   finished: true,
 };
 

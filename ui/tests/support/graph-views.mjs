@@ -34,7 +34,7 @@ function layout(tree) {
   }
   function place(n, parent, ox, oy) {
     const { children, _place, _size, ...rest } = n;
-    const node = { parent, ext: null, size: null, files: null, expanded: false, status: 'unchanged', ...rest };
+    const node = { parent, ext: null, size: 0, files: 0, expanded: false, status: 'unchanged', from: null, ...rest };
     if (!children) {
       node.x = ox + LEAF_W / 2;
       node.y = oy + LEAF_H / 2 - 10;

@@ -133,17 +133,17 @@ impl Orchestrator<'_> {
                     continue;
                 }
             }
-            let n = review.changes.len();
             if run.options.dry_run {
                 let text = format!(
-                    "{}\nDry run: {n} change(s) simulated, nothing was written.",
-                    review.summary
+                    "{}\nDry run: {}, nothing was written.",
+                    review.summary,
+                    crate::report::simulated(&review.ops)
                 );
                 return Ok(report_and_end(run, ui, text));
             }
             let approved = decision == DiffDecision::Commit;
             ui.event(&Event::DiffReviewed {
-                changes: n,
+                changes: review.changes.len(),
                 approved,
             });
             if !approved {

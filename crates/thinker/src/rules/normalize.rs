@@ -121,28 +121,7 @@ pub fn vocabulary(store: &SkillStore) -> BTreeSet<String> {
 
 /// Optimal-string-alignment distance: Levenshtein plus adjacent transpositions ("remvoe").
 pub fn osa_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// Everyday words that are spelt right: never "corrected" into a skill word one letter away
@@ -213,6 +192,13 @@ fn sorted(w: &str) -> Vec<char> {
     c
 }
 
+/// A word that names something rather than says something: an extension (".jpeg"), a file name
+/// ("notes.md") or a path ("Music/dupes"). Typo correction leaves it exactly as written.
+fn is_name(word: &str) -> bool {
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '/');
+    word.starts_with('.') || word.contains('/') || word.trim_end_matches('.').contains('.')
+}
+
 /// The clause as the skill matcher should see it.
 /// With `mask`, folder names are removed; without, only words are normalised (step descriptions).
 pub fn for_matching(text: &str, slots: &Slots, vocab: &BTreeSet<String>, mask: bool) -> String {
@@ -223,6 +209,9 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &BTreeSet<String>, mask: b
                 let core = w
                     .trim_matches(|c: char| !c.is_alphanumeric())
                     .to_lowercase();
+                if is_name(w) {
+                    return w.to_owned();
+                }
                 match correct(&core, vocab) {
                     Some(c) => w.to_lowercase().replace(&core, &c),
                     None => w.to_owned(),
@@ -253,6 +242,9 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &BTreeSet<String>, mask: b
             let core = w.trim_matches(|c: char| !c.is_alphanumeric());
             if let Some((_, to)) = SYNONYMS.iter().find(|(f, _)| *f == core) {
                 return (*to).to_owned();
+            }
+            if is_name(w) {
+                return w.to_owned();
             }
             correct(core, vocab).unwrap_or_else(|| w.to_owned())
         })
@@ -299,5 +291,26 @@ mod tests {
             correct_folder("downlaods", &["downloads", "desktop"]).as_deref(),
             Some("downloads")
         );
+    }
+
+    #[test]
+    fn names_are_never_corrected() {
+        // Regression: "rename every .jpeg file in camera to .jpg" became "rename every .jpg file".
+        let vocab: BTreeSet<String> = ["jpg", "jpeg", "notes", "rename", "music"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        let slots = Slots::default();
+        for text in [
+            "rename every .jpeg file in camera to .jpg",
+            "renmae note.md and Musci/dupes",
+        ] {
+            let out = for_matching(text, &slots, &vocab, false);
+            for name in [".jpeg", ".jpg", "note.md", "Musci/dupes"] {
+                assert_eq!(text.contains(name), out.contains(name), "{text} -> {out}");
+            }
+        }
+        assert!(for_matching("renmae note.md", &slots, &vocab, false).starts_with("rename "));
+        assert!(for_matching("a .jpe file", &slots, &vocab, true).contains(".jpe"));
     }
 }
