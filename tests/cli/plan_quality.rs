@@ -7,9 +7,9 @@ use std::path::Path;
 use super::Env;
 
 /// Share of `eval/plans.jsonl` planned with the right skills in the right order (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 77.0;
+const PLAN_ACCURACY_FLOOR: f64 = 79.0;
 /// Share of clear requests planned without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 77.0;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 78.5;
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
@@ -18,7 +18,7 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
     let score = env.json(&["plan", "--file", file.to_str().unwrap()]);
     let accuracy = score["accuracy"].as_f64().expect("accuracy");
     assert!(
-        score["total"].as_u64().unwrap() >= 132,
+        score["total"].as_u64().unwrap() >= 152,
         "the labelled set only grows: {score}"
     );
     assert!(
@@ -34,4 +34,86 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
         acts >= ACTS_WHEN_CLEAR_FLOOR,
         "acts without asking on {acts:.1}% of clear requests, below {ACTS_WHEN_CLEAR_FLOOR}%: {clear}"
     );
+}
+
+/// A skill someone writes in the editor: nothing but its SKILL.md (triggers, defaults and what its
+/// tool acts on are data), no Rust.
+const SNAPSHOT_SKILL: &str = r#"---
+name: folder-snapshot
+description: >
+  Keep a dated copy of a folder before changing it: the folder is copied whole into Snapshots.
+tags: [snapshot, backup, copy]
+---
+
+# Folder snapshot
+
+### take -- Copy a folder whole into the Snapshots folder
+primitive: graph | method: copy_node | mutates: true | required: [source, target] | optional: [on_conflict]
+acts_on: nodes | selects: moved.to | defaults: {target: Snapshots, on_conflict: rename}
+triggers: ["take a snapshot of {source}", "snapshot {source}"]
+"#;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &dest);
+        } else {
+            std::fs::copy(entry.path(), dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_skill_written_only_in_skill_md_is_planned_and_run_for_a_request_that_names_it() {
+    let env = Env::new(&[
+        ("Documents/taxes.pdf", "tax"),
+        ("Documents/notes/a.md", "a"),
+    ]);
+    let skills = env.home.path().join("skills");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"),
+        &skills,
+    );
+    std::fs::create_dir_all(skills.join("folder-snapshot")).unwrap();
+    std::fs::write(skills.join("folder-snapshot/SKILL.md"), SNAPSHOT_SKILL).unwrap();
+    let skills = skills.to_str().unwrap();
+
+    let preview = env.json(&[
+        "--skills",
+        skills,
+        "plan",
+        "--root",
+        env.root(),
+        "take a snapshot of Documents",
+    ]);
+    let steps = preview["plan"]["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 1, "{preview}");
+    assert_eq!(steps[0]["skill"], "folder-snapshot", "{preview}");
+    assert_eq!(
+        steps[0]["params"],
+        serde_json::json!({"source": ["Documents"], "target": "Snapshots", "on_conflict": "rename"}),
+        "{preview}"
+    );
+
+    let out = env.run(&[
+        "--skills",
+        skills,
+        "run",
+        "--root",
+        env.root(),
+        "--yes",
+        "take a snapshot of Documents",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let copied = env.root.path().join("Snapshots/Documents");
+    assert_eq!(std::fs::read(copied.join("taxes.pdf")).unwrap(), b"tax");
+    assert_eq!(std::fs::read(copied.join("notes/a.md")).unwrap(), b"a");
+    assert!(env.root.path().join("Documents/taxes.pdf").exists());
 }

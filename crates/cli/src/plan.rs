@@ -61,6 +61,25 @@ pub fn skill_sequence(plan: &Plan) -> Vec<String> {
     out
 }
 
+/// `got` (repeats collapsed) is one reading of `expected`: each expected entry picks one of its
+/// `a|b` alternatives, and consecutive repeats collapse as they do in a plan's sequence
+/// (`["search-files|manage-files", "manage-files"]` is also met by `["manage-files"]`).
+pub fn sequence_matches(got: &[String], expected: &[String]) -> bool {
+    fn go(got: &[String], expected: &[String], last: Option<&str>) -> bool {
+        let Some((e, rest)) = expected.split_first() else {
+            return got.is_empty();
+        };
+        e.split('|').any(|alt| {
+            if Some(alt) == last {
+                go(got, rest, last)
+            } else {
+                got.first().is_some_and(|g| g == alt) && go(&got[1..], rest, Some(alt))
+            }
+        })
+    }
+    go(got, expected, None)
+}
+
 fn print_plan(PlanPreview { planned, missing }: &PlanPreview) {
     for s in &planned.plan.steps {
         println!(
@@ -140,11 +159,7 @@ pub fn plan_cmd(
         latency += planned.usage.latency_ms;
         let got = skill_sequence(&planned.plan);
         let asks = planned.clarification.is_some() || !missing.is_empty();
-        let matches = got.len() == expected.len()
-            && got
-                .iter()
-                .zip(&expected)
-                .all(|(g, e)| e.split('|').any(|alt| alt == g));
+        let matches = sequence_matches(&got, &expected);
         let ok = if clarify {
             asks && (expected.is_empty() || planned.plan.steps.is_empty() || matches)
         } else {
@@ -234,4 +249,36 @@ pub fn plan_cmd(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sequence_matches;
+
+    fn v(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_plan_meets_its_expected_skills_with_alternatives_and_repeats_collapsed() {
+        let expected = v(&["search-files|manage-files", "manage-files"]);
+        assert!(sequence_matches(
+            &v(&["search-files", "manage-files"]),
+            &expected
+        ));
+        assert!(sequence_matches(&v(&["manage-files"]), &expected));
+        assert!(!sequence_matches(&v(&["search-files"]), &expected));
+        assert!(!sequence_matches(
+            &v(&["manage-files", "search-files"]),
+            &expected
+        ));
+        let twice = v(&["remove-duplicates", "remove-duplicates", "organize-by-type"]);
+        assert!(sequence_matches(
+            &v(&["remove-duplicates", "organize-by-type"]),
+            &twice
+        ));
+        assert!(!sequence_matches(&v(&["organize-by-type"]), &twice));
+        assert!(sequence_matches(&[], &[]));
+        assert!(!sequence_matches(&v(&["manage-files"]), &[]));
+    }
 }

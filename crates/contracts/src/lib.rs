@@ -6,6 +6,7 @@ mod cpu;
 mod error;
 mod execution;
 mod plan;
+mod planning;
 mod primitive;
 mod reference;
 mod skill;
@@ -15,6 +16,9 @@ pub use cpu::{cpu_mismatch_message, missing_cpu_features};
 pub use error::{ErrorCode, ErrorPayload};
 pub use execution::{ExecutionResult, PipelineContext, StepStatus, ValidationResult};
 pub use plan::{Plan, PlanStep};
+pub use planning::{
+    ActsOn, REQUEST_SLOTS, ToolPlanning, WordRule, strip_placeholders, trigger_placeholders,
+};
 pub use primitive::{
     GraphPrimitive, LlmPrimitive, ParamSpec, ParamType, Primitive, PrimitiveKind, PrimitiveSpec,
     PrimitiveTable, RetrievalPrimitive, SkillPrimitive,

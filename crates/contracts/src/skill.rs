@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::{Primitive, ValidationResult};
+use crate::{Primitive, ToolPlanning, ValidationResult};
 
 /// One tool of a skill: a name and the single primitive it invokes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -20,6 +20,9 @@ pub struct ToolDefinition {
     pub required_params: Vec<String>,
     pub optional_params: Vec<String>,
     pub return_type: String,
+    /// How the rule planner chooses and fills this tool (the declaration's planning keys).
+    #[serde(default)]
+    pub planning: ToolPlanning,
 }
 
 impl ToolDefinition {

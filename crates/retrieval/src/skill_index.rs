@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use contracts::SkillDefinition;
+use contracts::{SkillDefinition, strip_placeholders, trigger_placeholders};
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
@@ -92,7 +92,12 @@ pub fn is_confident(top: f32, runner_up: Option<f32>, threshold: f32, gap: f32) 
 
 /// Text of a skill's document: name words, description, tags and trigger phrases.
 pub fn skill_text(s: &SkillDefinition) -> String {
-    let triggers: Vec<String> = s.triggers.iter().map(|t| strip_placeholders(t)).collect();
+    let triggers: Vec<String> = s
+        .triggers
+        .iter()
+        .chain(s.tools.values().flat_map(|t| &t.planning.triggers))
+        .map(|t| strip_placeholders(t))
+        .collect();
     format!(
         "{}. {} {}. {}",
         s.name.replace(['-', '_'], " "),
@@ -121,19 +126,11 @@ pub fn tool_text(s: &SkillDefinition, tool: &str) -> String {
     text
 }
 
-/// The placeholder names of a trigger phrase (`"sort {path} by {key}"` → path, key).
-fn placeholders(trigger: &str) -> Vec<&str> {
-    trigger
-        .split('{')
-        .skip(1)
-        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name.trim()))
-        .collect()
-}
-
 /// A trigger phrase belongs to the tools whose parameters its placeholders fill best: most
 /// placeholders that are parameters of the tool, then most that are required ones, then fewest
 /// required parameters left unfilled; ties share it.
-/// Triggers without placeholders (or fitting no tool) stay with the skill only.
+/// Triggers without placeholders (or fitting no tool) stay with the skill only. A tool's own
+/// `triggers` (in its declaration) come first.
 pub fn triggers_for_tool<'a>(s: &'a SkillDefinition, tool: &str) -> Vec<&'a str> {
     let fit = |t: &contracts::ToolDefinition, p: &[&str]| {
         let any = p
@@ -152,31 +149,19 @@ pub fn triggers_for_tool<'a>(s: &'a SkillDefinition, tool: &str) -> Vec<&'a str>
         let unfilled = t.required_params.len() - required;
         (any, required, std::cmp::Reverse(unfilled))
     };
-    s.triggers
-        .iter()
-        .filter(|trigger| {
-            let p = placeholders(trigger);
-            let best = s.tools.values().map(|t| fit(t, &p)).max();
-            s.tools
-                .get(tool)
-                .is_some_and(|t| fit(t, &p).0 > 0 && Some(fit(t, &p)) == best)
-        })
-        .map(String::as_str)
-        .collect()
-}
-
-fn strip_placeholders(t: &str) -> String {
-    let mut out = String::new();
-    let mut depth = 0i32;
-    for ch in t.chars() {
-        match ch {
-            '{' => depth += 1,
-            '}' => depth = (depth - 1).max(0),
-            c if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    let own = s
+        .tools
+        .get(tool)
+        .map(|t| &t.planning.triggers[..])
+        .unwrap_or(&[]);
+    let shared = s.triggers.iter().filter(|trigger| {
+        let p = trigger_placeholders(trigger);
+        let best = s.tools.values().map(|t| fit(t, &p)).max();
+        s.tools
+            .get(tool)
+            .is_some_and(|t| fit(t, &p).0 > 0 && Some(fit(t, &p)) == best)
+    });
+    own.iter().chain(shared).map(String::as_str).collect()
 }
 
 /// Every document (skill and tool) of one skill, with its text.

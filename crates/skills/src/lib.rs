@@ -6,6 +6,7 @@
 
 mod diagnostic;
 mod parser;
+mod planning;
 mod resolve;
 mod scaffold;
 mod store;
@@ -14,6 +15,7 @@ use contracts::{ParamSpec, ParamType, PrimitiveKind, PrimitiveSpec, PrimitiveTab
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use parser::{CHUNK_STRATEGIES, SkillDraft, ToolDraft, parse_skill_md};
+pub use planning::PLANNING_KEYS;
 pub use resolve::resolve;
 pub use scaffold::{ScaffoldSpec, ToolDeclaration, scaffold_skill_md, scaffold_vis};
 

@@ -10,6 +10,7 @@ use contracts::PrimitiveKind;
 use serde_yaml::{Mapping, Value};
 
 use crate::diagnostic::Diagnostic;
+use crate::planning::PLANNING_KEYS;
 
 /// Frontmatter keys of the public Agent Skills format that we accept and ignore.
 const AGENT_SKILLS_KEYS: &[&str] = &["license", "compatibility", "metadata", "allowed-tools"];
@@ -55,6 +56,8 @@ pub struct ToolDraft {
     pub optional: Vec<String>,
     pub signature: Option<String>,
     pub return_type: Option<String>,
+    /// Planning keys as written (key, value, line); checked by `resolve`.
+    pub planning: Vec<(String, serde_json::Value, usize)>,
     /// Line of the `###` heading.
     pub line: usize,
 }
@@ -222,6 +225,35 @@ pub fn parse_skill_md(text: &str, file: &Path) -> (Option<SkillDraft>, Vec<Diagn
     body(&mut cx, &mut draft, &lines, close + 1);
     let usable = !draft.name.is_empty() && !draft.description.is_empty();
     (usable.then_some(draft), cx.diags)
+}
+
+/// The `key: value` segments of a compact declaration line: split at `|` outside quotes and
+/// brackets, so a value may hold one (`defaults: {target: "{source}.{format|zip}"}`).
+fn compact_segments(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut quote, mut start) = (0i32, None, 0);
+    // A quote opens a value only where a YAML scalar can start ("it's" is no quote).
+    let mut prev = ':';
+    for (i, ch) in line.char_indices() {
+        let opens = matches!(prev, ':' | '[' | '{' | ',' | '|');
+        if !ch.is_whitespace() {
+            prev = ch;
+        }
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') if opens => quote = Some(ch),
+            (None, '[' | '{') => depth += 1,
+            (None, ']' | '}') => depth -= 1,
+            (None, '|') if depth <= 0 => {
+                out.push(&line[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&line[start..]);
+    out
 }
 
 fn strip_location(e: &serde_yaml::Error) -> String {
@@ -463,7 +495,11 @@ fn tool(
     let compact = decl.iter().any(|l| l.contains(" | ")) || (decl.len() == 1);
     if compact {
         for (off, l) in decl.iter().enumerate() {
-            for seg in l.split('|').map(str::trim).filter(|s| !s.is_empty()) {
+            for seg in compact_segments(l)
+                .into_iter()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+            {
                 let Some((k, v)) = seg.split_once(':') else {
                     cx.error(
                         decl_line + off,
@@ -525,7 +561,7 @@ fn tool(
     let get = |k: &str| fields.iter().find(|(key, _, _)| key == k);
     let mut ok = true;
     for (k, _, l) in &fields {
-        if !TOOL_KEYS.contains(&k.as_str()) {
+        if !TOOL_KEYS.contains(&k.as_str()) && !PLANNING_KEYS.contains(&k.as_str()) {
             cx.warning(
                 *l,
                 "UNKNOWN_KEY",
@@ -607,6 +643,14 @@ fn tool(
     } else {
         summary.to_owned()
     };
+    let planning = fields
+        .iter()
+        .filter(|(k, _, _)| PLANNING_KEYS.contains(&k.as_str()))
+        .map(|(k, v, l)| {
+            let json = serde_json::to_value(v).unwrap_or(serde_json::Value::Null);
+            (k.clone(), json, *l)
+        })
+        .collect();
     let (kind, operation) = (kind?, operation?);
     ok.then(|| ToolDraft {
         name: name.to_owned(),
@@ -619,6 +663,7 @@ fn tool(
         optional,
         signature: text("signature"),
         return_type: text("return_type"),
+        planning,
         line,
     })
 }

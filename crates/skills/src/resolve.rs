@@ -118,6 +118,7 @@ fn tool(
             ));
         }
     }
+    let planning = crate::planning::planning(t, spec, file, diags);
     if diags[before..].iter().any(Diagnostic::is_error) {
         return None;
     }
@@ -178,6 +179,7 @@ fn tool(
         required_params: t.required.clone(),
         optional_params: optional,
         return_type,
+        planning,
     })
 }
 
@@ -194,6 +196,7 @@ pub fn resolve(
             tools.insert(def.name.clone(), def);
         }
     }
+    check_takes_from(draft, &tools, file, &mut diags);
     let uses_retrieval = draft
         .tools
         .iter()
@@ -233,4 +236,46 @@ pub fn resolve(
         instructions: draft.instructions.clone(),
     };
     (Some(def), diags)
+}
+
+/// `takes_from` names a read-only sibling tool of the same skill.
+fn check_takes_from(
+    draft: &SkillDraft,
+    tools: &BTreeMap<String, ToolDefinition>,
+    file: &Path,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for t in tools.values() {
+        let line = draft
+            .tools
+            .iter()
+            .find(|d| d.name == t.name)
+            .and_then(|d| d.planning.iter().find(|(k, _, _)| k == "takes_from"))
+            .map_or(0, |(_, _, l)| *l);
+        for (param, from) in &t.planning.takes_from {
+            let sibling = from.split_once('.').map_or(from.as_str(), |(s, _)| s);
+            let declared = draft.tools.iter().any(|d| d.name == sibling);
+            let problem = match tools.get(sibling) {
+                // A sibling with errors of its own is already reported.
+                None if declared => None,
+                None => Some(format!(
+                    "no tool `{sibling}` in this skill; it has: {}",
+                    tools.keys().cloned().collect::<Vec<_>>().join(", ")
+                )),
+                Some(s) if s.mutates() => Some(format!(
+                    "`{sibling}` changes files; a step can only be fed by a read-only tool"
+                )),
+                Some(_) if sibling == t.name => Some("a tool cannot feed itself".to_owned()),
+                Some(_) => None,
+            };
+            if let Some(p) = problem {
+                diags.push(Diagnostic::error(
+                    file,
+                    line,
+                    "BAD_PLANNING_KEY",
+                    format!("tool `{}`: `takes_from` for `{param}`: {p}", t.name),
+                ));
+            }
+        }
+    }
 }

@@ -416,3 +416,93 @@ fn scaffold_with_drafted_tools_replaces_the_template_examples() {
     assert!(err.to_string().contains("colour"), "{err}");
     assert!(!dir.path().join("wipe-all").exists());
 }
+
+const PLANNING_SKILL: &str = "---\nname: tidy-logs\ndescription: Archive old log files of a folder into a zip, one folder at a time.\ntags: [logs]\n---\n\n### pack -- Pack log files into an archive\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [format, level]\nacts_on: nodes | selects: created | defaults: {target: \"{source}.{format|zip}\", level: 9}\ntriggers: [\"pack the logs in {source}\", \"archive logs of {source} as {format}\"]\nkeywords: [logs, log]\nwhen_said: [{words: [fast, quick], set: {level: 1}}]\nfill: {format: format}\n";
+
+#[test]
+fn planning_keys_are_read_from_a_tool_declaration() {
+    let (def, diags) =
+        skills::check_skill_md(PLANNING_SKILL, Path::new("tidy-logs/SKILL.md"), &table());
+    assert!(diags.is_empty(), "{diags:?}");
+    let planning = &def.unwrap().tools["pack"].planning;
+    expect![[r#"
+        {
+          "triggers": [
+            "pack the logs in {source}",
+            "archive logs of {source} as {format}"
+          ],
+          "keywords": [
+            "logs",
+            "log"
+          ],
+          "defaults": {
+            "level": 9,
+            "target": "{source}.{format|zip}"
+          },
+          "when_said": [
+            {
+              "words": [
+                "fast",
+                "quick"
+              ],
+              "set": {
+                "level": 1
+              }
+            }
+          ],
+          "acts_on": "nodes",
+          "selects": "created",
+          "fill": {
+            "format": "format"
+          }
+        }"#]]
+    .assert_eq(&serde_json::to_string_pretty(planning).unwrap());
+}
+
+#[test]
+fn every_problem_of_the_planning_keys_is_reported_with_its_line() {
+    check(
+        "---\nname: bad-plan\ndescription: A skill whose planning keys are wrong in every way it can be.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [level]\nacts_on: folders | selects: \"created files\"\ndefaults: {level: high, colour: red}\ntriggers: [\"pack {sources} now\", \"{source}\"]\nwhen_said: [{words: [fast]}]\nfill: {level: speed}\n\n### drop -- Remove duplicates\nprimitive: graph | method: remove_duplicates | mutates: true | required: [groups]\ntakes_from: {groups: pack.nodes}\n",
+        expect![[r#"
+            skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `acts_on` must be one of folder, file, node, files, nodes, found "folders"
+            skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `selects` must name a field of the result (e.g. `nodes`), found "created files"
+            skills/broken/SKILL.md:9: error[BAD_PLANNING_KEY]: tool `pack`: `defaults` sets `colour`, which the tool does not take; it takes: source, target, level
+            skills/broken/SKILL.md:9: error[BAD_PLANNING_KEY]: tool `pack`: `defaults`: `level` takes int; "high" does not fit
+            skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "pack {sources} now" has `{sources}`, which the tool does not take; it takes: source, target, level
+            skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "{source}" has no words besides its slots
+            skills/broken/SKILL.md:11: error[BAD_PLANNING_KEY]: tool `pack`: `when_said`: {"words":["fast"]} needs `words` and `set`
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `pack`: `fill`: "speed" is not something a request says; did you mean `keep`? known: locations, objects, targets, name, extensions, glob, min_size, max_size, modified_after, modified_before, keep, exclude, format, compression, pattern, name_pattern, find, replace, case, recursive, empty, kind, limit, start, max_bytes, query, content, delete_originals
+        "#]],
+    );
+}
+
+#[test]
+fn takes_from_must_name_a_read_only_sibling() {
+    check(
+        "---\nname: bad-chain\ndescription: A skill whose removal is fed by a tool that changes files or does not exist.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target]\n\n### drop -- Remove duplicates\nprimitive: graph | method: remove_duplicates | mutates: true | required: [groups]\ntakes_from: {groups: pack.nodes}\n\n### drop2 -- Remove duplicates\nprimitive: graph | method: remove_duplicates | mutates: true | required: [groups]\ntakes_from: {groups: scan.groups}\n",
+        expect![[r#"
+            skills/broken/SKILL.md:11: error[BAD_PLANNING_KEY]: tool `drop`: `takes_from` for `groups`: `pack` changes files; a step can only be fed by a read-only tool
+            skills/broken/SKILL.md:15: error[BAD_PLANNING_KEY]: tool `drop2`: `takes_from` for `groups`: no tool `scan` in this skill; it has: drop, drop2, pack
+        "#]],
+    );
+}
+
+#[test]
+fn the_format_doc_names_every_planning_key_and_slot() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/skill-format.md"),
+    )
+    .unwrap();
+    for key in skills::PLANNING_KEYS {
+        assert!(
+            doc.contains(&format!("| `{key}` |")),
+            "docs/skill-format.md lacks `{key}`"
+        );
+    }
+    for (slot, _) in contracts::REQUEST_SLOTS {
+        assert!(
+            doc.contains(&format!("| `{slot}` |")),
+            "docs/skill-format.md lacks slot `{slot}`"
+        );
+    }
+}

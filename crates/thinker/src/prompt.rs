@@ -113,8 +113,30 @@ fn catalogue_entry(skill: &SkillDefinition) -> String {
         } else {
             format!(" [{}]", tool.optional_params.join(", "))
         };
+        // The tool's own planning knowledge from its SKILL.md: how people ask for it and what
+        // it does when they do not say.
+        let mut hints = String::new();
+        if let Some(t) = tool.planning.triggers.first() {
+            hints.push_str(&format!("; e.g. \"{t}\""));
+        }
+        let d: Vec<String> = tool
+            .planning
+            .defaults
+            .iter()
+            // A template over other parameters is the planner's to fill, not the model's.
+            .filter(|(_, v)| !v.as_str().is_some_and(|s| s.contains('{')))
+            .map(|(k, v)| {
+                format!(
+                    "{k}={}",
+                    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+                )
+            })
+            .collect();
+        if !d.is_empty() {
+            hints.push_str(&format!("; default {}", d.join(", ")));
+        }
         out.push_str(&format!(
-            "  {}({}{optional}) -> {}: {}\n",
+            "  {}({}{optional}) -> {}: {}{hints}\n",
             tool.name,
             tool.required_params.join(", "),
             tool.return_type,

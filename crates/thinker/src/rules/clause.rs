@@ -11,95 +11,6 @@ pub struct Clause {
     pub header: bool,
 }
 
-/// Verbs that start an action; an "and" or comma followed by one of them starts a new clause.
-const ACTION_VERBS: &[&str] = &[
-    "add",
-    "analyse",
-    "analyze",
-    "archive",
-    "back",
-    "bin",
-    "categorise",
-    "categorize",
-    "change",
-    "check",
-    "clean",
-    "compress",
-    "convert",
-    "copy",
-    "count",
-    "create",
-    "declutter",
-    "dedupe",
-    "deduplicate",
-    "delete",
-    "display",
-    "dump",
-    "duplicate",
-    "erase",
-    "extract",
-    "file",
-    "find",
-    "fix",
-    "gather",
-    "get",
-    "give",
-    "group",
-    "how",
-    "list",
-    "locate",
-    "look",
-    "make",
-    "move",
-    "nuke",
-    "number",
-    "open",
-    "organise",
-    "organize",
-    "pack",
-    "preview",
-    "purge",
-    "put",
-    "read",
-    "remove",
-    "rename",
-    "replace",
-    "report",
-    "scan",
-    "scaffold",
-    "search",
-    "show",
-    "sort",
-    "summarise",
-    "summarize",
-    "teach",
-    "tell",
-    "tidy",
-    "trash",
-    "unpack",
-    "unzip",
-    "what",
-    "where",
-    "which",
-    "wipe",
-    "zip",
-    "prepend",
-    "append",
-    "lowercase",
-    "uppercase",
-    "dedup",
-    "sweep",
-    "shove",
-    "stick",
-    "chuck",
-    "toss",
-    "ditch",
-    "get",
-    "bundle",
-    "tar",
-    "gzip",
-];
-
 const LEAD_INS: &[&str] = &[
     "also", "please", "now", "finally", "next", "lastly", "first", "just",
 ];
@@ -113,7 +24,7 @@ fn starts_with_action(text: &str) -> bool {
     while w.as_deref().is_some_and(|x| LEAD_INS.contains(&x)) {
         w = words.next();
     }
-    w.is_some_and(|x| ACTION_VERBS.contains(&x.as_str()))
+    w.is_some_and(|x| super::lexicon::lexicon().action_verbs.contains(&x))
 }
 
 /// "delete the originals" after "zip X" belongs to the archive step, not a step of its own.
@@ -224,7 +135,9 @@ fn has_action(text: &str) -> bool {
     words
         .first()
         .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
-        || words.iter().any(|w| ACTION_VERBS.contains(&w.as_str()))
+        || words
+            .iter()
+            .any(|w| super::lexicon::lexicon().action_verbs.contains(w))
 }
 
 /// Case-insensitive split on `sep` (ASCII separators only).

@@ -159,7 +159,7 @@ pub struct Grounding {
 
 impl Grounding {
     /// The entry whose name or path equals `word` (case-insensitive).
-    fn entry(&self, word: &str) -> Option<&str> {
+    pub(super) fn entry(&self, word: &str) -> Option<&str> {
         let w = word.to_lowercase();
         self.entries
             .iter()
@@ -244,7 +244,10 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
     }
     // "to the photo names", "to the song name": names of files, not a place.
     let next = words.get(i + 1).map(|n| n.to_lowercase());
-    if NOT_A_PLACE.contains(&lower.as_str())
+    // "to Archive" written as a name is the folder; "into an archive" is not a place.
+    let named_folder =
+        w.starts_with(|c: char| c.is_uppercase()) && COMMON_FOLDERS.contains(&lower.as_str());
+    if NOT_A_PLACE.contains(&lower.as_str()) && !named_folder
         || matches!(
             next.as_deref(),
             Some("names" | "name" | "names," | "filenames")
@@ -796,7 +799,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             }
         } else if !consumed[i]
             && (g.entry(&w).is_some()
-                || COMMON_FOLDERS.contains(&w.as_str()) && i > 0
+                || COMMON_FOLDERS.contains(&w.as_str()) && i > 0 && !describes_files(next)
                 || misspelt_folder(&w)
                 || i > 0
                     && words
@@ -862,3 +865,13 @@ fn push_place(s: &mut Slots, to_target: bool, place: String) {
 
 #[cfg(test)]
 mod tests;
+
+/// A word saying what kind of files ("installers", "photos", "pdfs"): the word before it is an
+/// adjective ("the old installers"), not a folder called "old".
+fn describes_files(word: &str) -> bool {
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    KIND_WORDS.iter().any(|(w, _, _)| *w == word)
+        || CATEGORY_WORDS.iter().any(|(w, _)| *w == word)
+        || FILE_NOUNS.contains(&word)
+        || known_extension(singular)
+}

@@ -7,69 +7,7 @@ use std::collections::BTreeSet;
 use skills::SkillStore;
 
 use super::extract::Slots;
-
-/// Casual or borrowed words and the words the skills describe themselves with.
-const SYNONYMS: &[(&str, &str)] = &[
-    ("dupes", "duplicates"),
-    ("dups", "duplicates"),
-    ("doubles", "duplicates"),
-    ("dedup", "dedupe"),
-    ("nuke", "delete"),
-    ("yeet", "delete"),
-    ("bin", "delete"),
-    ("trash", "delete"),
-    ("ditch", "delete"),
-    ("toss", "delete"),
-    ("chuck", "delete"),
-    ("wipe", "delete"),
-    ("purge", "delete"),
-    ("erase", "delete"),
-    ("zap", "delete"),
-    ("lowdown", "overview"),
-    ("breakdown", "overview"),
-    ("rundown", "overview"),
-    ("storage", "space"),
-    ("stuff", "files"),
-    ("things", "files"),
-    ("junk", "files"),
-    ("pics", "photos"),
-    ("docs", "documents"),
-    ("grab", "find"),
-    ("fetch", "find"),
-    ("peek", "show"),
-    ("unpack", "extract"),
-    ("decompress", "extract"),
-    ("bundle", "compress"),
-    ("squash", "compress"),
-    ("pack", "compress"),
-    ("tarball", "archive"),
-    ("gimme", "show"),
-    ("organise", "organize"),
-    ("organisiere", "organize"),
-    ("analyse", "analyze"),
-    ("summarise", "summarize"),
-    ("categorise", "categorize"),
-    ("shove", "move"),
-    ("stick", "move"),
-    ("swap", "replace"),
-    ("directory", "folder"),
-    ("directories", "folders"),
-    ("dir", "folder"),
-];
-
-/// Multi-word casual phrases.
-const PHRASES: &[(&str, &str)] = &[
-    ("get rid of", "delete"),
-    ("are you able to", "can you"),
-    ("is it possible to", "can you"),
-    ("clear out", "delete"),
-    ("zip up", "zip"),
-    ("back up", "copy"),
-    ("tidy up", "tidy"),
-    ("clean up", "cleanup"),
-    ("taking up space", "space usage"),
-    ("eat the most disk", "space usage"),
-];
+use super::lexicon::lexicon;
 
 /// Every word the skills use to describe themselves (the vocabulary typos are corrected to).
 pub fn vocabulary(store: &SkillStore) -> BTreeSet<String> {
@@ -90,9 +28,11 @@ pub fn vocabulary(store: &SkillStore) -> BTreeSet<String> {
         for t in d.tools.values() {
             add(&t.name);
             add(&t.description);
+            t.planning.triggers.iter().for_each(|x| add(x));
+            t.planning.keywords.iter().for_each(|x| add(x));
         }
     }
-    for (_, w) in SYNONYMS {
+    for w in lexicon().synonyms.values() {
         add(w);
     }
     for w in [
@@ -124,23 +64,6 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
     strsim::osa_distance(a, b)
 }
 
-/// Everyday words that are spelt right: never "corrected" into a skill word one letter away
-/// ("the rest" is not "the best", "then" is not "them").
-const COMMON_WORDS: &[&str] = &[
-    "about", "after", "again", "also", "back", "been", "before", "being", "best", "both", "came",
-    "come", "could", "down", "each", "even", "ever", "every", "fast", "few", "first", "from",
-    "gave", "give", "good", "great", "have", "here", "high", "home", "into", "just", "keep",
-    "kept", "kind", "know", "last", "late", "left", "less", "like", "line", "list", "little",
-    "long", "look", "made", "main", "make", "many", "mind", "more", "most", "much", "must", "name",
-    "need", "next", "nice", "none", "once", "only", "open", "other", "over", "part", "past",
-    "please", "plus", "real", "rest", "right", "same", "save", "says", "seen", "show", "side",
-    "since", "some", "soon", "such", "sure", "take", "than", "that", "their", "them", "then",
-    "there", "these", "they", "thing", "things", "think", "this", "those", "till", "time", "told",
-    "took", "under", "until", "upon", "used", "very", "want", "well", "went", "were", "what",
-    "when", "where", "which", "while", "whole", "will", "with", "within", "without", "work",
-    "would", "year", "your", "yours",
-];
-
 /// The vocabulary word `word` is most likely a misspelling of, if any: distance 1 for words of
 /// 4–6 letters, 2 for longer ones, and a unique best candidate.
 pub fn correct(word: &str, vocab: &BTreeSet<String>) -> Option<String> {
@@ -155,7 +78,7 @@ pub fn correct(word: &str, vocab: &BTreeSet<String>) -> Option<String> {
     }
     if n < 4
         || vocab.contains(word)
-        || COMMON_WORDS.contains(&word)
+        || lexicon().common_words.contains(word)
         || !word.chars().all(|c| c.is_ascii_alphabetic())
     {
         return None;
@@ -233,15 +156,15 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &BTreeSet<String>, mask: b
             t = t.replace(&p, " ");
         }
     }
-    for (from, to) in PHRASES {
-        t = t.replace(from, to);
+    for (from, to) in &lexicon().phrases {
+        t = t.replace(from.as_str(), to);
     }
     let words: Vec<String> = t
         .split_whitespace()
         .map(|w| {
             let core = w.trim_matches(|c: char| !c.is_alphanumeric());
-            if let Some((_, to)) = SYNONYMS.iter().find(|(f, _)| *f == core) {
-                return (*to).to_owned();
+            if let Some(to) = lexicon().synonyms.get(core) {
+                return to.clone();
             }
             if is_name(w) {
                 return w.to_owned();

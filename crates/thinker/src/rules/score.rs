@@ -3,88 +3,24 @@
 
 use std::collections::BTreeSet;
 
-use contracts::{SkillDefinition, ToolDefinition};
+use contracts::{SkillDefinition, ToolDefinition, strip_placeholders};
 use retrieval::text::{content_words, stem};
 
 use super::extract::Slots;
-
-/// Verbs that ask for a change, and verbs that ask to look.
-const CHANGE_VERBS: &[&str] = &[
-    "remove",
-    "delete",
-    "dedupe",
-    "deduplicate",
-    "cleanup",
-    "purge",
-    "eliminate",
-    "drop",
-    "clear",
-    "organize",
-    "sort",
-    "tidy",
-    "declutter",
-    "group",
-    "categorize",
-    "move",
-    "copy",
-    "rename",
-    "number",
-    "zip",
-    "compress",
-    "archive",
-    "extract",
-    "unzip",
-    "create",
-    "make",
-    "put",
-    "replace",
-    "add",
-    "prepend",
-    "append",
-    "lowercase",
-    "uppercase",
-];
-const LOOK_VERBS: &[&str] = &[
-    "find", "show", "list", "scan", "check", "which", "what", "how", "count", "report", "preview",
-    "where", "search", "locate", "look", "tell",
-];
+use super::lexicon::lexicon;
 
 /// A mutating tool for a clause that asks for a change; a read-only one for a clause that only
 /// asks to look.
 pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
     let words = retrieval::text::words(text);
-    let change = words.iter().any(|w| CHANGE_VERBS.contains(&w.as_str()));
-    let look = words.iter().any(|w| LOOK_VERBS.contains(&w.as_str()));
+    let change = words.iter().any(|w| lexicon().change_verbs.contains(w));
+    let look = words.iter().any(|w| lexicon().look_verbs.contains(w));
     match (tool.mutates(), change, look) {
         (true, true, _) => 0.1,
         (false, false, true) => 0.05,
         _ => 0.0,
     }
 }
-
-/// Words that turn a request towards the agent itself (its skills, what it can do).
-const META_WORDS: &[&str] = &[
-    "skill",
-    "skills",
-    "tool",
-    "tools",
-    "command",
-    "commands",
-    "capability",
-    "capabilities",
-    "able",
-    "learn",
-    "teach",
-    "help",
-    "you",
-    "your",
-    "yourself",
-    "agent",
-    "automate",
-    "automation",
-    "workflow",
-    "recipe",
-];
 
 /// Skills tagged `meta` (about the agent itself) fit only a clause that talks about the agent:
 /// "which document talks about insurance" is a file search, not a skill search.
@@ -93,10 +29,42 @@ pub(super) fn meta_fit(skill: &SkillDefinition, text: &str) -> f32 {
         return 0.0;
     }
     let words = retrieval::text::words(text);
-    if words.iter().any(|w| META_WORDS.contains(&w.as_str())) {
+    if words.iter().any(|w| lexicon().meta_words.contains(w)) {
         0.0
     } else {
         -0.3
+    }
+}
+
+/// A tool's `keywords` said in the clause point at it; a tool without keywords is its skill's
+/// choice among siblings of the same kind (both change, or both look) when none of theirs is said
+/// ("sort by month" is the date tool, any other sort the type tool).
+pub(super) fn keyword_fit(
+    skill: &SkillDefinition,
+    tool: &ToolDefinition,
+    said: &dyn Fn(&str) -> bool,
+) -> f32 {
+    const FIT: f32 = 0.08;
+    let own = &tool.planning.keywords;
+    if own.iter().any(|w| said(w)) {
+        return FIT;
+    }
+    if !own.is_empty() {
+        return 0.0;
+    }
+    let mut siblings = skill
+        .tools
+        .values()
+        .filter(|t| t.name != tool.name && t.mutates() == tool.mutates())
+        .filter(|t| !t.planning.keywords.is_empty())
+        .peekable();
+    if siblings.peek().is_none() {
+        return 0.0;
+    }
+    if siblings.any(|t| t.planning.keywords.iter().any(|w| said(w))) {
+        0.0
+    } else {
+        FIT
     }
 }
 
@@ -117,20 +85,6 @@ pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> 
             0.2 * share * share
         })
         .fold(0.0, f32::max)
-}
-
-pub(super) fn strip_placeholders(t: &str) -> String {
-    let mut out = String::new();
-    let mut depth = 0;
-    for ch in t.chars() {
-        match ch {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            c if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// The words of a search clause that say what to look for: the clause minus its verb words.

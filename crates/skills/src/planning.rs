@@ -1,0 +1,317 @@
+//! Checking a tool's planning keys (`triggers`, `keywords`, `defaults`, `when_said`, `acts_on`,
+//! `selects`, `fill`) against what the tool takes, into a `ToolPlanning`. Pure; every problem is
+//! reported with the line of its key.
+
+use std::path::Path;
+
+use contracts::{
+    ActsOn, ParamType, PrimitiveSpec, REQUEST_SLOTS, ToolPlanning, WordRule, strip_placeholders,
+    trigger_placeholders,
+};
+use serde_json::{Map, Value};
+
+use crate::diagnostic::Diagnostic;
+use crate::parser::ToolDraft;
+
+/// The planning keys a tool declaration may carry.
+pub const PLANNING_KEYS: &[&str] = &[
+    "triggers",
+    "keywords",
+    "defaults",
+    "when_said",
+    "acts_on",
+    "selects",
+    "fill",
+    "takes_from",
+];
+
+struct Check<'a> {
+    tool: &'a ToolDraft,
+    spec: &'a PrimitiveSpec,
+    file: &'a Path,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Check<'_> {
+    fn error(&mut self, line: usize, message: String) {
+        self.diags.push(Diagnostic::error(
+            self.file,
+            line,
+            "BAD_PLANNING_KEY",
+            format!("tool `{}`: {message}", self.tool.name),
+        ));
+    }
+
+    fn takes(&self, param: &str) -> bool {
+        self.tool
+            .required
+            .iter()
+            .chain(&self.tool.optional)
+            .any(|p| p == param)
+    }
+
+    fn takes_list(&self) -> String {
+        let all: Vec<&str> = self
+            .tool
+            .required
+            .iter()
+            .chain(&self.tool.optional)
+            .map(String::as_str)
+            .collect();
+        all.join(", ")
+    }
+
+    fn strings(&mut self, key: &str, v: &Value, line: usize) -> Vec<String> {
+        match v {
+            Value::Null => Vec::new(),
+            Value::String(s) => vec![s.clone()],
+            Value::Array(items) if items.iter().all(Value::is_string) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => {
+                self.error(line, format!("`{key}` must be a list of phrases"));
+                Vec::new()
+            }
+        }
+    }
+
+    /// Parameter values (`defaults`, a rule's `set`): each a parameter the tool takes, of its type.
+    fn values(&mut self, key: &str, v: &Value, line: usize) -> Map<String, Value> {
+        let Value::Object(m) = v else {
+            self.error(
+                line,
+                format!("`{key}` must be a mapping of parameter: value"),
+            );
+            return Map::new();
+        };
+        let mut out = Map::new();
+        for (param, value) in m {
+            if !self.takes(param) {
+                let hint = contracts::closest(
+                    param,
+                    self.tool
+                        .required
+                        .iter()
+                        .chain(&self.tool.optional)
+                        .map(String::as_str),
+                )
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default();
+                let takes = self.takes_list();
+                self.error(
+                    line,
+                    format!("`{key}` sets `{param}`, which the tool does not take{hint}; it takes: {takes}"),
+                );
+                continue;
+            }
+            let ty = self.spec.param(param).map_or(ParamType::Any, |p| p.ty);
+            let fits = match ty {
+                ParamType::Bool => value.is_boolean(),
+                ParamType::Int => value.is_u64() || value.is_i64(),
+                ParamType::Str | ParamType::Date | ParamType::Path => value.is_string(),
+                ParamType::Size => value.is_string() || value.is_u64(),
+                ParamType::Paths => value.is_string() || value.is_array(),
+                ParamType::Any => true,
+            };
+            if !fits {
+                self.error(
+                    line,
+                    format!(
+                        "`{key}`: `{param}` takes {}; {value} does not fit",
+                        ty.as_str()
+                    ),
+                );
+                continue;
+            }
+            out.insert(param.clone(), value.clone());
+        }
+        out
+    }
+
+    fn triggers(&mut self, v: &Value, line: usize) -> Vec<String> {
+        let triggers = self.strings("triggers", v, line);
+        for t in &triggers {
+            for p in trigger_placeholders(t) {
+                if !self.takes(p) {
+                    let takes = self.takes_list();
+                    self.error(
+                        line,
+                        format!("trigger \"{t}\" has `{{{p}}}`, which the tool does not take; it takes: {takes}"),
+                    );
+                }
+            }
+            if strip_placeholders(t).split_whitespace().next().is_none() {
+                self.error(
+                    line,
+                    format!("trigger \"{t}\" has no words besides its slots"),
+                );
+            }
+        }
+        triggers
+    }
+
+    fn when_said(&mut self, v: &Value, line: usize) -> Vec<WordRule> {
+        let Value::Array(rules) = v else {
+            self.error(
+                line,
+                "`when_said` must be a list of {words: [...], set: {param: value}}".into(),
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for rule in rules {
+            let (Some(words), Some(set)) = (rule.get("words"), rule.get("set")) else {
+                self.error(line, format!("`when_said`: {rule} needs `words` and `set`"));
+                continue;
+            };
+            let words = self.strings("when_said.words", words, line);
+            let set = self.values("when_said.set", set, line);
+            if !words.is_empty() && !set.is_empty() {
+                out.push(WordRule { words, set });
+            }
+        }
+        out
+    }
+
+    /// `param: tool.field`; the tool is checked against its siblings by `resolve`.
+    fn takes_from(&mut self, v: &Value, line: usize) -> std::collections::BTreeMap<String, String> {
+        let mut out = std::collections::BTreeMap::new();
+        let Value::Object(m) = v else {
+            self.error(
+                line,
+                "`takes_from` must be a mapping of parameter: tool.field".into(),
+            );
+            return out;
+        };
+        for (param, from) in m {
+            if !self.takes(param) {
+                let takes = self.takes_list();
+                self.error(line, format!("`takes_from` names `{param}`, which the tool does not take; it takes: {takes}"));
+                continue;
+            }
+            match from.as_str().and_then(|f| f.split_once('.')) {
+                Some((t, f)) if !t.is_empty() && !f.is_empty() => {
+                    out.insert(param.clone(), format!("{t}.{f}"));
+                }
+                _ => self.error(
+                    line,
+                    format!("`takes_from`: `{param}` must come from `tool.field`, found {from}"),
+                ),
+            }
+        }
+        out
+    }
+
+    fn fill(
+        &mut self,
+        v: &Value,
+        line: usize,
+    ) -> std::collections::BTreeMap<String, Option<String>> {
+        let mut out = std::collections::BTreeMap::new();
+        let Value::Object(m) = v else {
+            self.error(line, "`fill` must be a mapping of parameter: slot".into());
+            return out;
+        };
+        for (param, slot) in m {
+            if !self.takes(param) {
+                let takes = self.takes_list();
+                self.error(
+                    line,
+                    format!(
+                        "`fill` names `{param}`, which the tool does not take; it takes: {takes}"
+                    ),
+                );
+                continue;
+            }
+            match slot {
+                Value::Null => {
+                    out.insert(param.clone(), None);
+                }
+                Value::String(s) if REQUEST_SLOTS.iter().any(|(n, _)| n == s) => {
+                    out.insert(param.clone(), Some(s.clone()));
+                }
+                other => {
+                    let known: Vec<&str> = REQUEST_SLOTS.iter().map(|(n, _)| *n).collect();
+                    let hint = other
+                        .as_str()
+                        .and_then(|s| contracts::closest(s, known.iter().copied()))
+                        .map(|c| format!("did you mean `{c}`? "))
+                        .unwrap_or_default();
+                    self.error(
+                        line,
+                        format!(
+                            "`fill`: {other} is not something a request says; {hint}known: {}",
+                            known.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The tool's planning keys, checked. Problems go to `diags`; what is valid is kept.
+pub fn planning(
+    tool: &ToolDraft,
+    spec: &PrimitiveSpec,
+    file: &Path,
+    diags: &mut Vec<Diagnostic>,
+) -> ToolPlanning {
+    let mut check = Check {
+        tool,
+        spec,
+        file,
+        diags,
+    };
+    let mut out = ToolPlanning::default();
+    for (key, value, line) in &tool.planning {
+        let line = *line;
+        match key.as_str() {
+            "triggers" => out.triggers = check.triggers(value, line),
+            "keywords" => {
+                out.keywords = check
+                    .strings("keywords", value, line)
+                    .into_iter()
+                    .map(|w| w.to_lowercase())
+                    .collect();
+            }
+            "defaults" => out.defaults = check.values("defaults", value, line),
+            "when_said" => out.when_said = check.when_said(value, line),
+            "acts_on" => match value.as_str().and_then(ActsOn::parse) {
+                Some(a) => out.acts_on = a,
+                None => {
+                    let known: Vec<&str> = ActsOn::ALL.iter().map(|(n, _)| *n).collect();
+                    check.error(
+                        line,
+                        format!(
+                            "`acts_on` must be one of {}, found {value}",
+                            known.join(", ")
+                        ),
+                    );
+                }
+            },
+            "selects" => match value.as_str() {
+                Some(f)
+                    if !f.is_empty()
+                        && f.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') =>
+                {
+                    out.selects = Some(f.to_owned());
+                }
+                _ => check.error(
+                    line,
+                    format!(
+                        "`selects` must name a field of the result (e.g. `nodes`), found {value}"
+                    ),
+                ),
+            },
+            "fill" => out.fill = check.fill(value, line),
+            "takes_from" => out.takes_from = check.takes_from(value, line),
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,738 @@
+//! Filling one candidate tool's parameters from a clause: what the request says (its slots), the
+//! tool's planning keys in SKILL.md (`acts_on`, `fill`, `when_said`, `defaults`, `takes_from`,
+//! `selects`), and the steps before it. Nothing here names a skill or a method.
+
+use std::collections::BTreeSet;
+
+use contracts::{ActsOn, ParamType, PlanStep, PrimitiveKind, SkillDefinition, ToolDefinition};
+use retrieval::SkillHit;
+use serde_json::{Map, Value, json};
+
+use super::extract::Slots;
+use super::score::{
+    describe_selection, intent_bonus, keyword_fit, meta_fit, topic_text, trigger_bonus,
+};
+use super::{Candidate, Emitted, PlanBuilder, looks_like_file};
+
+/// A clause whose "them" is exactly what this tool takes from an earlier step.
+const CONTINUES_BONUS: f32 = 0.4;
+/// A clause that says "them" but whose tool cannot bind it to anything earlier.
+const UNBOUND_PENALTY: f32 = 0.15;
+
+/// How a parameter got its value (drives the fit score).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// Read from this clause.
+    Stated,
+    /// Carried over from an earlier clause or defaulted.
+    Inherited,
+    /// A reference to an earlier step's output.
+    Reference,
+    /// A selection step inserted before this one.
+    Selection,
+    Missing,
+}
+
+/// One (skill, tool) being filled for a clause.
+struct Draft<'a> {
+    skill: &'a SkillDefinition,
+    tool: &'a ToolDefinition,
+    slots: &'a Slots,
+    /// Where the clause says it happens ("in Downloads"; `.` for the whole root).
+    clause_place: Option<String>,
+    /// A folder named as the object ("sort Downloads").
+    folder_object: Option<String>,
+    /// Where the request is after this clause.
+    new_place: Option<String>,
+    /// Steps inserted before the tool's own step (a selection, a scan).
+    pending: Vec<(PlanStep, Emitted)>,
+    params: Map<String, Value>,
+    /// Slots of the clause this way of doing it accounts for.
+    used: BTreeSet<&'static str>,
+    /// "them" is bound to what an earlier step of this skill produced for exactly this tool
+    /// (`takes_from`): "find duplicates in Music and move them to Music/dupes".
+    continues: bool,
+}
+
+impl PlanBuilder<'_> {
+    pub(super) fn candidate(
+        &self,
+        text: &str,
+        description: &str,
+        slots: &Slots,
+        hit: &SkillHit,
+    ) -> Option<Candidate> {
+        let skill = &self.cx.skills.get(&hit.skill)?.definition;
+        let tool = skill.tool(&hit.tool)?;
+        let spec = self
+            .cx
+            .skills
+            .table()
+            .get(tool.primitive.kind(), tool.primitive.operation());
+        let ty = |name: &str| spec.and_then(|s| s.param(name)).map(|p| p.ty);
+        let words: BTreeSet<String> = retrieval::text::words(text)
+            .into_iter()
+            .chain(retrieval::text::words(description))
+            .collect();
+        let said = |w: &str| words.contains(w);
+
+        let mut score = hit.score
+            + trigger_bonus(skill, &tool.name, text)
+            + intent_bonus(tool, text)
+            + meta_fit(skill, text)
+            + keyword_fit(skill, tool, &said);
+        let clause_place = slots
+            .locations
+            .first()
+            .cloned()
+            .or_else(|| slots.whole_root.then(|| ".".to_owned()));
+        let folder_object = slots.objects.iter().find(|o| !looks_like_file(o)).cloned();
+        let mut d = Draft {
+            skill,
+            tool,
+            slots,
+            new_place: clause_place.clone().or(folder_object.clone()),
+            clause_place,
+            folder_object,
+            pending: Vec::new(),
+            params: Map::new(),
+            used: BTreeSet::new(),
+            continues: false,
+        };
+        let chosen = tool.planning.said_values(said);
+        let declared: Vec<&String> = tool
+            .required_params
+            .iter()
+            .chain(&tool.optional_params)
+            .collect();
+        let mut fills = Vec::with_capacity(declared.len());
+        for name in &declared {
+            let mut fill = self.fill_param(&mut d, name, ty(name), text, description)?;
+            if fill == Fill::Missing
+                && let Some(v) = chosen.get(name.as_str())
+            {
+                // A value chosen by a word is not evidence for the tool itself ("move" picks
+                // an action; it does not make the clause about duplicates).
+                d.params.insert((*name).clone(), v.clone());
+                fill = Fill::Inherited;
+            }
+            fills.push((name.as_str(), fill));
+        }
+        // What the request did not say: the tool's defaults (templates may use other params).
+        for (name, fill) in &mut fills {
+            if *fill == Fill::Missing
+                && let Some(v) = default_value(tool, name, &d.params, d.folder_object.as_deref())
+            {
+                d.params.insert((*name).to_owned(), v);
+                *fill = Fill::Inherited;
+            }
+        }
+        let path_like = |n: &str| matches!(ty(n), Some(ParamType::Path | ParamType::Paths));
+        if slots.refers_back
+            && fills.iter().any(|(n, f)| {
+                *f == Fill::Missing && path_like(n) && tool.required_params.iter().any(|r| r == n)
+            })
+        {
+            score -= UNBOUND_PENALTY;
+        }
+        for (name, fill) in &fills {
+            let required = tool.required_params.iter().any(|r| r == name);
+            score += match (fill, required) {
+                (Fill::Missing, true) => -0.25,
+                (Fill::Missing, false) => 0.0,
+                (Fill::Stated, _) => 0.04,
+                (Fill::Reference, _) if slots.refers_back => 0.06,
+                _ => 0.0,
+            };
+        }
+        if d.continues {
+            score += CONTINUES_BONUS;
+        }
+        // Specific things the person said that this way of doing it ignores.
+        for (slot, present) in slot_presence(slots) {
+            if present && !d.used.contains(slot) {
+                score -= 0.07;
+            }
+        }
+        let Draft {
+            mut pending,
+            params,
+            new_place,
+            ..
+        } = d;
+        pending.push((
+            PlanStep {
+                step: 0,
+                description: description.to_owned(),
+                skill: skill.name.clone(),
+                tool: tool.name.clone(),
+                params,
+            },
+            Emitted::of(tool),
+        ));
+        // A chain (scan → remove) is backed by the trigger phrases of every tool in it.
+        let own = trigger_bonus(skill, &tool.name, text);
+        let chain = pending
+            .iter()
+            .filter(|(s, _)| s.skill == skill.name)
+            .map(|(s, _)| trigger_bonus(skill, &s.tool, text))
+            .fold(own, f32::max);
+        score += chain - own;
+        let base = self.steps.len() as u32;
+        for (i, (s, _)) in pending.iter_mut().enumerate() {
+            s.step = base + i as u32 + 1;
+        }
+        Some(Candidate {
+            score,
+            steps: pending,
+            place: new_place,
+        })
+    }
+
+    /// One parameter from the clause, an earlier step, or an inserted step. `None` when no plan
+    /// can be made this way at all.
+    fn fill_param(
+        &self,
+        d: &mut Draft,
+        name: &str,
+        ty: Option<ParamType>,
+        text: &str,
+        description: &str,
+    ) -> Option<Fill> {
+        let slots = d.slots;
+        let fill = match (name, ty) {
+            ("path", Some(ParamType::Path)) => self.path_param(d, name),
+            ("path" | "source", Some(ParamType::Paths)) => self.paths_param(d, name)?,
+            _ if d.tool.planning.takes_from.contains_key(name) => self.taken_from(d, name),
+            ("target", _) => {
+                if let Some(t) = slots.targets.first() {
+                    d.params.insert(name.into(), json!(t));
+                    Fill::Stated
+                } else if let Some(c) = self.last_created().filter(|_| slots.refers_back) {
+                    d.params.insert(name.into(), json!(c));
+                    Fill::Reference
+                } else {
+                    Fill::Missing
+                }
+            }
+            ("new_name", _) => match slots.targets.first().or(slots.name.as_ref()) {
+                Some(n) => {
+                    d.params.insert(name.into(), json!(n));
+                    Fill::Stated
+                }
+                None => Fill::Missing,
+            },
+            // A required name is the thing to make ("create a folder called X", "make X").
+            ("name", _) if d.tool.required_params.iter().any(|r| r == "name") => {
+                match slots.name.clone().or(slots.objects.first().cloned()) {
+                    Some(n) => {
+                        d.used.insert("name");
+                        d.params.insert(name.into(), json!(n));
+                        Fill::Stated
+                    }
+                    None => Fill::Missing,
+                }
+            }
+            ("query", _) => {
+                let q = slots
+                    .query
+                    .clone()
+                    .unwrap_or_else(|| topic_text(text, slots));
+                if q.is_empty() {
+                    Fill::Missing
+                } else {
+                    d.params.insert(name.into(), json!(q));
+                    Fill::Stated
+                }
+            }
+            ("description", _) => {
+                d.params.insert(name.into(), json!(description));
+                Fill::Stated
+            }
+            _ => match d
+                .tool
+                .planning
+                .slot_for(name)
+                .and_then(|s| slot_value(s, slots))
+            {
+                Some((v, slot)) => {
+                    d.used.insert(slot);
+                    d.params.insert(name.into(), v);
+                    Fill::Stated
+                }
+                None => Fill::Missing,
+            },
+        };
+        Some(fill)
+    }
+
+    /// One path: a file the clause names (joined to its folder), or a folder.
+    fn path_param(&self, d: &mut Draft, name: &str) -> Fill {
+        let slots = d.slots;
+        let acts_on = d.tool.planning.acts_on;
+        let value = if acts_on == ActsOn::File {
+            let joined = slots.objects.first().map(|o| match &d.clause_place {
+                Some(l) if l != "." && !o.contains('/') && !looks_like_file(l) => {
+                    format!("{l}/{o}")
+                }
+                _ => o.clone(),
+            });
+            joined.or(d.clause_place.clone())
+        } else {
+            d.clause_place
+                .clone()
+                .or(d.folder_object.clone())
+                .or(slots.objects.first().cloned())
+        };
+        if let Some(v) = value {
+            d.params.insert(name.into(), json!(v));
+            return Fill::Stated;
+        }
+        if acts_on.one_file() {
+            return match self.last_selection(&d.pending) {
+                Some(r) if slots.refers_back => {
+                    d.params.insert(name.into(), json!(format!("{r}[0]")));
+                    Fill::Reference
+                }
+                // "look inside backup.zip, then extract it": the file named before.
+                _ => match self.last_path_literal().filter(|_| slots.refers_back) {
+                    Some(p) => {
+                        d.params.insert(name.into(), json!(p));
+                        Fill::Reference
+                    }
+                    None => Fill::Missing,
+                },
+            };
+        }
+        match &self.place {
+            Some(p) => {
+                d.params.insert(name.into(), json!(p));
+                d.new_place = Some(p.clone());
+                Fill::Inherited
+            }
+            None => Fill::Missing,
+        }
+    }
+
+    /// Several paths: named files, an earlier selection, or a selection step made here.
+    fn paths_param(&self, d: &mut Draft, name: &str) -> Option<Fill> {
+        let slots = d.slots;
+        let acts_on = d.tool.planning.acts_on;
+        let files: Vec<&String> = slots
+            .objects
+            .iter()
+            .filter(|o| looks_like_file(o))
+            .collect();
+        let selection_wanted = slots.has_filter() || acts_on == ActsOn::Files && files.is_empty();
+        let fill = if !files.is_empty() && !slots.has_filter() {
+            d.params.insert(name.into(), json!(files));
+            Fill::Stated
+        } else if slots.has_filter() && d.clause_place.is_some() {
+            let place = d.clause_place.clone();
+            self.select_into(d, name, place)?
+        } else if let Some(r) = self
+            .last_selection(&d.pending)
+            .filter(|_| slots.refers_back || (!selection_wanted && d.folder_object.is_none()))
+        {
+            d.params.insert(name.into(), json!(r));
+            Fill::Reference
+        } else if selection_wanted {
+            let place = d
+                .clause_place
+                .clone()
+                .or(d.folder_object.clone())
+                .or(self.place.clone());
+            self.select_into(d, name, place)?
+        } else if let Some(o) = d.folder_object.clone().or(slots.objects.first().cloned()) {
+            d.params.insert(name.into(), json!([o]));
+            Fill::Stated
+        } else if let Some(p) = self.last_path_literal().filter(|_| slots.refers_back) {
+            d.params.insert(name.into(), json!([p]));
+            Fill::Reference
+        } else if let Some(p) = d
+            .clause_place
+            .clone()
+            .filter(|p| acts_on == ActsOn::Nodes && p != ".")
+        {
+            // "zip up the tax stuff in Documents/Taxes": the folder is taken whole.
+            d.params.insert(name.into(), json!([p]));
+            Fill::Stated
+        } else {
+            Fill::Missing
+        };
+        Some(fill)
+    }
+
+    /// Inserts a selection step over `place` and points `name` at its result.
+    fn select_into(&self, d: &mut Draft, name: &str, place: Option<String>) -> Option<Fill> {
+        let files_only = d.tool.planning.acts_on == ActsOn::Files;
+        let (step, consumed, field) = self.selection_step(d.slots, place.clone(), files_only)?;
+        d.used.extend(consumed);
+        let emitted = Emitted {
+            return_type: String::new(),
+            selects: Some(field.clone()),
+        };
+        d.pending.push((step, emitted));
+        let r = format!("$step({}).{field}", self.steps.len() + d.pending.len());
+        d.params.insert(name.into(), json!(r));
+        d.new_place = place;
+        Some(Fill::Selection)
+    }
+
+    /// A parameter taken from a sibling tool's result (`takes_from`): an earlier step of that
+    /// tool, or the tool run first.
+    fn taken_from(&self, d: &mut Draft, name: &str) -> Fill {
+        let Some((sibling, field)) = d.tool.planning.takes_from[name].split_once('.') else {
+            return Fill::Missing;
+        };
+        let earlier = self
+            .steps
+            .iter()
+            .rposition(|s| s.skill == d.skill.name && s.tool == sibling);
+        if let Some(i) = earlier.filter(|i| d.slots.refers_back || *i + 1 == self.steps.len()) {
+            d.continues = d.slots.refers_back;
+            d.params
+                .insert(name.into(), json!(format!("$step({}).{field}", i + 1)));
+            return Fill::Reference;
+        }
+        let Some(tool) = d.skill.tool(sibling) else {
+            return Fill::Missing;
+        };
+        let step = self.producer(d.skill, tool, d.slots, d.clause_place.clone());
+        d.pending.push((step, Emitted::of(tool)));
+        d.params.insert(
+            name.into(),
+            json!(format!(
+                "$step({}).{field}",
+                self.steps.len() + d.pending.len()
+            )),
+        );
+        Fill::Reference
+    }
+
+    /// A read-only step selecting the files a mutating step acts on: a tool that declares
+    /// `selects`, takes only a `path`, and accepts every filter the clause gives (the simplest
+    /// such tool). Returns the step, the slots it used and the field that holds the selection.
+    fn selection_step(
+        &self,
+        slots: &Slots,
+        place: Option<String>,
+        files_only: bool,
+    ) -> Option<(PlanStep, Vec<&'static str>, String)> {
+        let accepts = |t: &ToolDefinition, p: &str| {
+            t.required_params
+                .iter()
+                .chain(&t.optional_params)
+                .any(|x| x == p)
+        };
+        let filters: Vec<&str> = SELECTION_FILTERS
+            .iter()
+            .copied()
+            .filter(|f| slot_value(f, slots).is_some())
+            .collect();
+        let mut choice: Option<(&SkillDefinition, &ToolDefinition)> = None;
+        for loaded in self.cx.skills.skills() {
+            for t in loaded.definition.tools.values() {
+                let ok = t.planning.selects.is_some()
+                    && !t.mutates()
+                    && t.primitive.kind() == PrimitiveKind::Graph
+                    && t.required_params.iter().all(|r| r == "path")
+                    && accepts(t, "kind")
+                    && filters.iter().all(|f| accepts(t, param_for_filter(f)));
+                // Prefer the tool with the fewest params that still accepts everything.
+                let better =
+                    choice.is_none_or(|(_, c)| t.optional_params.len() < c.optional_params.len());
+                if ok && better {
+                    choice = Some((&loaded.definition, t));
+                }
+            }
+        }
+        let (skill, tool) = choice?;
+        let mut params = Map::new();
+        params.insert(
+            "path".into(),
+            json!(place.clone().unwrap_or_else(|| ".".into())),
+        );
+        let mut used = Vec::new();
+        for name in &tool.optional_params {
+            if let Some((v, slot)) = tool
+                .planning
+                .slot_for(name)
+                .and_then(|s| slot_value(s, slots))
+            {
+                params.insert(name.clone(), v);
+                used.push(slot);
+            }
+        }
+        if !params.contains_key("kind") && !slots.empty {
+            params.insert("kind".into(), json!("file"));
+        }
+        // The files directly in the folder unless the request says everywhere.
+        if files_only && !params.contains_key("recursive") && accepts(tool, "recursive") {
+            params.insert("recursive".into(), json!(false));
+        }
+        for (k, v) in &tool.planning.defaults {
+            params.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        let description = describe_selection(slots, place.as_deref());
+        let field = tool.planning.selects.clone()?;
+        Some((
+            PlanStep {
+                step: 0,
+                description,
+                skill: skill.name.clone(),
+                tool: tool.name.clone(),
+                params,
+            },
+            used,
+            field,
+        ))
+    }
+
+    /// The sibling `tool` run first (the `scan` before a `remove`), on the clause's folder.
+    fn producer(
+        &self,
+        skill: &SkillDefinition,
+        tool: &ToolDefinition,
+        slots: &Slots,
+        clause_place: Option<String>,
+    ) -> PlanStep {
+        let mut params = Map::new();
+        let place = clause_place
+            .or(slots.objects.iter().find(|o| !looks_like_file(o)).cloned())
+            .or(self.place.clone());
+        if let Some(p) = &place {
+            params.insert("path".into(), json!(p));
+        }
+        for name in &tool.optional_params {
+            if let Some((v, _)) = tool
+                .planning
+                .slot_for(name)
+                .and_then(|s| slot_value(s, slots))
+            {
+                params.insert(name.clone(), v);
+            }
+        }
+        PlanStep {
+            step: 0,
+            description: format!(
+                "{} in {}",
+                tool.description.to_lowercase(),
+                place.as_deref().unwrap_or("the folder")
+            ),
+            skill: skill.name.clone(),
+            tool: tool.name.clone(),
+            params,
+        }
+    }
+}
+
+/// The filters a selection step must carry over from the clause (slot names).
+const SELECTION_FILTERS: &[&str] = &[
+    "name",
+    "glob",
+    "extensions",
+    "min_size",
+    "max_size",
+    "modified_after",
+    "modified_before",
+    "empty",
+];
+
+fn param_for_filter(slot: &str) -> &str {
+    match slot {
+        "extensions" => "extension",
+        s => s,
+    }
+}
+
+/// A default from the tool's `defaults`. A string default may be a template over the other
+/// parameters: `"{source}.{format|zip}"` (a list parameter gives its first path, without a
+/// trailing `/`; `|` gives a fallback). A template whose parameter is unknown, a reference or
+/// the whole root gives nothing.
+fn default_value(
+    tool: &ToolDefinition,
+    name: &str,
+    params: &Map<String, Value>,
+    folder_object: Option<&str>,
+) -> Option<Value> {
+    let v = tool.planning.defaults.get(name)?;
+    let Some(template) = v.as_str().filter(|s| s.contains('{')) else {
+        return Some(v.clone());
+    };
+    // Folder patterns (`{year}/{month}`) are values, not templates over parameters.
+    let is_param = |p: &str| {
+        let p = p.split('|').next().unwrap_or(p);
+        tool.required_params
+            .iter()
+            .chain(&tool.optional_params)
+            .any(|x| x == p)
+    };
+    if !contracts::trigger_placeholders(template)
+        .iter()
+        .any(|p| is_param(p))
+    {
+        return Some(v.clone());
+    }
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let close = open + rest[open..].find('}')?;
+        out.push_str(&rest[..open]);
+        let (param, fallback) = match rest[open + 1..close].split_once('|') {
+            Some((p, f)) => (p, Some(f)),
+            None => (&rest[open + 1..close], None),
+        };
+        let value = match params.get(param) {
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(Value::Array(a)) => a.first().and_then(Value::as_str),
+            _ => None,
+        }
+        .filter(|s| !s.starts_with('$'))
+        .or(folder_object.filter(|_| fallback.is_none()))
+        .map(|s| s.trim_end_matches('/').to_owned())
+        .filter(|s| s != ".");
+        out.push_str(&value.or(fallback.map(str::to_owned))?);
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    Some(json!(out))
+}
+
+/// The value of a slot of the request, as a parameter value, and the slot it accounts for.
+fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)> {
+    let is_name_pattern = |p: &str| {
+        ["{name", "{n", "{exif", "{date", "{parent"]
+            .iter()
+            .any(|x| p.contains(x))
+    };
+    let v = match slot {
+        "extensions" if !s.extensions.is_empty() => (json!(s.extensions.join(",")), "extensions"),
+        "glob" => (json!(s.glob.clone()?), "glob"),
+        "name" => (json!(s.name.clone()?), "name"),
+        "min_size" => (json!(s.min_size.clone()?), "min_size"),
+        "max_size" => (json!(s.max_size.clone()?), "max_size"),
+        "modified_after" => (json!(s.modified_after.clone()?), "modified_after"),
+        "modified_before" => (json!(s.modified_before.clone()?), "modified_before"),
+        "empty" if s.empty => (json!(true), "empty"),
+        "kind" => (json!(s.kind.clone()?), "kind"),
+        "recursive" => (json!(s.recursive?), "recursive"),
+        "limit" => (json!(s.limit?), "limit"),
+        "keep" => (json!(s.keep.clone()?), "keep"),
+        "exclude" if !s.exclude.is_empty() => (json!(s.exclude), "exclude"),
+        "format" => (json!(s.format.clone()?), "format"),
+        "compression" => {
+            // The format's own range: zip and tar.gz 0–9, tar.zst 1–22 (19 is the usual max).
+            let zst = s.format.as_deref() == Some("tar.zst")
+                || s.targets.iter().any(|t| t.ends_with(".zst"));
+            let level = match (s.compression?, zst) {
+                ("max", true) => 19,
+                ("max", false) => 9,
+                ("none", false) => 0,
+                (_, _) => 1,
+            };
+            (json!(level), "compression")
+        }
+        // A folder pattern; a file-name pattern ("{name}", "{exif.date}") is `name_pattern`.
+        "pattern" => (
+            json!(s.pattern.clone().filter(|p| !is_name_pattern(p))?),
+            "pattern",
+        ),
+        "name_pattern" => {
+            let p = s
+                .pattern
+                .clone()
+                .or_else(|| (s.case.is_some() || s.find.is_some()).then(|| "{name}".to_owned()))?;
+            (json!(p), "pattern")
+        }
+        "start" => (json!(s.start?), "pattern"),
+        "case" => (json!(s.case.clone()?), "case"),
+        "find" => (json!(s.find.clone()?), "find"),
+        "replace" => (json!(s.replace.clone()?), "replace"),
+        "content" => (json!(s.content.clone()?), "content"),
+        "query" => (json!(s.query.clone()?), "query"),
+        "delete_originals" if s.delete_originals => (json!(true), "delete_originals"),
+        "max_bytes" => (json!(s.max_bytes?), "max_bytes"),
+        "locations" => (json!(s.locations.first()?), "locations"),
+        "objects" => (json!(s.objects.first()?), "objects"),
+        "targets" => (json!(s.targets.first()?), "targets"),
+        _ => return None,
+    };
+    Some(v)
+}
+
+/// Which specific slots the clause filled (each should be used by the chosen tools).
+fn slot_presence(s: &Slots) -> [(&'static str, bool); 18] {
+    [
+        ("extensions", !s.extensions.is_empty()),
+        ("glob", s.glob.is_some()),
+        ("min_size", s.min_size.is_some()),
+        ("max_size", s.max_size.is_some()),
+        ("modified_after", s.modified_after.is_some()),
+        ("modified_before", s.modified_before.is_some()),
+        ("keep", s.keep.is_some()),
+        ("exclude", !s.exclude.is_empty()),
+        ("format", s.format.is_some()),
+        ("pattern", s.pattern.is_some()),
+        ("case", s.case.is_some()),
+        ("find", s.find.is_some()),
+        ("empty", s.empty),
+        ("limit", s.limit.is_some()),
+        ("content", s.content.is_some()),
+        ("name", s.name.is_some()),
+        ("max_bytes", s.max_bytes.is_some()),
+        ("compression", s.compression.is_some()),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(defaults: Value) -> ToolDefinition {
+        ToolDefinition {
+            name: "create".into(),
+            description: String::new(),
+            primitive: contracts::Primitive::Graph(contracts::GraphPrimitive {
+                method: "create_archive".into(),
+                mutates: true,
+                scope_enforced: true,
+                return_type: "Created".into(),
+            }),
+            signature: String::new(),
+            required_params: vec!["source".into(), "target".into()],
+            optional_params: vec!["format".into()],
+            return_type: "Created".into(),
+            planning: serde_json::from_value(json!({ "defaults": defaults })).unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_default_template_is_filled_from_the_other_parameters() {
+        let t = tool(json!({"target": "{source}.{format|zip}", "format": "zip"}));
+        let params = |v: Value| v.as_object().unwrap().clone();
+        let p = params(json!({"source": ["Documents/Taxes/"]}));
+        assert_eq!(
+            default_value(&t, "target", &p, None),
+            Some(json!("Documents/Taxes.zip"))
+        );
+        let p = params(json!({"source": ["Taxes"], "format": "tar.gz"}));
+        assert_eq!(
+            default_value(&t, "target", &p, None),
+            Some(json!("Taxes.tar.gz"))
+        );
+        // A reference or the whole root names nothing to call the archive.
+        let p = params(json!({"source": "$step(1).nodes"}));
+        assert_eq!(default_value(&t, "target", &p, None), None);
+        let p = params(json!({"source": ["."]}));
+        assert_eq!(default_value(&t, "target", &p, None), None);
+        assert_eq!(
+            default_value(&t, "target", &Map::new(), Some("Photos")),
+            Some(json!("Photos.zip"))
+        );
+        assert_eq!(
+            default_value(&t, "format", &Map::new(), None),
+            Some(json!("zip"))
+        );
+    }
+}

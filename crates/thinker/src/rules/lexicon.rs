@@ -1,0 +1,194 @@
+//! The rule planner's words as data: `lexicon/en.yaml` (casual words, verbs that change or look,
+//! words about the agent, everyday words never "corrected") and `lexicon/de.yaml` (German read
+//! word by word into English). Loaded once; pure lookups.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+const ENGLISH: &str = include_str!("../../lexicon/en.yaml");
+const GERMAN: &str = include_str!("../../lexicon/de.yaml");
+
+/// What the English file holds.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EnglishFile {
+    synonyms: BTreeMap<String, String>,
+    phrases: serde_yaml::Mapping,
+    action_verbs: BTreeSet<String>,
+    change_verbs: BTreeSet<String>,
+    look_verbs: BTreeSet<String>,
+    meta_words: BTreeSet<String>,
+    common_words: BTreeSet<String>,
+}
+
+/// Another language read word by word into English.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Translation {
+    min_markers: usize,
+    markers: BTreeSet<String>,
+    phrases: serde_yaml::Mapping,
+    words: BTreeMap<String, String>,
+}
+
+#[derive(Debug)]
+pub struct Lexicon {
+    /// Casual or borrowed words → the words the skills use.
+    pub synonyms: BTreeMap<String, String>,
+    /// Multi-word casual phrases, in file order.
+    pub phrases: Vec<(String, String)>,
+    pub action_verbs: BTreeSet<String>,
+    pub change_verbs: BTreeSet<String>,
+    pub look_verbs: BTreeSet<String>,
+    pub meta_words: BTreeSet<String>,
+    pub common_words: BTreeSet<String>,
+    pub german: Translation,
+}
+
+fn pairs(m: &serde_yaml::Mapping) -> Vec<(String, String)> {
+    m.iter()
+        .filter_map(|(k, v)| Some((k.as_str()?.to_owned(), v.as_str()?.to_owned())))
+        .collect()
+}
+
+fn load() -> Result<Lexicon, String> {
+    let en: EnglishFile = serde_yaml::from_str(ENGLISH).map_err(|e| format!("en.yaml: {e}"))?;
+    let german: Translation = serde_yaml::from_str(GERMAN).map_err(|e| format!("de.yaml: {e}"))?;
+    Ok(Lexicon {
+        synonyms: en.synonyms,
+        phrases: pairs(&en.phrases),
+        action_verbs: en.action_verbs,
+        change_verbs: en.change_verbs,
+        look_verbs: en.look_verbs,
+        meta_words: en.meta_words,
+        common_words: en.common_words,
+        german,
+    })
+}
+
+/// The lexicon shipped in the binary (checked by a test, so it always loads).
+pub fn lexicon() -> &'static Lexicon {
+    static LEXICON: OnceLock<Lexicon> = OnceLock::new();
+    LEXICON.get_or_init(|| load().expect("the shipped lexicon loads (tested)"))
+}
+
+impl Translation {
+    /// `text` in English when it reads as this language (enough marker words), else `None`.
+    /// Words for which `is_name` holds (files and folders that exist) stay as written.
+    pub fn to_english(&self, text: &str, is_name: impl Fn(&str) -> bool) -> Option<String> {
+        let tokens: Vec<&str> = text.split_whitespace().collect();
+        let core = |t: &str| {
+            t.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        };
+        let markers = tokens
+            .iter()
+            .filter(|t| self.markers.contains(&core(t)))
+            .count();
+        if markers < self.min_markers {
+            return None;
+        }
+        let phrases: Vec<(Vec<String>, String)> = pairs(&self.phrases)
+            .into_iter()
+            .map(|(k, v)| (k.split_whitespace().map(str::to_owned).collect(), v))
+            .collect();
+        let mut out: Vec<String> = Vec::with_capacity(tokens.len());
+        let mut i = 0;
+        'tokens: while i < tokens.len() {
+            for (words, english) in &phrases {
+                let n = words.len();
+                if i + n <= tokens.len()
+                    && (0..n).all(|k| core(tokens[i + k]) == words[k] && !is_name(tokens[i + k]))
+                {
+                    // Keep punctuation after the phrase ("nach Typ," → "by type,").
+                    let last = tokens[i + n - 1];
+                    let tail = &last[last.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+                    out.push(format!("{english}{tail}"));
+                    i += n;
+                    continue 'tokens;
+                }
+            }
+            let t = tokens[i];
+            let c = core(t);
+            match self.words.get(&c).filter(|_| !is_name(t)) {
+                Some(english) if english.is_empty() => {}
+                Some(english) => {
+                    let start = t.find(|ch: char| ch.is_alphanumeric()).unwrap_or(0);
+                    let end = t
+                        .rfind(|ch: char| ch.is_alphanumeric())
+                        .map_or(t.len(), |e| {
+                            e + t[e..].chars().next().map_or(1, char::len_utf8)
+                        });
+                    out.push(format!("{}{english}{}", &t[..start], &t[end..]));
+                }
+                None => out.push(t.to_owned()),
+            }
+            i += 1;
+        }
+        Some(out.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_lexicon_loads_and_has_no_blank_words() {
+        let l = load().unwrap();
+        assert!(l.synonyms.len() > 30 && l.action_verbs.len() > 50);
+        let all = l
+            .synonyms
+            .iter()
+            .flat_map(|(a, b)| [a, b])
+            .chain(&l.action_verbs)
+            .chain(&l.change_verbs)
+            .chain(&l.look_verbs)
+            .chain(&l.meta_words)
+            .chain(&l.common_words)
+            .chain(&l.german.markers)
+            .chain(l.german.words.keys());
+        for w in all {
+            assert!(!w.trim().is_empty() && *w == w.to_lowercase(), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn german_requests_are_read_in_english_and_names_stay() {
+        let de = &lexicon().german;
+        let names = ["Musik", "Downloads"];
+        let is_name = |w: &str| {
+            names
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(w.trim_matches(|c: char| !c.is_alphanumeric())))
+        };
+        let cases = [
+            (
+                "Lösche die doppelten Dateien in Downloads",
+                "delete the duplicate files in Downloads",
+            ),
+            (
+                "Sortiere Musik nach Typ, dann lösche leere Ordner",
+                "sort Musik by type, then delete empty folder",
+            ),
+            (
+                "verschiebe alle PDFs aus Downloads nach Dokumente/Steuern",
+                "move all PDFs from Downloads to Dokumente/Steuern",
+            ),
+        ];
+        for (german, english) in cases {
+            assert_eq!(de.to_english(german, is_name).as_deref(), Some(english));
+        }
+        // English stays English, even with a German-looking word or two.
+        assert_eq!(
+            de.to_english("remove duplicates in Downloads", is_name),
+            None
+        );
+        assert_eq!(
+            de.to_english("move the art folder to Archive", is_name),
+            None
+        );
+    }
+}
