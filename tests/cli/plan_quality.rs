@@ -10,6 +10,10 @@ use super::Env;
 const PLAN_ACCURACY_FLOOR: f64 = 79.0;
 /// Share of clear requests planned without asking (percent).
 const ACTS_WHEN_CLEAR_FLOOR: f64 = 78.5;
+/// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
+const PICKER_SHARE_CEILING: f64 = 10.0;
+/// Steps accepted without the picker whose skill is right: at least (percent).
+const ACCEPTED_PRECISION_FLOOR: f64 = 94.0;
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
@@ -34,6 +38,22 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
         acts >= ACTS_WHEN_CLEAR_FLOOR,
         "acts without asking on {acts:.1}% of clear requests, below {ACTS_WHEN_CLEAR_FLOOR}%: {clear}"
     );
+    let picker = &score["picker"]["configured"];
+    let share = picker["picker_share"].as_f64().expect("picker_share");
+    let precision = picker["precision"].as_f64().expect("precision");
+    assert!(
+        share <= PICKER_SHARE_CEILING,
+        "the near-miss picker would show on {share:.1}% of steps, above {PICKER_SHARE_CEILING}%: {picker}"
+    );
+    assert!(
+        precision >= ACCEPTED_PRECISION_FLOOR,
+        "steps accepted without the picker are right {precision:.1}% of the time, below \
+         {ACCEPTED_PRECISION_FLOOR}%: {picker}"
+    );
+    // Retrieval alone (the margin turned off) is what the planner's margin improves on.
+    let rows = score["picker"]["by_margin"].as_array().expect("by_margin");
+    let off = rows.last().expect("a row for margin 1.0");
+    assert!(off["picker_share"].as_f64().unwrap() > share, "{off}");
 }
 
 /// A skill someone writes in the editor: nothing but its SKILL.md (triggers, defaults and what its

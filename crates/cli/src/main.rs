@@ -2,6 +2,7 @@
 
 mod args;
 mod audit;
+mod calibrate;
 mod commands;
 mod demo;
 mod new_skill;

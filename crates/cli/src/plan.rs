@@ -11,6 +11,7 @@ use engine::PlanPreview;
 use serde_json::{Value, json};
 use thinker::PlanRequest;
 
+use crate::calibrate::Calibration;
 use crate::commands::{Env, open_engine};
 use crate::output::print_json;
 
@@ -80,7 +81,13 @@ pub fn sequence_matches(got: &[String], expected: &[String]) -> bool {
     go(got, expected, None)
 }
 
-fn print_plan(PlanPreview { planned, missing }: &PlanPreview) {
+fn print_plan(
+    PlanPreview {
+        planned,
+        missing,
+        matches,
+    }: &PlanPreview,
+) {
     for s in &planned.plan.steps {
         println!(
             "{}. {}/{}  {}",
@@ -93,6 +100,12 @@ fn print_plan(PlanPreview { planned, missing }: &PlanPreview) {
     }
     for (step, p) in missing {
         println!("   step {step} needs `{p}`: the run will ask for it");
+    }
+    for m in matches.iter().filter(|m| m.picker) {
+        println!(
+            "   step {}: the run will ask which skill (the match is not clear)",
+            m.step
+        );
     }
     if let Some(q) = &planned.clarification {
         println!("question: {q}");
@@ -124,6 +137,7 @@ pub fn plan_cmd(
                 "plan": planned.plan,
                 "clarification": planned.clarification,
                 "missing": preview.missing,
+                "matches": preview.matches,
                 "notes": planned.notes,
                 "usage": planned.usage,
             }));
@@ -142,6 +156,7 @@ pub fn plan_cmd(
     let mut latency = 0.0;
     // Requests a model planner could not plan, answered by the rule planner: (right, total).
     let mut fallbacks = (0, 0);
+    let mut calibration = Calibration::default();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let item: Value = serde_json::from_str(line).context("a line of the eval file")?;
         let request = item["request"].as_str().context("`request` field")?;
@@ -155,7 +170,11 @@ pub fn plan_cmd(
             .unwrap_or_default();
         let clarify = item["clarify"].as_bool().unwrap_or(false);
         let kind = item["kind"].as_str().unwrap_or("other").to_owned();
-        let PlanPreview { planned, missing } = engine.plan(&make(request))?;
+        let PlanPreview {
+            planned,
+            missing,
+            matches: step_matches,
+        } = engine.plan(&make(request))?;
         latency += planned.usage.latency_ms;
         let got = skill_sequence(&planned.plan);
         let asks = planned.clarification.is_some() || !missing.is_empty();
@@ -165,6 +184,17 @@ pub fn plan_cmd(
         } else {
             !asks && matches
         };
+        if !clarify {
+            // A step is right when the plan is, or when its skill is one the request needs.
+            let needed = |skill: &str| expected.iter().any(|e| e.split('|').any(|a| a == skill));
+            for (step, m) in planned.plan.steps.iter().zip(&step_matches) {
+                calibration.add(
+                    m.retrieval_sure,
+                    m.planner_margin,
+                    matches || needed(&step.skill),
+                );
+            }
+        }
         total += 1;
         if planned.fallback.is_some() {
             fallbacks.1 += 1;
@@ -215,6 +245,7 @@ pub fn plan_cmd(
             "asks_when_needed": {"right": must_ask.0, "total": must_ask.1, "accuracy": pct(must_ask.0, must_ask.1)},
             "acts_when_clear": {"right": must_act.0, "total": must_act.1, "accuracy": pct(must_act.0, must_act.1)},
             "rule_fallbacks": {"right": fallbacks.0, "total": fallbacks.1},
+            "picker": calibration.json(engine.config().planner_sure_margin),
         }));
     } else {
         println!("| kind | right | total | accuracy |\n|---|---|---|---|");
@@ -240,6 +271,7 @@ pub fn plan_cmd(
             engine.info().planner,
             latency / total.max(1) as f64
         );
+        calibration.print(engine.config().planner_sure_margin);
         if fallbacks.1 > 0 {
             println!(
                 "the model could not plan {} request(s); the rule planner's plans for them were \

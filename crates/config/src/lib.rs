@@ -34,6 +34,7 @@ const ENV_NOT_LEVER_PREFIXES: &[&str] = &["DEBUG_", "TEST_"];
 pub struct PipelineConfig {
     pub skill_match_threshold: f32,
     pub confidence_gap: f32,
+    pub planner_sure_margin: f32,
     pub top_k: usize,
     pub content_min_similarity: f32,
     /// Extra type categories for organize-by-type, looked up before the built-in table:
@@ -288,6 +289,7 @@ impl PipelineConfig {
             self.skill_match_threshold,
         );
         unit(&mut out, "confidence_gap", self.confidence_gap);
+        unit(&mut out, "planner_sure_margin", self.planner_sure_margin);
         unit(
             &mut out,
             "content_min_similarity",

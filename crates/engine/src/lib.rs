@@ -38,7 +38,7 @@ pub use authoring::{SkillInfo, SkillSaved, SkillSource, ToolInfo};
 pub use contract::{ipc_schema, op_kinds};
 pub use error::{EngineError, Result};
 pub use ledger::Ledger;
-pub use plan::PlanPreview;
+pub use plan::{PlanPreview, StepMatch};
 pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
 pub use settings::{Settings, load_app_config};
 

@@ -25,7 +25,9 @@ pub use interaction::{
     AutoApprove, Decision, DiffDecision, DiffReview, Interaction, ParamQuestion, RollbackPoint,
     StepReview,
 };
-pub use orchestrator::{Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream};
+pub use orchestrator::{
+    Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream, needs_picker,
+};
 pub use report::summarize;
 pub use skill_draft::{SkillDraft, create_skill, draft_skill};
 pub use trace::request_id;

@@ -158,6 +158,8 @@ struct Run<'r> {
     deferred: Vec<new_skill::DeferredSkill>,
     /// Staged steps that changed the graph, oldest first: where the final review can roll back to.
     points: Vec<RollbackPoint>,
+    /// The planner's confidence per step (`Planned::confidence`).
+    confidence: BTreeMap<u32, f32>,
 }
 
 fn payload(e: &impl ErrorCode) -> ErrorPayload {
@@ -250,6 +252,7 @@ impl<'a> Orchestrator<'a> {
             work: None,
             deferred: Vec::new(),
             points: Vec::new(),
+            confidence: BTreeMap::new(),
         };
         let mut state = State::Input;
         // The stage now running: events mark each change of (stage, step), so the final diff
@@ -428,6 +431,7 @@ impl<'a> Orchestrator<'a> {
                 return Err(PipelineError::NothingToDo);
             }
             run.report.plan = planned.plan;
+            run.confidence = planned.confidence;
             return Ok(State::ValidatePlan);
         }
         Err(PipelineError::NothingToDo)
@@ -526,7 +530,13 @@ impl<'a> Orchestrator<'a> {
                     confident: ranking.confident,
                     runner_ups: runner_ups.clone(),
                 });
-                if ranking.confident && agrees {
+                let margin = run.confidence.get(&step.step).copied();
+                if !needs_picker(
+                    ranking.confident,
+                    agrees,
+                    margin,
+                    self.config.planner_sure_margin,
+                ) {
                     return Ok(State::Step(i, Stage::Load));
                 }
                 // Near-miss: the person picks; the planner's choice first.
@@ -834,4 +844,19 @@ fn question_for(param: &str, step: &PlanStep) -> String {
         "modified_after" => format!("Since when should {what} look (e.g. 7d or 2024-05-01)?"),
         other => format!("{what} needs `{other}`: what should it be?"),
     }
+}
+
+/// Whether the person is asked to pick the skill of a step (the near-miss picker): not when
+/// retrieval is confident and agrees with the planner, and not when the planner's own margin for
+/// the step is at least `sure_margin` (calibrated on `eval/plans.jsonl`: `scope-weaver plan --file
+/// --calibrate`, table in BENCHMARKS.md).
+pub fn needs_picker(
+    retrieval_confident: bool,
+    agrees: bool,
+    planner_margin: Option<f32>,
+    sure_margin: f32,
+) -> bool {
+    let retrieval_sure = retrieval_confident && agrees;
+    let planner_sure = planner_margin.is_some_and(|m| m >= sure_margin);
+    !(retrieval_sure || planner_sure)
 }

@@ -17,6 +17,7 @@ pub mod rules;
 mod schema;
 mod validate;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -136,6 +137,11 @@ pub struct Planned {
     pub response: Option<String>,
     /// Set when the configured model failed to plan and this plan is the rule planner's.
     pub fallback: Option<Fallback>,
+    /// How sure the planner is of each step's skill (step number → margin of its clause's best
+    /// reading over the best reading with another skill). Empty when the planner cannot say (a
+    /// model); the orchestrator skips the near-miss picker for steps at or above
+    /// `planner_sure_margin`.
+    pub confidence: BTreeMap<u32, f32>,
 }
 
 /// Stage 2 of the pipeline.

@@ -499,6 +499,7 @@ pub(crate) fn plan_with(
         prompt: Some(prompt_text),
         response: Some(accepted.text),
         fallback: None,
+        confidence: Default::default(),
     })
 }
 

@@ -9,7 +9,7 @@ mod lexicon;
 mod normalize;
 mod score;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use contracts::{Plan, PlanStep, ToolDefinition};
 use serde_json::Value;
@@ -56,6 +56,7 @@ impl Planner for RulePlanner {
             place: None,
             notes: Vec::new(),
             not_understood: Vec::new(),
+            confidence: BTreeMap::new(),
         };
         // A request in another language is read in English; names that exist stay as written.
         let english = lexicon::lexicon().german.to_english(&request.text, |w| {
@@ -110,6 +111,7 @@ impl Planner for RulePlanner {
             prompt: None,
             response: None,
             fallback: None,
+            confidence: builder.confidence,
         })
     }
 }
@@ -120,6 +122,13 @@ struct Candidate {
     score: f32,
     steps: Vec<(PlanStep, Emitted)>,
     place: Option<String>,
+}
+
+impl Candidate {
+    /// The skill that does what the clause asks (the last step; earlier ones select for it).
+    fn skill(&self) -> &str {
+        self.steps.last().map_or("", |(s, _)| s.skill.as_str())
+    }
 }
 
 struct PlanBuilder<'a> {
@@ -135,6 +144,8 @@ struct PlanBuilder<'a> {
     place: Option<String>,
     notes: Vec<String>,
     not_understood: Vec<String>,
+    /// Step number → the margin of its clause's reading (see `Planned::confidence`).
+    confidence: BTreeMap<u32, f32>,
 }
 
 /// What an emitted step leaves for later steps: its result type and the field of it that is a
@@ -186,14 +197,31 @@ impl PlanBuilder<'_> {
         let matched = normalize::for_matching(text, &slots, self.vocab, true);
         let described = normalize::for_matching(text, &Slots::default(), self.vocab, false);
         let ranking = self.cx.retrieval.match_skill(&matched)?;
-        let mut best: Option<Candidate> = None;
-        for hit in ranking.hits.iter().take(CANDIDATES) {
-            if let Some(c) = self.candidate(&matched, &described, &slots, hit)
-                && best.as_ref().is_none_or(|b| c.score > b.score)
-            {
-                best = Some(c);
-            }
-        }
+        let mut candidates: Vec<Candidate> = ranking
+            .hits
+            .iter()
+            .take(CANDIDATES)
+            .filter_map(|hit| self.candidate(&matched, &described, &slots, hit))
+            .collect();
+        // The first of equals wins, as the ranking ordered them.
+        let best_at = candidates
+            .iter()
+            .enumerate()
+            .fold(None::<(usize, f32)>, |acc, (i, c)| match acc {
+                Some((_, s)) if c.score <= s => acc,
+                _ => Some((i, c.score)),
+            })
+            .map(|(i, _)| i);
+        let best = best_at.map(|i| candidates.swap_remove(i));
+        // How far the reading is ahead of the best reading with another skill (or of the floor).
+        let margin = best.as_ref().map(|b| {
+            let other = candidates
+                .iter()
+                .filter(|c| c.skill() != b.skill())
+                .map(|c| c.score)
+                .fold(UNDERSTOOD_FLOOR, f32::max);
+            b.score - other
+        });
         match best {
             Some(c) if c.score >= UNDERSTOOD_FLOOR => {
                 if let Some(p) = c.place {
@@ -208,6 +236,7 @@ impl PlanBuilder<'_> {
                     self.last_target = Some(t.to_owned());
                 }
                 for (step, ret) in c.steps {
+                    self.confidence.insert(step.step, margin.unwrap_or(0.0));
                     self.steps.push(step);
                     self.returns.push(ret);
                 }
