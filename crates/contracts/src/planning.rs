@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// What the person said that the rule planner can read from a request ("slots"): the names a
 /// tool's `fill` may use.
@@ -106,7 +106,7 @@ impl ActsOn {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WordRule {
     pub words: Vec<String>,
-    pub set: Map<String, Value>,
+    pub set: BTreeMap<String, Value>,
 }
 
 /// The planning keys of one tool.
@@ -120,8 +120,8 @@ pub struct ToolPlanning {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,
     /// Values used when the request does not say (`{keep: newest}`).
-    #[serde(default, skip_serializing_if = "Map::is_empty")]
-    pub defaults: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub defaults: BTreeMap<String, Value>,
     /// Values chosen by words in the request; for each parameter the first rule that matches wins.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub when_said: Vec<WordRule>,
@@ -157,8 +157,8 @@ impl ToolPlanning {
     }
 
     /// Values the request's words choose: the first matching rule per parameter.
-    pub fn said_values(&self, said: impl Fn(&str) -> bool) -> Map<String, Value> {
-        let mut out = Map::new();
+    pub fn said_values(&self, said: impl Fn(&str) -> bool) -> BTreeMap<String, Value> {
+        let mut out = BTreeMap::new();
         for rule in &self.when_said {
             if rule.words.iter().any(|w| said(w)) {
                 for (k, v) in &rule.set {

@@ -2,13 +2,14 @@
 //! `selects`, `fill`) against what the tool takes, into a `ToolPlanning`. Pure; every problem is
 //! reported with the line of its key.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use contracts::{
     ActsOn, ParamType, PrimitiveSpec, REQUEST_SLOTS, ToolPlanning, WordRule, strip_placeholders,
     trigger_placeholders,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;
 use crate::parser::ToolDraft;
@@ -78,16 +79,19 @@ impl Check<'_> {
     }
 
     /// Parameter values (`defaults`, a rule's `set`): each a parameter the tool takes, of its type.
-    fn values(&mut self, key: &str, v: &Value, line: usize) -> Map<String, Value> {
+    fn values(&mut self, key: &str, v: &Value, line: usize) -> BTreeMap<String, Value> {
         let Value::Object(m) = v else {
             self.error(
                 line,
                 format!("`{key}` must be a mapping of parameter: value"),
             );
-            return Map::new();
+            return BTreeMap::new();
         };
-        let mut out = Map::new();
-        for (param, value) in m {
+        let mut out = BTreeMap::new();
+        // Sorted, so the diagnostics come in the same order whatever the map keeps.
+        let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+        entries.sort_by_key(|(k, _)| *k);
+        for (param, value) in entries {
             if !self.takes(param) {
                 let hint = contracts::closest(
                     param,
@@ -176,8 +180,8 @@ impl Check<'_> {
     }
 
     /// `param: tool.field`; the tool is checked against its siblings by `resolve`.
-    fn takes_from(&mut self, v: &Value, line: usize) -> std::collections::BTreeMap<String, String> {
-        let mut out = std::collections::BTreeMap::new();
+    fn takes_from(&mut self, v: &Value, line: usize) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
         let Value::Object(m) = v else {
             self.error(
                 line,
@@ -185,7 +189,9 @@ impl Check<'_> {
             );
             return out;
         };
-        for (param, from) in m {
+        let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+        entries.sort_by_key(|(k, _)| *k);
+        for (param, from) in entries {
             if !self.takes(param) {
                 let takes = self.takes_list();
                 self.error(line, format!("`takes_from` names `{param}`, which the tool does not take; it takes: {takes}"));
@@ -204,17 +210,15 @@ impl Check<'_> {
         out
     }
 
-    fn fill(
-        &mut self,
-        v: &Value,
-        line: usize,
-    ) -> std::collections::BTreeMap<String, Option<String>> {
-        let mut out = std::collections::BTreeMap::new();
+    fn fill(&mut self, v: &Value, line: usize) -> BTreeMap<String, Option<String>> {
+        let mut out = BTreeMap::new();
         let Value::Object(m) = v else {
             self.error(line, "`fill` must be a mapping of parameter: slot".into());
             return out;
         };
-        for (param, slot) in m {
+        let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+        entries.sort_by_key(|(k, _)| *k);
+        for (param, slot) in entries {
             if !self.takes(param) {
                 let takes = self.takes_list();
                 self.error(

@@ -22,6 +22,13 @@ fn format_iso(iso: &str, format: &str) -> String {
         .replace("%S", part(17, 19))
 }
 
+/// A pattern that names the extension itself (`{name}.jpg`): the files get that extension.
+fn ends_in_extension(pattern: &str) -> bool {
+    pattern.rsplit_once('.').is_some_and(|(_, ext)| {
+        (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric())
+    })
+}
+
 /// Fills a rename pattern for one file: `{name}`, `{ext}`, `{n}`, `{n:03}`, `{date:%Y-%m-%d}`,
 /// `{exif.date:%Y-%m-%d}`, `{exif.camera}`, `{parent}`. `exif` holds the photo's EXIF facts.
 fn fill_pattern(
@@ -155,6 +162,7 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
         name = change_case(&name, &case);
         // A pattern without `{ext}` keeps the extension: "{name}_{n}" on a.jpg gives a_1.jpg.
         if !pattern.contains("{ext}")
+            && !ends_in_extension(&pattern)
             && let Some(ext) = &node.extension
             && extension_of(&name).as_deref() != Some(ext.as_str())
         {

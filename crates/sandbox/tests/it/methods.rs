@@ -315,6 +315,30 @@ fn batch_rename_patterns_collisions_and_swaps() {
     assert_eq!(chain.disk(), "2.txt (one)\n3.txt (two)\n");
 }
 
+/// A pattern ending in an extension gives the files that extension ("rename the .jpeg files to
+/// .jpg"); it is not appended after the old one.
+#[test]
+fn a_pattern_ending_in_an_extension_changes_the_extension() {
+    let mut fx = open(&[
+        ("camera/a.jpeg", "1"),
+        ("camera/b.JPEG", "2"),
+        ("camera/c.png", "3"),
+    ]);
+    let out = fx.run(
+        "batch_rename",
+        json!({"source": ["camera/a.jpeg", "camera/b.JPEG"], "pattern": "{name}.jpg"}),
+    );
+    assert_eq!(
+        out["moved"],
+        json!([{"from": "camera/a.jpeg", "to": "camera/a.jpg"}, {"from": "camera/b.JPEG", "to": "camera/b.jpg"}])
+    );
+    fx.sandbox.commit(None).unwrap();
+    assert_eq!(
+        fx.disk(),
+        "camera/\ncamera/a.jpg (1)\ncamera/b.jpg (2)\ncamera/c.png (3)\n"
+    );
+}
+
 /// `ask`: one call finds every clash, lists them all in the error and leaves the graph as it was.
 #[test]
 fn ask_lists_every_conflict_and_changes_nothing() {

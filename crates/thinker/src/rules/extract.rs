@@ -688,6 +688,19 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let is_prep = LOCATION_PREPS.contains(&w.as_str()) || TARGET_PREPS.contains(&w.as_str());
         if is_prep {
             let to_target = TARGET_PREPS.contains(&w.as_str());
+            // "rename the .jpeg files to .jpg": a new extension is a name pattern, not a place.
+            if to_target
+                && let Some(ext) = words.get(i + 1).and_then(|n| {
+                    n.strip_prefix('.')
+                        .map(|e| e.trim_end_matches([',', ';', '.']).to_lowercase())
+                        .filter(|e| known_extension(e))
+                })
+            {
+                s.pattern = Some(format!("{{name}}.{ext}"));
+                consumed[i + 1] = true;
+                i += 2;
+                continue;
+            }
             // "into a folder called X" / "to a new folder named X" was read as `name`.
             if let Some(q) = words.get(i + 1).and_then(|n| lookup(n)) {
                 push_place(&mut s, to_target, g.entry(&q).map_or(q, str::to_owned));
