@@ -7,7 +7,7 @@ use std::process::Stdio;
 
 use serde_json::Value;
 
-use super::{kill_after_journal_lines, mixed_files};
+use super::{Env, kill_after_journal_lines, mixed_files};
 use crate::run::{SEED_REQUEST, downloads, events_of, find};
 
 /// Every entry below `root` with its bytes (folders as `name/`), sorted: the exact tree.
@@ -191,4 +191,19 @@ fn an_undo_killed_half_way_is_finished_by_recover_and_recorded() {
     let redo = done_report(&env.run(&["--json", "undo", &undo_id, "--yes"]));
     assert_eq!(redo["committed"], true);
     assert_eq!(exact_tree(env.root.path()), after_run);
+}
+
+/// `learned` lists what planning learned from the person's picks (nothing before any run, and no
+/// audit log is created to say so); forgetting an unknown choice is a clear error.
+#[test]
+fn learned_choices_are_listed_and_an_unknown_one_cannot_be_forgotten() {
+    let env = Env::new(&[]);
+    let listed = env.json(&["learned"]);
+    assert_eq!(listed["learned"], serde_json::json!([]), "{listed}");
+    let out = env.run(&["learned"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Nothing learned yet"));
+    let out = env.run(&["learned", "--forget", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No learned choice nope"));
 }

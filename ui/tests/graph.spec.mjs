@@ -373,6 +373,24 @@ test('an undo started in the bar: the pipeline panel shows its plan in words, th
   await expect(page.locator('.pipeline-undo')).toHaveCount(0);
 });
 
+test('a plan that follows an earlier choice of the person says so in the pipeline panel', async ({ app, page }) => {
+  await openGraph(app, viewDownloads());
+  const send = (event) => app.emit('pipeline://event', { run_id: 'l1', event });
+  await send({ event: 'request', id: 'l1', text: 'summarise song.mp3' });
+  await send({
+    event: 'planned',
+    planner: 'rule',
+    plan: { steps: [{ step: 1, description: 'summarise song.mp3', skill: 'parse-content', tool: 'metadata', params: { path: 'song.mp3' } }] },
+    usage: { planner: 'rule', prompt_tokens: 0, completion_tokens: 0, latency_ms: 1 },
+    notes: ['learned from your choice on 2026-11-24: "summarise report.pdf" is parse-content/metadata', 'read as German: "x"'],
+  });
+  await expect(page.locator('.pipeline-learned')).toHaveText('Learned from your choice on 2026-11-24: "summarise report.pdf" is parse-content/metadata');
+  await app.screenshot('graph-pipeline-learned');
+  // The next run starts without it.
+  await app.emit('pipeline://event', { run_id: 'l2', event: { event: 'request', id: 'l2', text: 'Tidy Downloads' } });
+  await expect(page.locator('.pipeline-learned')).toHaveCount(0);
+});
+
 test('"Undo this run" after a committed run (an undo\'s too), not after a dry run or a failure; it opens the bar and asks it to undo', async ({ app, page }) => {
   await openGraph(app, viewDownloads(), { open_window: null });
   const undo = page.locator('.pipeline button.pipeline-undo-run');

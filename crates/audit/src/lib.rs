@@ -10,6 +10,7 @@
 
 mod chain;
 mod error;
+mod learned;
 #[cfg(feature = "otlp")]
 mod otlp;
 mod record;

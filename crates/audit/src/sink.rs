@@ -166,4 +166,11 @@ impl AuditSink for AuditLog {
     fn record(&mut self, event: &Event) -> std::result::Result<(), ErrorPayload> {
         self.record_event(event).map_err(|e| e.to_payload())
     }
+
+    fn learned(&self) -> Vec<contracts::LearnedChoice> {
+        self.learned_choices().unwrap_or_else(|e| {
+            tracing::warn!("learned choices: {e}");
+            Vec::new()
+        })
+    }
 }

@@ -8,7 +8,9 @@ use std::time::Duration;
 use audit::{AuditLog, AuditStore, StoreOptions, task_tree};
 use config::{DeleteMode, PipelineConfig};
 use contracts::ErrorCode;
-use pipeline::{AutoApprove, Orchestrator, PipelineError, RunOptions, RunReport};
+use pipeline::{
+    AutoApprove, Interaction, Orchestrator, PipelineError, RunOptions, RunReport, SkillCandidate,
+};
 use retrieval::RetrievalPipeline;
 use sandbox::{Sandbox, SandboxConfig, ScanOptions};
 use skills::SkillStore;
@@ -55,32 +57,43 @@ impl World {
     }
 
     fn run(&self, store: AuditStore) -> (Result<RunReport, PipelineError>, AuditLog) {
+        self.run_with(
+            store,
+            SEED_REQUEST,
+            &self.config,
+            &mut AutoApprove::default(),
+        )
+    }
+
+    fn run_with(
+        &self,
+        store: AuditStore,
+        request: &str,
+        config: &PipelineConfig,
+        ui: &mut dyn Interaction,
+    ) -> (Result<RunReport, PipelineError>, AuditLog) {
         let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
         let skills_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
         let mut skills = SkillStore::load(&skills_dir, table).unwrap();
-        let mut retrieval = RetrievalPipeline::open(&self.config).unwrap();
+        let mut retrieval = RetrievalPipeline::open(config).unwrap();
         retrieval.build_index(&skills).unwrap();
         let mut sandbox = Sandbox::open(
             &self.root(),
-            SandboxConfig::from_pipeline(&self.config),
+            SandboxConfig::from_pipeline(config),
             &ScanOptions::default(),
         )
         .unwrap();
         retrieval.index_sandbox(&mut sandbox).unwrap();
         let mut log = AuditLog::new(store);
         let result = Orchestrator {
-            config: &self.config,
+            config,
             skills: &mut skills,
             retrieval: &mut retrieval,
             sandbox: &mut sandbox,
             planner: &mut RulePlanner,
             audit: Some(&mut log),
         }
-        .run(
-            SEED_REQUEST,
-            &RunOptions::default(),
-            &mut AutoApprove::default(),
-        );
+        .run(request, &RunOptions::default(), ui);
         (result, log)
     }
 }
@@ -205,4 +218,126 @@ fn a_locked_audit_log_stops_the_run_and_changes_nothing() {
     let err = result.unwrap_err();
     assert_eq!(err.code(), "AUDIT_LOCKED", "{err}");
     assert_eq!(w.files(), before);
+}
+
+/// At every near-miss, picks the first candidate that is not the planner's; approves the rest.
+#[derive(Default)]
+struct PicksAnother {
+    inner: AutoApprove,
+    picked: Vec<String>,
+}
+
+impl Interaction for PicksAnother {
+    fn event(&mut self, event: &pipeline::Event) {
+        self.inner.event(event);
+    }
+
+    fn clarify_request(&mut self, _question: &str) -> Option<String> {
+        None
+    }
+
+    fn choose_skill(
+        &mut self,
+        _step: &contracts::PlanStep,
+        candidates: &[SkillCandidate],
+    ) -> Option<usize> {
+        let i = candidates.iter().position(|c| !c.planned)?;
+        self.picked
+            .push(format!("{}/{}", candidates[i].skill, candidates[i].tool));
+        Some(i)
+    }
+
+    fn clarify_param(&mut self, q: &pipeline::ParamQuestion) -> Option<serde_json::Value> {
+        self.inner.clarify_param(q)
+    }
+
+    fn review_step(&mut self, r: &pipeline::StepReview) -> pipeline::Decision {
+        self.inner.review_step(r)
+    }
+
+    fn review_diff(&mut self, r: &pipeline::DiffReview) -> pipeline::DiffDecision {
+        self.inner.review_diff(r)
+    }
+}
+
+/// The rule planner's reading of `text` in the test folder, with `learned` choices.
+fn plan_action(
+    w: &World,
+    text: &str,
+    learned: Vec<contracts::LearnedChoice>,
+) -> (String, Vec<String>) {
+    use thinker::Planner;
+    let table = skills::engine_primitive_table(sandbox::graph_primitive_table());
+    let skills_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills");
+    let skills = SkillStore::load(&skills_dir, table).unwrap();
+    let mut retrieval = RetrievalPipeline::open(&w.config).unwrap();
+    retrieval.build_index(&skills).unwrap();
+    let cx = thinker::PlanningContext {
+        skills: &skills,
+        retrieval: &retrieval,
+        config: &w.config,
+    };
+    let request = thinker::PlanRequest {
+        text: text.into(),
+        root_name: Some("Downloads".into()),
+        entries: Vec::new(),
+        learned,
+    };
+    let planned = RulePlanner
+        .plan(&request, &cx, &thinker::PlanControl::default())
+        .unwrap();
+    let last = planned.plan.steps.last().expect("a step");
+    (format!("{}/{}", last.skill, last.tool), planned.notes)
+}
+
+/// A skill the person picks in the near-miss picker is remembered in the audit log, a later
+/// request that says much the same is planned as they chose (and says so), and forgetting the
+/// choice (`forget_choice`, a record of its own) undoes that.
+#[test]
+fn a_picked_skill_is_learned_from_the_audit_log_and_can_be_forgotten() {
+    let w = world();
+    // The picker shows whenever retrieval alone is not sure.
+    let config = PipelineConfig {
+        planner_sure_margin: 1.0,
+        ..w.config.clone()
+    };
+    let path = w.dir.path().join("audit.sqlite");
+    let mut ui = PicksAnother::default();
+    let (_result, log) = w.run_with(
+        AuditStore::open(&path).unwrap(),
+        "summarise report.pdf",
+        &config,
+        &mut ui,
+    );
+    let picked = ui
+        .picked
+        .first()
+        .expect("the near-miss picker was shown")
+        .clone();
+    let learned = log.learned_choices().unwrap();
+    assert_eq!(learned.len(), 1, "{learned:?}");
+    assert_eq!(learned[0].chosen, picked);
+    assert_eq!(learned[0].text, "summarise report.pdf");
+
+    let (before, _) = plan_action(&w, "summarise song.mp3", Vec::new());
+    assert_ne!(before, picked, "the planner already chose it unaided");
+    let (after, notes) = plan_action(&w, "summarise song.mp3", learned.clone());
+    assert_eq!(after, picked);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("learned from your choice on ")),
+        "{notes:?}"
+    );
+    // Something else entirely is not affected.
+    let (other, _) = plan_action(&w, "remove duplicates", learned.clone());
+    assert_eq!(other, "remove-duplicates/remove");
+
+    assert!(log.forget_choice(&learned[0].id).unwrap());
+    assert!(!log.forget_choice(&learned[0].id).unwrap());
+    assert!(log.learned_choices().unwrap().is_empty());
+    assert!(
+        log.store().verify().unwrap().ok(),
+        "the chain holds the forgetting too"
+    );
 }

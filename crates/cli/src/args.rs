@@ -123,6 +123,12 @@ pub enum Command {
         #[arg(long)]
         root: Option<PathBuf>,
     },
+    /// The choices you made in the near-miss picker that planning learns from (newest last);
+    /// `--forget ID` makes it forget one.
+    Learned {
+        #[arg(long, value_name = "ID")]
+        forget: Option<String>,
+    },
     /// Inspect (or with --complete, finish) a commit that was interrupted.
     Recover {
         root: PathBuf,

@@ -128,6 +128,7 @@ pub fn plan_cmd(
         text: text.to_owned(),
         root_name: root_name.clone(),
         entries: entries.clone(),
+        learned: Vec::new(),
     };
     if let Some(text) = request {
         let preview = engine.plan(&make(text))?;

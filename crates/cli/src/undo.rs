@@ -35,6 +35,45 @@ pub fn undo_cmd(env: &Env, run_id: Option<&str>, yes: bool, dry_run: bool) -> Re
 }
 
 /// `scope-weaver history`: every committed run, newest first, with what undid it.
+/// `scope-weaver learned [--forget ID]`: what planning learned from the person's choices.
+pub fn learned_cmd(env: &Env, forget: Option<&str>) -> Result<ExitCode> {
+    let ledger = Ledger::new(env.config.clone());
+    if let Some(id) = forget {
+        let forgot = ledger.forget_choice(id)?;
+        if env.json {
+            print_json(&json!({"ok": forgot, "forgot": forgot.then_some(id)}));
+        } else if forgot {
+            println!("Forgot choice {id}.");
+        } else {
+            eprintln!("No learned choice {id} (see `scope-weaver learned`).");
+        }
+        return Ok(if forgot {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(2)
+        });
+    }
+    let choices = ledger.learned()?;
+    if env.json {
+        print_json(&json!({"ok": true, "learned": choices}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if choices.is_empty() {
+        println!("Nothing learned yet: choices you make in the near-miss picker show here.");
+    }
+    for c in &choices {
+        println!(
+            "{}  {}  \u{201c}{}\u{201d} is {} (planned {})",
+            c.id,
+            c.day(),
+            c.text,
+            c.chosen,
+            c.planned
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn history_cmd(env: &Env, root: Option<&Path>) -> Result<ExitCode> {
     let (runs, broken) = Ledger::new(env.config.clone()).committed_runs(root);
     if env.json {

@@ -5,6 +5,7 @@
 mod cpu;
 mod error;
 mod execution;
+mod learned;
 mod plan;
 mod planning;
 mod primitive;
@@ -15,6 +16,7 @@ mod suggest;
 pub use cpu::{cpu_mismatch_message, missing_cpu_features};
 pub use error::{ErrorCode, ErrorPayload};
 pub use execution::{ExecutionResult, PipelineContext, StepStatus, ValidationResult};
+pub use learned::LearnedChoice;
 pub use plan::{Plan, PlanStep};
 pub use planning::{
     ActsOn, REQUEST_SLOTS, ToolPlanning, WordRule, strip_placeholders, trigger_placeholders,

@@ -47,6 +47,21 @@ impl Ledger {
         )?))
     }
 
+    /// The choices people made that planning learns from; none when there is no audit log yet
+    /// (a plan never creates one).
+    pub fn learned(&self) -> Result<Vec<contracts::LearnedChoice>> {
+        let target = self.config.audit_db();
+        if !audit::is_postgres_url(&target) && !Path::new(&target).exists() {
+            return Ok(Vec::new());
+        }
+        Ok(self.open_audit()?.learned_choices()?)
+    }
+
+    /// Forgets a learned choice (`LearnedChoice::id`); `false` when there is none with that id.
+    pub fn forget_choice(&self, id: &str) -> Result<bool> {
+        Ok(self.open_audit()?.forget_choice(id)?)
+    }
+
     /// A fresh scan of `root` with this configuration's sandbox settings.
     pub fn open_sandbox(&self, root: &Path, scan: &ScanOptions) -> Result<Sandbox> {
         Ok(Sandbox::open(

@@ -44,7 +44,15 @@ impl Engine {
             retrieval: &core.retrieval,
             config: &config,
         };
-        let planned = core.planner.plan(request, &cx, &PlanControl::default())?;
+        // What the person taught before, as a run would know it (from the audit log).
+        let mut request = request.clone();
+        if request.learned.is_empty() {
+            request.learned = match core.audit.as_ref() {
+                Some(log) => log.learned_choices()?,
+                None => crate::Ledger::new(config.clone()).learned()?,
+            };
+        }
+        let planned = core.planner.plan(&request, &cx, &PlanControl::default())?;
         let missing = missing_params(&planned.plan, &core.store);
         let mut matches = Vec::with_capacity(planned.plan.steps.len());
         for step in &planned.plan.steps {

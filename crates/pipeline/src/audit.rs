@@ -13,6 +13,11 @@ use crate::interaction::{
 pub trait AuditSink {
     /// Records one event; an error (with a code such as `AUDIT_LOCKED`) stops the run.
     fn record(&mut self, event: &Event) -> Result<(), ErrorPayload>;
+
+    /// The choices people made that planning learns from (none unless the sink remembers).
+    fn learned(&self) -> Vec<contracts::LearnedChoice> {
+        Vec::new()
+    }
 }
 
 /// Keeps every event in memory (tests and dry tooling).

@@ -384,6 +384,11 @@ impl<'a> Orchestrator<'a> {
                 text: text.clone(),
                 root_name: root_name.clone(),
                 entries: entries.clone(),
+                learned: self
+                    .audit
+                    .as_deref()
+                    .map(|a| a.learned())
+                    .unwrap_or_default(),
             };
             let planned = self.planner.plan(&request, &cx, &control)?;
             if let Some(fallback) = &planned.fallback {

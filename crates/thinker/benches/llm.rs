@@ -60,6 +60,7 @@ fn main() {
         text: WORKED_EXAMPLE.into(),
         root_name: Some("home".into()),
         entries: entries.iter().map(|e| (*e).to_owned()).collect(),
+        learned: Vec::new(),
     };
     let first_folder = ["Downloads", "Documents", "Pictures"];
     let later_folder = ["Downloads", "Documents", "Music", "Pictures"];

@@ -50,6 +50,9 @@ pub struct PlanRequest {
     pub root_name: Option<String>,
     /// Relative paths of folders (and files) under the root, to recognise names in the request.
     pub entries: Vec<String>,
+    /// Choices the person made before (the near-miss picker, from the audit log): the rule
+    /// planner leans towards them for clauses that say much the same.
+    pub learned: Vec<contracts::LearnedChoice>,
 }
 
 impl PlanRequest {

@@ -114,6 +114,7 @@ fn constrained_output_always_parses_and_validates_against_the_schema() {
             text: text.into(),
             root_name: Some("Downloads".into()),
             entries: vec!["reports".into(), "Photos 2023".into()],
+            learned: Vec::new(),
         };
         let planned = planner.plan(&request, &w.cx(), &control).unwrap();
         // The accepted answer is JSON valid against the schema, and it was streamed.

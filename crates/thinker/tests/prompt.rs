@@ -24,6 +24,7 @@ fn the_worked_example_prompt() {
                 .into(),
         root_name: Some("home".into()),
         entries: vec!["Downloads".into(), "Documents".into(), "Pictures".into()],
+        learned: Vec::new(),
     };
     let prompt = build_prompt(&request, &w.cx(), w.config.planner_guidance_skills).unwrap();
     let rendered: String = prompt

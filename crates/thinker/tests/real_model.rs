@@ -50,6 +50,7 @@ fn smollm2_plans_the_worked_example_with_a_schema_valid_plan() {
         text: WORKED_EXAMPLE.into(),
         root_name: Some("home".into()),
         entries: vec!["Downloads".into(), "Documents".into(), "Pictures".into()],
+        learned: Vec::new(),
     };
     let planned = planner
         .plan(&request, &world.cx(), &PlanControl::default())

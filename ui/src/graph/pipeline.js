@@ -28,6 +28,7 @@ export class Pipeline {
     this.runId = runId;
     this.request = '';
     this.undo = null; // an undo_run's plan, in words (an undo has no steps)
+    this.learned = []; // the planner's notes on what it learned from the person's earlier choices
     this.steps = new Map();
     this.current = null;
     this.state = runId ? 'running' : 'idle';
@@ -69,6 +70,7 @@ export class Pipeline {
         break;
       case 'planned':
         for (const p of ev.plan?.steps ?? []) Object.assign(this.step(p.step), { description: p.description, skill: p.skill, tool: p.tool, params: p.params ?? {} });
+        this.learned = (ev.notes ?? []).filter((n) => n.startsWith('learned from your choice'));
         break;
       case 'references_resolved':
       case 'overridden':
@@ -130,6 +132,7 @@ export class Pipeline {
       h('header.side-head', h('h2', 'Pipeline'), h(`span.badge.${badge[0]}.pipeline-state`, badge[1])),
       this.request ? h('div.pipeline-request', { title: this.request }, this.request) : null,
       this.undo ? h('div.pipeline-undo', icon('undo'), h('span', this.undo)) : null,
+      ...this.learned.map((n) => h('div.pipeline-learned', { title: 'scope-weaver learned --forget ID forgets it' }, icon('spark'), h('span', n.charAt(0).toUpperCase() + n.slice(1)))),
       current && this.state !== 'idle' ? h('div.pipeline-stage', current) : null,
       this.state === 'idle' ? h('p.faint.side-empty', current) : null,
       this.error && this.state === 'failed' ? h('div.pipeline-error', this.error) : null,

@@ -5,6 +5,7 @@
 mod clause;
 mod extract;
 mod fill;
+mod learn;
 mod lexicon;
 mod normalize;
 mod score;
@@ -57,6 +58,7 @@ impl Planner for RulePlanner {
             notes: Vec::new(),
             not_understood: Vec::new(),
             confidence: BTreeMap::new(),
+            learned: &request.learned,
         };
         // A request in another language is read in English; names that exist stay as written.
         let english = lexicon::lexicon().german.to_english(&request.text, |w| {
@@ -129,6 +131,13 @@ impl Candidate {
     fn skill(&self) -> &str {
         self.steps.last().map_or("", |(s, _)| s.skill.as_str())
     }
+
+    /// `skill/tool` of the step that does what the clause asks.
+    fn action(&self) -> String {
+        self.steps
+            .last()
+            .map_or_else(String::new, |(s, _)| format!("{}/{}", s.skill, s.tool))
+    }
 }
 
 struct PlanBuilder<'a> {
@@ -146,6 +155,8 @@ struct PlanBuilder<'a> {
     not_understood: Vec<String>,
     /// Step number → the margin of its clause's reading (see `Planned::confidence`).
     confidence: BTreeMap<u32, f32>,
+    /// The person's earlier choices (`PlanRequest::learned`).
+    learned: &'a [contracts::LearnedChoice],
 }
 
 /// What an emitted step leaves for later steps: its result type and the field of it that is a
@@ -197,12 +208,38 @@ impl PlanBuilder<'_> {
         let matched = normalize::for_matching(text, &slots, self.vocab, true);
         let described = normalize::for_matching(text, &Slots::default(), self.vocab, false);
         let ranking = self.cx.retrieval.match_skill(&matched)?;
-        let mut candidates: Vec<Candidate> = ranking
-            .hits
+        // What the person chose before for a clause like this one: their choice is a reading
+        // even when retrieval does not rank it.
+        let lessons = learn::lessons(&described, self.learned);
+        let mut hits: Vec<retrieval::SkillHit> =
+            ranking.hits.iter().take(CANDIDATES).cloned().collect();
+        for l in &lessons {
+            let Some((skill, tool)) = l.chosen.split_once('/') else {
+                continue;
+            };
+            if !hits.iter().any(|h| h.skill == skill && h.tool == tool) {
+                let known = ranking
+                    .hits
+                    .iter()
+                    .find(|h| h.skill == skill && h.tool == tool);
+                hits.push(known.cloned().unwrap_or(retrieval::SkillHit {
+                    skill: skill.to_owned(),
+                    tool: tool.to_owned(),
+                    score: 0.0,
+                    skill_score: 0.0,
+                    tool_score: 0.0,
+                    vector: 0.0,
+                    bm25: 0.0,
+                }));
+            }
+        }
+        let mut candidates: Vec<Candidate> = hits
             .iter()
-            .take(CANDIDATES)
             .filter_map(|hit| self.candidate(&matched, &described, &slots, hit))
             .collect();
+        for c in &mut candidates {
+            c.score += learn::adjustment(&c.action(), &lessons);
+        }
         // The first of equals wins, as the ranking ordered them.
         let best_at = candidates
             .iter()
@@ -222,6 +259,17 @@ impl PlanBuilder<'_> {
                 .fold(UNDERSTOOD_FLOOR, f32::max);
             b.score - other
         });
+        if let Some(lesson) = best
+            .as_ref()
+            .and_then(|b| lessons.iter().find(|l| l.chosen == b.action()))
+        {
+            self.notes.push(format!(
+                "learned from your choice on {}: \"{}\" is {}",
+                lesson.day(),
+                lesson.text,
+                lesson.chosen
+            ));
+        }
         match best {
             Some(c) if c.score >= UNDERSTOOD_FLOOR => {
                 if let Some(p) = c.place {

@@ -117,7 +117,7 @@ fn sorted(w: &str) -> Vec<char> {
 
 /// A word that names something rather than says something: an extension (".jpeg"), a file name
 /// ("notes.md") or a path ("Music/dupes"). Typo correction leaves it exactly as written.
-fn is_name(word: &str) -> bool {
+pub(super) fn is_name(word: &str) -> bool {
     let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '/');
     word.starts_with('.') || word.contains('/') || word.trim_end_matches('.').contains('.')
 }
