@@ -76,6 +76,11 @@ before(async () => {
     SCOPE_WEAVER_SKILLS_DIR: join(work, 'skills'),
     SCOPE_WEAVER_CONFIG: join(work, 'config.yaml'),
     SCOPE_WEAVER_DELETE_MODE: 'permanent',
+    // The near-miss picker is what these tests drive in a real window: the planner's own margin
+    // is not trusted here, so a step reaches the picker whenever retrieval alone is unsure (by
+    // default a plain request like "tidy up Downloads" is planned without asking; the CLI and
+    // pipeline tests cover that).
+    SCOPE_WEAVER_PLANNER_SURE_MARGIN: '1.0',
   };
   app = await App.start(env);
 });
