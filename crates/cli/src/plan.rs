@@ -15,40 +15,15 @@ use crate::calibrate::Calibration;
 use crate::commands::{Env, open_engine};
 use crate::output::print_json;
 
-/// What the planner may know of ROOT: its name and the folders under it (two levels).
-pub fn grounding(root: Option<&Path>) -> (Option<String>, Vec<String>) {
+/// What the planner may know of ROOT: the grounding a run would give it, from a scan of ROOT.
+pub fn grounding(env: &Env, root: Option<&Path>) -> Result<(Option<String>, Vec<String>)> {
     let Some(root) = root else {
-        return (None, Vec::new());
+        return Ok((None, Vec::new()));
     };
-    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
-    let name = root.file_name().map(|n| n.to_string_lossy().into_owned());
-    let mut entries = Vec::new();
-    let mut stack = vec![(root.clone(), String::new(), 0)];
-    while let Some((dir, prefix, depth)) = stack.pop() {
-        let Ok(read) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in read.flatten() {
-            let Ok(t) = e.file_type() else { continue };
-            let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with('.') {
-                continue;
-            }
-            let rel = if prefix.is_empty() {
-                n.clone()
-            } else {
-                format!("{prefix}/{n}")
-            };
-            if t.is_dir() {
-                if depth < 1 {
-                    stack.push((e.path(), rel.clone(), depth + 1));
-                }
-                entries.push(rel);
-            }
-        }
-    }
-    entries.sort();
-    (name, entries)
+    let sandbox = engine::Ledger::new(env.config.clone())
+        .open_sandbox(root, &sandbox::ScanOptions::default())
+        .with_context(|| format!("scanning {}", root.display()))?;
+    Ok(pipeline::grounding(&sandbox))
 }
 
 /// The plan's skills in order, consecutive repeats collapsed.
@@ -123,7 +98,7 @@ pub fn plan_cmd(
     show_failures: bool,
 ) -> Result<ExitCode> {
     let engine = open_engine(env)?;
-    let (root_name, entries) = grounding(root);
+    let (root_name, entries) = grounding(env, root)?;
     let make = |text: &str| PlanRequest {
         text: text.to_owned(),
         root_name: root_name.clone(),

@@ -26,7 +26,8 @@ pub use interaction::{
     StepReview,
 };
 pub use orchestrator::{
-    Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream, needs_picker,
+    Orchestrator, RunOptions, RunReport, StepOutcome, StepStatus, TokenStream, grounding,
+    needs_picker,
 };
 pub use report::summarize;
 pub use skill_draft::{SkillDraft, create_skill, draft_skill};

@@ -351,18 +351,7 @@ impl<'a> Orchestrator<'a> {
     }
 
     fn think(&mut self, run: &mut Run, ui: &mut dyn Interaction) -> Result<State> {
-        let root_name = self
-            .sandbox
-            .root()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        let entries: Vec<String> = self
-            .sandbox
-            .graph()
-            .nodes()
-            .filter(|n| n.is_dir() && n.id != sandbox::ROOT_ID && n.id.matches('/').count() < 2)
-            .map(|n| n.id.clone())
-            .collect();
+        let (root_name, entries) = grounding(self.sandbox);
         let mut text = run.request.clone();
         let sink = run.options.on_token.clone();
         let sink_fn = move |t: &str| {
@@ -864,4 +853,20 @@ pub fn needs_picker(
     let retrieval_sure = retrieval_confident && agrees;
     let planner_sure = planner_margin.is_some_and(|m| m >= sure_margin);
     !(retrieval_sure || planner_sure)
+}
+
+/// What the planner may know of the working folder: its name and the folders under it (two
+/// levels), as the scan saw them. The same for a run and for `scope-weaver plan`.
+pub fn grounding(sandbox: &Sandbox) -> (Option<String>, Vec<String>) {
+    let root_name = sandbox
+        .root()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let entries = sandbox
+        .graph()
+        .nodes()
+        .filter(|n| n.is_dir() && n.id != sandbox::ROOT_ID && n.id.matches('/').count() < 2)
+        .map(|n| n.id.clone())
+        .collect();
+    (root_name, entries)
 }
