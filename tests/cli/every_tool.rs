@@ -156,6 +156,18 @@ const CASES: &[Case] = &[
         &["path=Downloads"],
     ),
     case(
+        "organize-by-content",
+        "classify",
+        "sort the documents in Downloads into Work and Home",
+        &["path=Downloads", "categories=Work, Home"],
+    ),
+    case(
+        "organize-by-content",
+        "sort",
+        "file the papers in Downloads by topic",
+        &[r#"assignments=[{"path": "Downloads/notes.txt", "folder": "Downloads/Notes"}]"#],
+    ),
+    case(
         "organize-by-type",
         "by_date",
         "sort the photos in Downloads into folders by the month they were taken",

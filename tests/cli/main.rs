@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod by_meaning;
 mod every_tool;
 mod logs;
 mod permissions;

@@ -404,7 +404,7 @@ test('models chosen in Settings load in the background; a broken one falls back 
   await sleep(300);
   shot('17-settings-models-ready');
 
-  // A folder without a model: the embedder fails, falls back to the lexical default, and says why.
+  // A folder without a model: the embedder fails, falls back to the built-in default, and says why.
   const empty = join(work, 'models', 'empty');
   mkdirSync(empty, { recursive: true });
   await run("document.querySelector('input[name=\"planner\"][value=\"rule\"]').click(); document.querySelector('#embedder-model').value = ''");
@@ -412,13 +412,13 @@ test('models chosen in Settings load in the background; a broken one falls back 
   await wd('POST', s(`/element/${el}/value`), { text: empty });
   await run("document.querySelector('button.save').click()");
   const failed = await until('the fallback', "const f = document.querySelector('.progress-line.fallback[data-component=\"embedder\"]'); return f ? f.textContent : false", { timeout: 60000 });
-  assert.match(failed, /lexical/i);
+  assert.match(failed, /embedded default/i);
   const reason = await run("return [...document.querySelectorAll('.progress-line.failed[data-component=\"embedder\"]')].map((l) => l.textContent).join(' | ')");
   assert.ok(reason.length > 0, 'the failure says why');
   const planner = await until('the rule planner announced', "const l = [...document.querySelectorAll('.progress-line[data-component=\"planner\"]')].at(-1); return l && /embedded rule planner/.test(l.textContent) ? l.textContent : false");
   assert.match(planner, /ready/);
   const after = await invoke('app_info');
-  assert.match(after.ok.embedder, /^lexical/, JSON.stringify(after));
+  assert.match(after.ok.embedder, /^words/, JSON.stringify(after));
   assert.equal(after.ok.planner, 'rule');
   await sleep(300);
   shot('18-settings-model-fallback');

@@ -60,7 +60,7 @@ test('Save sends every setting; CONFIG_INVALID lists every problem', async ({ ap
       working_root: '/home/u',
       thinker_backend: 'mistralrs',
       thinker_model_path: '/nope.gguf',
-      embedding_backend: 'lexical',
+      embedding_backend: 'words',
       embedding_model_path: null,
       hitl_mode: 'all',
       shortcut: 'Hyper+Q',

@@ -94,6 +94,19 @@ pub enum Command {
         #[arg(long)]
         failures: bool,
     },
+    /// Score sorting by meaning (organize-by-content) on a labelled JSONL file
+    /// (eval/content.jsonl): writes its documents as real files (PDF, DOCX, Markdown, text) into a
+    /// temporary folder and classifies them into the file's categories with the configured embedder.
+    EvalSort {
+        #[arg(long, value_name = "FILE")]
+        file: PathBuf,
+        /// Also score content search on these labelled queries (eval/content_queries.jsonl).
+        #[arg(long, value_name = "FILE")]
+        queries: Option<PathBuf>,
+        /// With --file: print every file sorted into the wrong category.
+        #[arg(long)]
+        failures: bool,
+    },
     /// The audit log: every request, step, primitive call and decision, hash-chained.
     Audit {
         #[command(subcommand)]

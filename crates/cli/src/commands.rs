@@ -87,6 +87,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             root.as_deref(),
             failures,
         ),
+        Command::EvalSort {
+            file,
+            queries,
+            failures,
+        } => crate::eval_sort::eval_sort_cmd(&env, &file, queries.as_deref(), failures),
         Command::Audit { command } => crate::audit::audit_cmd(&env, command),
         Command::Graph {
             command: GraphCommand::Export { root, out },
@@ -570,6 +575,14 @@ fn tool_cmd(
         }
         Primitive::Retrieval(r) => {
             let data = crate::search::retrieval_tool(env, &store, &r.query_type, root, &params)?;
+            crate::search::print_retrieval(env, &def.name, &tool_def.name, &data);
+        }
+        Primitive::Llm(l) => {
+            // Read-only: what each file would be sorted into (the files it is unsure of listed
+            // under `asked`; a run asks about them).
+            let sandbox = open_sandbox(env, root)?;
+            let pipeline = retrieval::RetrievalPipeline::open(&env.config)?;
+            let data = retrieval::call_task(&pipeline, &sandbox, &l.task, &params)?;
             crate::search::print_retrieval(env, &def.name, &tool_def.name, &data);
         }
         other => {

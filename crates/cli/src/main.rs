@@ -5,6 +5,7 @@ mod audit;
 mod calibrate;
 mod commands;
 mod demo;
+mod eval_sort;
 mod new_skill;
 mod output;
 mod plan;

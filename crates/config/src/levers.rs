@@ -45,8 +45,15 @@ lever!(
 );
 lever!(
     /// Which model embeds skill descriptions, plan steps and file contents.
-    EmbeddingBackend { Lexical => "lexical", Mistralrs => "mistralrs", Bert => "bert" }
+    EmbeddingBackend { Words => "words", Lexical => "lexical", Mistralrs => "mistralrs", Bert => "bert" }
 );
+
+impl EmbeddingBackend {
+    /// Whether the backend is built in (no model file to point at).
+    pub fn is_embedded(self) -> bool {
+        matches!(self, EmbeddingBackend::Words | EmbeddingBackend::Lexical)
+    }
+}
 lever!(
     /// Storage precision of vectors in the indexes.
     VectorQuantization { F32 => "f32", F16 => "f16", I8 => "i8" }

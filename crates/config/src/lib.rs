@@ -35,6 +35,7 @@ pub struct PipelineConfig {
     pub skill_match_threshold: f32,
     pub confidence_gap: f32,
     pub planner_sure_margin: f32,
+    pub classify_sure_margin: f32,
     pub top_k: usize,
     pub content_min_similarity: f32,
     /// Extra type categories for organize-by-type, looked up before the built-in table:
@@ -290,6 +291,7 @@ impl PipelineConfig {
         );
         unit(&mut out, "confidence_gap", self.confidence_gap);
         unit(&mut out, "planner_sure_margin", self.planner_sure_margin);
+        unit(&mut out, "classify_sure_margin", self.classify_sure_margin);
         unit(
             &mut out,
             "content_min_similarity",
@@ -325,9 +327,7 @@ impl PipelineConfig {
                 "must be set when thinker_backend is mistralrs".to_owned(),
             ));
         }
-        if self.embedding_backend != EmbeddingBackend::Lexical
-            && self.embedding_model_path.is_none()
-        {
+        if !self.embedding_backend.is_embedded() && self.embedding_model_path.is_none() {
             out.push((
                 "embedding_model_path",
                 format!(

@@ -27,7 +27,7 @@ fn defaults_match_the_documented_file() {
     assert_eq!(c.confidence_gap, 0.05);
     assert_eq!(c.hitl_mode, HitlMode::Key);
     assert_eq!(c.thinker_backend, ThinkerBackend::Rule);
-    assert_eq!(c.embedding_backend, EmbeddingBackend::Lexical);
+    assert_eq!(c.embedding_backend, EmbeddingBackend::Words);
     assert_eq!(c.delete_mode, DeleteMode::Trash);
     assert_eq!(c.combine_method, CombineMethod::Minmax);
 }

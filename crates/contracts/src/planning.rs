@@ -59,6 +59,10 @@ pub const REQUEST_SLOTS: &[(&str, &str)] = &[
     ("start", "the first number of a numbering"),
     ("max_bytes", "\"the first 8 KB\""),
     ("query", "what a search is about"),
+    (
+        "categories",
+        "the person's own categories (\"into Invoices, Recipes and Meeting notes\")",
+    ),
     ("content", "text for a new file"),
     ("delete_originals", "\"and delete the originals\""),
 ];

@@ -59,7 +59,7 @@ fn load_retrieval(
     notify: &Notify,
     fallback: bool,
 ) -> Result<RetrievalPipeline> {
-    let model = config.embedding_backend != EmbeddingBackend::Lexical;
+    let model = !config.embedding_backend.is_embedded();
     if model {
         progress(
             notify,
@@ -80,7 +80,7 @@ fn load_retrieval(
             let message = if model {
                 what
             } else {
-                format!("the embedded lexical embedder ({what})")
+                format!("the embedded default ({what})")
             };
             progress(notify, "embedder", "ready", message);
             Ok(r)
@@ -91,7 +91,7 @@ fn load_retrieval(
                 return Err(e.into());
             }
             let fallback = PipelineConfig {
-                embedding_backend: EmbeddingBackend::Lexical,
+                embedding_backend: EmbeddingBackend::Words,
                 embedding_model_path: None,
                 ..config.clone()
             };
@@ -99,10 +99,10 @@ fn load_retrieval(
                 notify,
                 "embedder",
                 "fallback",
-                "using the embedded lexical embedder".into(),
+                "using the embedded default (word vectors + lexical)".into(),
             );
             let mut r =
-                RetrievalPipeline::open(&fallback).expect("the lexical embedder needs no model");
+                RetrievalPipeline::open(&fallback).expect("the embedded default needs no model");
             // Regression: the fallback must index the skills too, or nothing matches.
             if let Err(e) = r.build_index(store) {
                 tracing::warn!("skill index on the fallback embedder: {e}");

@@ -344,15 +344,15 @@ fn saving_a_skill_re_embeds_it_and_a_broken_edit_keeps_the_previous_version() {
     let listed = w.engine.skills_list().unwrap();
     let archive = listed.iter().find(|s| s.name == "archive-files").unwrap();
     assert!(archive.diagnostics.iter().any(skills::Diagnostic::is_error));
-    assert_eq!(listed.len(), 10);
+    assert_eq!(listed.len(), 11);
 
     let created = w
         .engine
         .skill_create("rename-photos", "Rename holiday photos by date")
         .unwrap();
     assert_eq!(created.outcome, "loaded");
-    assert_eq!(w.engine.skills_list().unwrap().len(), 11);
-    assert_eq!(w.engine.agents()[0].skills, 11);
+    assert_eq!(w.engine.skills_list().unwrap().len(), 12);
+    assert_eq!(w.engine.agents()[0].skills, 12);
     assert_eq!(
         w.engine.skill_source("../etc").unwrap_err().payload().code,
         "UNKNOWN_SKILL"
@@ -439,7 +439,7 @@ fn a_model_chosen_in_settings_loads_in_the_background_and_a_broken_one_falls_bac
         "{}",
         w.engine.info().embedder
     );
-    // A folder without a model: failed, then the embedded lexical embedder again.
+    // A folder without a model: failed, then the embedded default again.
     let empty = tempfile::tempdir().unwrap();
     let broken = Settings {
         embedding_model_path: Some(empty.path().to_owned()),
@@ -449,13 +449,13 @@ fn a_model_chosen_in_settings_loads_in_the_background_and_a_broken_one_falls_bac
     wait_for(&w, "embedder fallback");
     assert!(progress(&w).contains(&"embedder failed".to_owned()));
     for _ in 0..600 {
-        if w.engine.info().embedder.starts_with("lexical") {
+        if w.engine.info().embedder.starts_with("words") {
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(
-        w.engine.info().embedder.starts_with("lexical"),
+        w.engine.info().embedder.starts_with("words"),
         "{}",
         w.engine.info().embedder
     );

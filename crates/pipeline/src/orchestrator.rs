@@ -28,6 +28,7 @@ use crate::{PipelineError, Result};
 mod approval;
 mod conflicts;
 mod new_skill;
+mod unsure;
 
 /// How many times the person may override one step's params.
 const MAX_OVERRIDES: usize = 3;
@@ -778,6 +779,19 @@ impl<'a> Orchestrator<'a> {
                     }
                     ExecutionResult::success(snapshot, data)
                 })
+                .map_err(|e| payload(&e))
+            }
+            Primitive::Llm(l) => {
+                let snapshot = self.sandbox.snapshot().to_string();
+                unsure::call_asking(
+                    self.retrieval,
+                    self.sandbox,
+                    &l.task,
+                    &work.resolved,
+                    &work.step,
+                    ui,
+                )
+                .map(|data| ExecutionResult::success(snapshot, data))
                 .map_err(|e| payload(&e))
             }
             Primitive::Skill(s) if s.operation == "scaffold_skill" => {

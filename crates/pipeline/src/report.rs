@@ -100,6 +100,24 @@ pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data:
                 }
             )
         }
+        "move_into_folders" => format!(
+            "Moved {} into {}",
+            plural(count(data, "moved"), "file", "files"),
+            plural(count(data, "folders"), "folder", "folders")
+        ),
+        "classify" => {
+            let sure = count(data, "assignments");
+            let left = count(data, "left_in_place");
+            format!(
+                "Read {} for what they are about: {sure} sorted{}",
+                plural(count(data, "count"), "file", "files"),
+                if left > 0 {
+                    format!(", {left} left where they are")
+                } else {
+                    String::new()
+                }
+            )
+        }
         "delete_node" => format!(
             "Deleted {} (freeing {})",
             plural(count(data, "count"), "item", "items"),

@@ -7,6 +7,7 @@
 
 mod bm25;
 mod chunk;
+pub mod classify;
 mod content_index;
 pub mod embed;
 mod error;
@@ -15,6 +16,7 @@ mod index;
 mod pipeline;
 mod primitives;
 mod skill_index;
+mod tasks;
 pub mod text;
 mod vector;
 mod watch;
@@ -32,5 +34,6 @@ pub use skill_index::{
     InstructionHit, SKILL_WEIGHT, SkillDoc, SkillHit, SkillIndex, SkillRanking, is_confident,
     skill_docs, triggers_for_tool,
 };
+pub use tasks::{GUIDANCE_FILES, call_task};
 pub use vector::VectorStore;
 pub use watch::{Burst, DEBOUNCE, HotReload, SkillWatcher, apply_skill_change};

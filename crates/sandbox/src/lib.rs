@@ -44,7 +44,7 @@ pub use history::{
 };
 pub use journal::{InDoubt, JournalHeader, RecoveryReport, journal_path};
 pub use limit::Approval;
-pub use node::{Fingerprint, Node, NodeKind, Origin, ROOT_ID};
+pub use node::{Fingerprint, Node, NodeKind, Origin, ROOT_ID, join as join_id};
 pub use op_kind::{OP_KINDS, OpKind, count_text};
 pub use ops::node_view;
 pub use params::{format_time, now_secs, parse_date, parse_size};

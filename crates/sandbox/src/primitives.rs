@@ -347,6 +347,18 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             "Sort files into folders by date ({year}/{month}): when a photo was taken (EXIF), else when the file was last modified.",
         ),
         graph(
+            "move_into_folders",
+            true,
+            vec![p(
+                "assignments",
+                T::Any,
+                "[{path, folder}]: each file and the folder it goes to (a classify step's assignments)",
+            )],
+            vec![conflict()],
+            "Moves",
+            "Move each file into the folder it was given, creating missing folders.",
+        ),
+        graph(
             "batch_rename",
             true,
             vec![
@@ -470,6 +482,7 @@ pub fn dispatch(
         "remove_duplicates" => ops::remove_duplicates(g, cx, params),
         "organize_by_type" => ops::organize_by_type(g, cx, params),
         "organize_by_date" => ops::organize_by_date(g, cx, params),
+        "move_into_folders" => ops::move_into_folders(g, cx, params),
         "batch_rename" => ops::batch_rename(g, cx, params),
         "extract_text" => content::extract_text(g, cx, params),
         "read_metadata" => content::read_metadata(g, cx, params),

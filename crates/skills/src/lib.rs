@@ -110,9 +110,46 @@ pub fn skill_primitive_table() -> PrimitiveTable {
     )])
 }
 
-/// The whole engine's table: the sandbox's graph methods plus retrieval and skill primitives.
+/// The `llm` primitive's tasks: reading files for what they are about. With a model configured
+/// the Thinker does them; without one, the shared embedder (`classify` only).
+pub fn llm_primitive_table() -> PrimitiveTable {
+    PrimitiveTable::new(vec![PrimitiveSpec::new(
+        PrimitiveKind::Llm,
+        "classify",
+        false,
+        vec![ParamSpec::new(
+            "path",
+            ParamType::Path,
+            "the folder whose files are sorted",
+        )],
+        vec![
+            ParamSpec::new(
+                "categories",
+                ParamType::Any,
+                "the categories: names (\"Invoices, Recipes and Meeting notes\"), a list, or \
+                 {name: description}; default: the folder's .scope-weaver.md, else its folders",
+            ),
+            ParamSpec::new(
+                "extension",
+                ParamType::Str,
+                "only files with these extensions",
+            ),
+            ParamSpec::new(
+                "min_confidence",
+                ParamType::Any,
+                "how far the closest category must lead the next (default: classify_sure_margin)",
+            ),
+        ],
+        "Assignments",
+        "Decide which category each file of a folder belongs in, by what it is about; files it \
+         is unsure of are asked about.",
+    )])
+}
+
+/// The whole engine's table: the sandbox's graph methods plus retrieval, skill and llm primitives.
 pub fn engine_primitive_table(graph: PrimitiveTable) -> PrimitiveTable {
     graph
         .merged(retrieval_primitive_table())
         .merged(skill_primitive_table())
+        .merged(llm_primitive_table())
 }

@@ -106,7 +106,7 @@ const form = h(
           chooseBtn(plannerModel, () => api.pickFolder(), 'Choose planner model folder', 'Folder…'),
         ),
       ),
-      row('Embedder', 'Matches plan steps to skills.', segmented('embedder', [['lexical', 'Lexical'], ['bert', 'BERT'], ['mistralrs', 'mistral.rs']])),
+      row('Embedder', 'Matches plan steps to skills.', segmented('embedder', [['words', 'Built in'], ['lexical', 'Lexical'], ['bert', 'BERT'], ['mistralrs', 'mistral.rs']])),
       row(
         'Embedder model',
         'A model folder, for BERT or mistral.rs.',
@@ -156,7 +156,7 @@ function fill(s) {
   root.value = s.working_root ?? '';
   setRadio('planner', s.thinker_backend ?? 'rule');
   plannerModel.value = s.thinker_model_path ?? '';
-  setRadio('embedder', s.embedding_backend ?? 'lexical');
+  setRadio('embedder', s.embedding_backend ?? 'words');
   embedderModel.value = s.embedding_model_path ?? '';
   setRadio('hitl', s.hitl_mode ?? 'key');
   shortcut.value = s.shortcut ?? '';

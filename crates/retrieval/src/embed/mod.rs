@@ -1,5 +1,6 @@
 //! The Embedder: one shared instance turns skill descriptions, plan steps and file contents into
-//! vectors. Backends: `lexical` (default, no download), `mistralrs` (EmbeddingGemma,
+//! vectors. Backends: `words` (default: shipped word vectors + lexical features, no download),
+//! `lexical` (hashed features only), `mistralrs` (EmbeddingGemma,
 //! Qwen3-Embedding), `bert` (sentence-transformers folders via candle).
 //!
 //! Indexes never own an embedder: they receive vectors. `embed_query` and `embed_document` differ
@@ -13,6 +14,7 @@ mod lexical;
 #[cfg(feature = "mistralrs")]
 mod mistral;
 mod model_dir;
+mod words;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,6 +28,7 @@ pub use lexical::LexicalEmbedder;
 #[cfg(feature = "mistralrs")]
 pub use mistral::MistralEmbedder;
 pub use model_dir::{ModelDir, PromptStyle};
+pub use words::{MEANING_SHARE, WordVectors, WordsEmbedder};
 
 use crate::{Result, RetrievalError};
 
@@ -130,20 +133,24 @@ pub fn cache_dir(state_dir: &Path) -> PathBuf {
 }
 
 /// Builds the configured embedder: backend, Matryoshka truncation, persistent cache under
-/// `<state_dir>/embeddings/`. With no model configured this is the lexical embedder.
+/// `<state_dir>/embeddings/`. With no model configured this is the embedded default (`words`).
 pub fn build_embedder(config: &PipelineConfig) -> Result<Arc<dyn Embedder>> {
     let dims = config.embedding_dims;
     let model_path = || {
         config.embedding_model_path.clone().ok_or_else(|| {
             RetrievalError::Config(format!(
                 "embedding_backend is {} but embedding_model_path is not set; point it at a local \
-                 model folder, or use embedding_backend: lexical",
+                 model folder, or use embedding_backend: words",
                 config.embedding_backend
             ))
         })
     };
     let cache = cache_dir(&config.state_dir());
     Ok(match config.embedding_backend {
+        EmbeddingBackend::Words => Arc::new(CachedEmbedder::open(
+            Matryoshka::new(WordsEmbedder::new(dims), dims),
+            &cache,
+        )?),
         EmbeddingBackend::Lexical => Arc::new(CachedEmbedder::open(
             Matryoshka::new(LexicalEmbedder::new(dims), dims),
             &cache,

@@ -191,7 +191,7 @@ fn rebuild_all_indexes_reembeds_skills_and_content() {
     p.index_sandbox(&mut sb).unwrap();
     let first = counting.take();
     let report = p.rebuild_all_indexes(&store, Some(&mut sb)).unwrap();
-    assert!(report.rebuilt && report.embedded.len() == 10, "{report:?}");
+    assert!(report.rebuilt && report.embedded.len() == 11, "{report:?}");
     assert_eq!(counting.take(), first, "everything embedded again, once");
     let r = p.query_content(&sb, "security deposit", ".", 1).unwrap();
     assert_eq!(paths(&r), ["Documents/lease.txt"]);
@@ -248,7 +248,8 @@ fn a_query_no_file_is_about_finds_nothing() {
     let mut sb = open(dir.path(), state.path());
     let mut p = RetrievalPipeline::open(&config(state.path())).unwrap();
     p.index_sandbox(&mut sb).unwrap();
-    let r = p.query_content(&sb, "taxes", ".", 5).unwrap();
+    // (Not "taxes": with word vectors a budget is about money, so it is near taxes.)
+    let r = p.query_content(&sb, "volcano eruption", ".", 5).unwrap();
     assert_eq!(paths(&r), Vec::<&str>::new(), "{r:#?}");
     let r = p.query_content(&sb, "passport", ".", 5).unwrap();
     assert_eq!(paths(&r), ["Downloads/notes.html"]);

@@ -30,7 +30,7 @@ fn the_worked_example_steps_match_their_skills() {
     let store = load_store(&repo_skills());
     let mut p = RetrievalPipeline::open(&config(state.path())).unwrap();
     let report = p.build_index(&store).unwrap();
-    assert_eq!(report.embedded.len(), 10, "{report:?}");
+    assert_eq!(report.embedded.len(), 11, "{report:?}");
     assert!(!report.embedded.contains(&"skill-template".to_owned()));
     for (query, skill, tool) in [
         (
@@ -108,7 +108,7 @@ fn persisted_index_is_reused_and_a_new_embedder_rebuilds_it() {
     let report = p.build_index(&store).unwrap();
     assert_eq!(
         (report.reused, report.embedded.len(), report.rebuilt),
-        (10, 0, false)
+        (11, 0, false)
     );
     assert_eq!(counting.take(), 0);
 

@@ -14,7 +14,7 @@ pub use archive::{create_archive, extract_archive, list_archive};
 pub use bulk::batch_rename;
 pub use duplicates::{find_duplicates, remove_duplicates};
 pub use find::{analyze_directory, find};
-pub use organize::{organize_by_date, organize_by_type};
+pub use organize::{move_into_folders, organize_by_date, organize_by_type};
 
 use std::collections::BTreeMap;
 

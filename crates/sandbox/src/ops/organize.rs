@@ -2,7 +2,8 @@
 //! (`{category}`, `{ext}`, `{year}`, `{month}`, `{day}`). Files without an extension are typed by
 //! their first bytes; photos are dated by when they were taken (EXIF) unless `date: modified`;
 //! sidecars (subtitles, XMP, CUE) and the pieces of split files go where the
-//! file they belong to goes.
+//! file they belong to goes. move_into_folders: each file to the folder a list gives it (what a
+//! `classify` step decided).
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
@@ -13,7 +14,7 @@ use super::{OpContext, Placement, mkdir_p, move_one, place};
 use crate::categories::{sidecar_of, sniff_extension, split_part};
 use crate::error::{Result, SandboxError};
 use crate::graph::{FileSystemGraph, GraphError};
-use crate::node::{Node, NodeKind, ROOT_ID, is_within, join, parent_of, stem_of};
+use crate::node::{Node, NodeKind, ROOT_ID, is_within, join, name_of, parent_of, stem_of};
 use crate::params::{Params, format_time};
 
 const PLACEHOLDERS: &[&str] = &["category", "ext", "year", "month", "day"];
@@ -368,4 +369,81 @@ fn custom_categories(p: &Params) -> Result<Vec<(String, Vec<String>)>> {
             "must be an object such as {\"Photos\": [\"jpg\", \"heic\"]}".into(),
         )),
     }
+}
+
+/// `move_into_folders`: moves each file of `assignments` (`[{path, folder}]`, e.g. a `classify`
+/// step's) into its folder, creating the folders that are missing. Each path and folder is
+/// resolved in scope; a file that is already there is left alone; conflicts follow `on_conflict`.
+pub fn move_into_folders(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
+    let list = match p.required("assignments")? {
+        Value::Array(a) => a.clone(),
+        other => {
+            return Err(invalid(
+                p,
+                "assignments",
+                format!("must be a list of {{path, folder}}, got {other}"),
+            ));
+        }
+    };
+    let policy = p.conflict(cx.on_conflict)?;
+    // Every entry is checked before anything moves: one bad entry stops the whole call.
+    let mut pairs = Vec::with_capacity(list.len());
+    let mut problems = Vec::new();
+    for (i, entry) in list.iter().enumerate() {
+        let field = |k: &str| entry.get(k).and_then(Value::as_str);
+        match (field("path"), field("folder")) {
+            (Some(path), Some(folder)) => {
+                match (cx.scope.resolve(path, g), cx.scope.resolve(folder, g)) {
+                    (Ok(path), Ok(folder)) => pairs.push((path, folder, field("category"))),
+                    (Err(e), _) | (_, Err(e)) => problems.push(format!("entry {i}: {e}")),
+                }
+            }
+            _ => problems.push(format!("entry {i} needs `path` and `folder`")),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(invalid(p, "assignments", problems.join("; ")));
+    }
+    let (mut moved, mut skipped, mut folders) = (Vec::new(), Vec::new(), Vec::<String>::new());
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for (path, folder, category) in pairs {
+        let node = g.require(&path)?.clone();
+        if node.kind != NodeKind::File {
+            skipped.push(json!({"path": path, "reason": "not a file"}));
+            continue;
+        }
+        if parent_of(&path).unwrap_or(ROOT_ID) == folder {
+            continue;
+        }
+        if let Some(n) = g.node(&folder)
+            && !n.is_dir()
+        {
+            skipped.push(
+                json!({"path": path, "reason": format!("`{folder}` exists and is not a folder")}),
+            );
+            continue;
+        }
+        if !g.contains(&folder) {
+            mkdir_p(g, cx, &folder)?;
+        }
+        if !folders.contains(&folder) {
+            folders.push(folder.clone());
+        }
+        match place(g, cx, join(&folder, &node.name), policy)? {
+            Placement::At(to) => {
+                moved.push(move_one(g, cx, &path, &to)?);
+                let name = category.map_or_else(|| name_of(&folder).to_owned(), str::to_owned);
+                *counts.entry(name).or_default() += 1;
+            }
+            Placement::Skip(reason) => skipped.push(json!({"path": path, "reason": reason})),
+        }
+    }
+    folders.sort();
+    Ok(json!({
+        "count": moved.len(),
+        "moved": moved,
+        "skipped": skipped,
+        "folders": folders,
+        "by_category": counts,
+    }))
 }

@@ -211,3 +211,46 @@ fn only_the_chosen_extensions_are_sorted_and_their_sidecars_follow() {
     "#]]
     .assert_eq(&fx.sandbox.render_diff());
 }
+
+/// move_into_folders (what a classify step decided): missing folders made, an existing one used,
+/// a file already in place left alone; one bad entry stops the whole call with every problem.
+#[test]
+fn files_move_into_the_folders_a_list_gives_them_and_a_bad_list_moves_nothing() {
+    let mut fx = open(&[
+        ("Inbox/bill.pdf", "due"),
+        ("Inbox/cake.md", "flour"),
+        ("Inbox/recipe/old.md", "eggs"),
+        ("Inbox/recipe/pie.md", "apples"),
+    ]);
+    let e = fx.fail(
+        "move_into_folders",
+        json!({"assignments": [
+            {"path": "Inbox/bill.pdf", "folder": "../outside"},
+            {"path": "Inbox/cake.md"},
+        ]}),
+    );
+    assert_eq!(e.code(), "INVALID_PARAM");
+    let message = e.to_string();
+    assert!(
+        message.contains("entry 0") && message.contains("entry 1"),
+        "{message}"
+    );
+    assert_eq!(fx.sandbox.render_diff(), "");
+
+    let out = fx.run(
+        "move_into_folders",
+        json!({"assignments": [
+            {"path": "Inbox/bill.pdf", "folder": "Inbox/Invoices", "category": "Invoices"},
+            {"path": "Inbox/cake.md", "folder": "Inbox/recipe", "category": "Recipes"},
+            {"path": "Inbox/recipe/pie.md", "folder": "Inbox/recipe", "category": "Recipes"},
+        ]}),
+    );
+    expect![[r#"
+        + mkdir  Inbox/Invoices/
+        ~ move   Inbox/bill.pdf -> Inbox/Invoices/bill.pdf
+        ~ move   Inbox/cake.md -> Inbox/recipe/cake.md
+    "#]]
+    .assert_eq(&fx.sandbox.render_diff());
+    assert_eq!(out["by_category"], json!({"Invoices": 1, "Recipes": 1}));
+    assert_eq!(out["folders"], json!(["Inbox/Invoices", "Inbox/recipe"]));
+}

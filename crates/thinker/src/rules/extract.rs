@@ -1,6 +1,7 @@
 //! Parameter extraction for the rule planner: paths, targets, extensions, globs, sizes, dates, keep
 //! policies, exclusions, archive formats, rename patterns and more, read from one clause. Pure.
 
+mod categories;
 mod lexicon;
 
 use lexicon::*;
@@ -52,6 +53,8 @@ pub struct Slots {
     pub whole_root: bool,
     /// "there": the place an earlier step moved things to.
     pub there: bool,
+    /// The person's own categories: "into Invoices, Recipes and Meeting notes" (two or more).
+    pub categories: Vec<String>,
 }
 
 /// Words a filter slot accounts for: extension and kind words, size and date words, numbers and
@@ -333,6 +336,12 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             .and_then(|n| quoted.get(n).cloned())
     };
 
+    // "into Invoices, Recipes and Meeting notes": a list of names closing the clause is a set of
+    // categories (one name after "into" stays a target).
+    if let Some((names, r)) = categories::category_list(&text, &lookup) {
+        s.categories = names;
+        cut(&mut text, r);
+    }
     if let Some(c) = CONTENT.captures(&text) {
         let raw = c.get(1).map_or("", |m| m.as_str());
         s.content = Some(lookup(raw).unwrap_or_else(|| unquote(raw)));

@@ -398,7 +398,9 @@ impl PlanBuilder<'_> {
         let Some(tool) = d.skill.tool(sibling) else {
             return Fill::Missing;
         };
-        let step = self.producer(d.skill, tool, d.slots, d.clause_place.clone());
+        let (step, used) = self.producer(d.skill, tool, d.slots, d.clause_place.clone());
+        // What the sibling takes from the clause counts for this way of doing it.
+        d.used.extend(used);
         d.pending.push((step, Emitted::of(tool)));
         d.params.insert(
             name.into(),
@@ -496,8 +498,9 @@ impl PlanBuilder<'_> {
         tool: &ToolDefinition,
         slots: &Slots,
         clause_place: Option<String>,
-    ) -> PlanStep {
+    ) -> (PlanStep, Vec<&'static str>) {
         let mut params = Map::new();
+        let mut used = Vec::new();
         let place = clause_place
             .or(slots.objects.iter().find(|o| !looks_like_file(o)).cloned())
             .or(self.place.clone());
@@ -505,15 +508,16 @@ impl PlanBuilder<'_> {
             params.insert("path".into(), json!(p));
         }
         for name in &tool.optional_params {
-            if let Some((v, _)) = tool
+            if let Some((v, slot)) = tool
                 .planning
                 .slot_for(name)
                 .and_then(|s| slot_value(s, slots))
             {
                 params.insert(name.clone(), v);
+                used.push(slot);
             }
         }
-        PlanStep {
+        let step = PlanStep {
             step: 0,
             description: format!(
                 "{} in {}",
@@ -523,7 +527,8 @@ impl PlanBuilder<'_> {
             skill: skill.name.clone(),
             tool: tool.name.clone(),
             params,
-        }
+        };
+        (step, used)
     }
 }
 
@@ -651,6 +656,7 @@ fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)> {
         "replace" => (json!(s.replace.clone()?), "replace"),
         "content" => (json!(s.content.clone()?), "content"),
         "query" => (json!(s.query.clone()?), "query"),
+        "categories" if !s.categories.is_empty() => (json!(s.categories.join(", ")), "categories"),
         "delete_originals" if s.delete_originals => (json!(true), "delete_originals"),
         "max_bytes" => (json!(s.max_bytes?), "max_bytes"),
         "locations" => (json!(s.locations.first()?), "locations"),
@@ -662,8 +668,9 @@ fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)> {
 }
 
 /// Which specific slots the clause filled (each should be used by the chosen tools).
-fn slot_presence(s: &Slots) -> [(&'static str, bool); 18] {
+fn slot_presence(s: &Slots) -> [(&'static str, bool); 19] {
     [
+        ("categories", !s.categories.is_empty()),
         ("extensions", !s.extensions.is_empty()),
         ("glob", s.glob.is_some()),
         ("min_size", s.min_size.is_some()),

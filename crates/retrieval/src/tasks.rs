@@ -1,0 +1,260 @@
+//! Dispatch of the `llm` primitive's tasks when no model is configured (declared in
+//! `skills::llm_primitive_table`): `classify` sorts a folder's files into categories by meaning
+//! with the shared embedder. Reads files through the sandbox's scope; never mutates.
+
+use sandbox::{NodeKind, Sandbox};
+use serde_json::{Map, Value, json};
+
+use crate::classify::{
+    Category, CategorySource, CategorySpec, FileText, categories_from_param, judge, parse_guidance,
+};
+use crate::pipeline::RetrievalPipeline;
+use crate::{Result, RetrievalError};
+
+/// Guidance files looked for in the folder being sorted, in this order.
+pub const GUIDANCE_FILES: &[&str] = &[
+    ".scope-weaver.md",
+    ".scope-weaver.yaml",
+    ".scope-weaver.yml",
+];
+/// The most bytes of a file that are read for its text.
+const READ_BYTES: usize = 256 << 10;
+/// The most files already in a category folder that serve as its examples.
+const EXAMPLES: usize = 12;
+
+/// Runs the llm task `task` with `params` on the open sandbox.
+pub fn call_task(
+    pipeline: &RetrievalPipeline,
+    sandbox: &Sandbox,
+    task: &str,
+    params: &Map<String, Value>,
+) -> Result<Value> {
+    match task {
+        "classify" => classify(pipeline, sandbox, params),
+        other => Err(RetrievalError::Params(format!(
+            "the llm task `{other}` needs a model (thinker_backend: mistralrs); without one only \
+             `classify` runs"
+        ))),
+    }
+}
+
+fn text_of(sandbox: &Sandbox, id: &str) -> Option<String> {
+    let node = sandbox.graph().node(id)?;
+    let from = node.content_from.as_deref()?;
+    let disk = sandbox.scope().disk_path(from);
+    sandbox::parse_file(&disk, node.extension.as_deref(), READ_BYTES)
+        .ok()
+        .map(|p| p.text)
+        .filter(|t| !t.trim().is_empty())
+}
+
+fn param_str<'a>(params: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+    params
+        .get(name)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// Categories for `folder`: the request's, described by the guidance file where it names them;
+/// else the guidance file's; else the folders already there. Each gets its folder: an existing
+/// one with the same name (any case) is reused.
+fn categories(
+    sandbox: &Sandbox,
+    folder: &str,
+    params: &Map<String, Value>,
+) -> Result<(Vec<Category>, Option<String>)> {
+    let graph = sandbox.graph();
+    let subfolders: Vec<&sandbox::Node> = graph
+        .children(folder)
+        .into_iter()
+        .filter(|n| n.kind == NodeKind::Dir && !n.name.starts_with('.'))
+        .collect();
+    let mut guidance_file = None;
+    let mut guided: Vec<CategorySpec> = Vec::new();
+    for name in GUIDANCE_FILES {
+        let id = sandbox::join_id(folder, name);
+        if graph.contains(&id) {
+            let text = text_of(sandbox, &id).unwrap_or_default();
+            guided = parse_guidance(&text, !name.ends_with(".md"))
+                .map_err(|e| RetrievalError::Params(format!("{id}: {e}")))?;
+            guidance_file = Some(id);
+            break;
+        }
+    }
+    let requested = categories_from_param(params.get("categories"))?;
+    let (specs, source) = if !requested.is_empty() {
+        let specs = requested
+            .into_iter()
+            .map(
+                |r| match guided.iter().find(|g| g.name.eq_ignore_ascii_case(&r.name)) {
+                    Some(g) if r.description.is_empty() => CategorySpec {
+                        description: g.description.clone(),
+                        ..r
+                    },
+                    _ => r,
+                },
+            )
+            .collect();
+        (specs, CategorySource::Request)
+    } else if !guided.is_empty() {
+        (guided, CategorySource::Guidance)
+    } else {
+        let specs = subfolders
+            .iter()
+            .map(|n| CategorySpec {
+                name: n.name.clone(),
+                description: String::new(),
+            })
+            .collect();
+        (specs, CategorySource::Folder)
+    };
+    let out = specs
+        .into_iter()
+        .map(|spec| {
+            let existing = subfolders
+                .iter()
+                .find(|n| same_category(&n.name, &spec.name));
+            let examples = existing
+                .map(|dir| {
+                    graph
+                        .children(&dir.id)
+                        .into_iter()
+                        .filter(|n| n.kind == NodeKind::File)
+                        .take(EXAMPLES)
+                        .filter_map(|n| text_of(sandbox, &n.id).map(|t| format!("{}\n{t}", n.name)))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Category {
+                folder: existing
+                    .map(|n| n.id.clone())
+                    .unwrap_or_else(|| sandbox::join_id(folder, &spec.name)),
+                exists: existing.is_some(),
+                name: spec.name,
+                description: spec.description,
+                source,
+                examples,
+            }
+        })
+        .collect();
+    Ok((out, guidance_file))
+}
+
+/// "Invoices" and "invoice" are the same category folder.
+fn same_category(folder: &str, name: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.trim().to_lowercase();
+        s.strip_suffix('s').map(str::to_owned).unwrap_or(s)
+    };
+    norm(folder) == norm(name)
+}
+
+fn classify(
+    pipeline: &RetrievalPipeline,
+    sandbox: &Sandbox,
+    params: &Map<String, Value>,
+) -> Result<Value> {
+    let folder = sandbox.resolve(param_str(params, "path").unwrap_or("."))?;
+    let graph = sandbox.graph();
+    if graph.node(&folder).is_none_or(|n| n.kind != NodeKind::Dir) {
+        return Err(RetrievalError::Params(format!(
+            "`{folder}` is not a folder"
+        )));
+    }
+    let (cats, guidance) = categories(sandbox, &folder, params)?;
+    if cats.is_empty() {
+        return Err(RetrievalError::Params(format!(
+            "no categories to sort `{folder}` into: name them (\"into Invoices, Recipes and \
+             Meeting notes\"), describe them in {folder}/.scope-weaver.md, or create the folders"
+        )));
+    }
+    let only: Vec<String> = match params.get("extension") {
+        Some(Value::String(s)) => s
+            .split([',', ' '])
+            .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+            .filter(|e| !e.is_empty())
+            .collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    for node in graph.children(&folder) {
+        if node.kind != NodeKind::File || node.name.starts_with('.') {
+            continue;
+        }
+        if !only.is_empty()
+            && !node
+                .extension
+                .as_deref()
+                .is_some_and(|e| only.iter().any(|o| o == e))
+        {
+            continue;
+        }
+        match text_of(sandbox, &node.id) {
+            Some(text) => files.push(FileText {
+                path: node.id.clone(),
+                name: node.name.clone(),
+                text,
+            }),
+            // No text: judged by its name alone.
+            None => {
+                unreadable.push(node.id.clone());
+                files.push(FileText {
+                    path: node.id.clone(),
+                    name: node.name.clone(),
+                    text: String::new(),
+                });
+            }
+        }
+    }
+    let sure = match params.get("min_confidence") {
+        None | Some(Value::Null) => pipeline.config().classify_sure_margin,
+        Some(v) => v
+            .as_f64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .filter(|m| (0.0..=1.0).contains(m))
+            .map(|m| m as f32)
+            .ok_or_else(|| {
+                RetrievalError::Params(format!("`min_confidence` must be a number 0..1, got {v}"))
+            })?,
+    };
+    let judged = judge(&**pipeline.embedder(), &files, &cats)?;
+    let (mut assignments, mut asked) = (Vec::new(), Vec::new());
+    for j in &judged {
+        let c = &cats[j.best];
+        let entry = json!({
+            "path": j.path,
+            "category": c.name,
+            "folder": c.folder,
+            "confidence": round(j.confidence),
+            "score": round(j.score),
+            "reason": j.reason,
+            "runner_up": j.runner_up.map(|(i, _)| cats[i].name.clone()),
+        });
+        if j.confidence >= sure && !unreadable.contains(&j.path) {
+            assignments.push(entry);
+        } else {
+            asked.push(entry);
+        }
+    }
+    Ok(json!({
+        "path": folder,
+        "categories": cats,
+        "guidance": guidance,
+        "assignments": assignments,
+        "asked": asked,
+        "count": judged.len(),
+        "sure_margin": sure,
+        "unreadable": unreadable,
+        "by": pipeline.embedder().fingerprint(),
+    }))
+}
+
+fn round(x: f32) -> f64 {
+    (f64::from(x) * 1000.0).round() / 1000.0
+}

@@ -1,0 +1,41 @@
+//! The person's own categories named in a request: "into Invoices, Recipes and Meeting notes".
+
+/// A list of two or more names after the clause's last "into": each one to three words starting
+/// with a capital (or quoted), separated by commas, "and", "or". Returns the names and the range
+/// they (with "into") take in `text`.
+pub(super) fn category_list(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Option<(Vec<String>, std::ops::Range<usize>)> {
+    let start = text.rfind(" into ")?;
+    let tail = text[start + 6..].trim_end_matches(['.', '!', '?', ' ']);
+    let mut list = format!(" {tail} ");
+    for sep in [" and ", " or ", " & ", ";"] {
+        list = list.replace(sep, ",");
+    }
+    let mut names = Vec::new();
+    for item in list.split(',') {
+        let item = item.trim();
+        let item = item
+            .strip_prefix("the ")
+            .unwrap_or(item)
+            .trim_end_matches(" folders")
+            .trim_end_matches(" folder");
+        if let Some(q) = lookup(item) {
+            names.push(q);
+            continue;
+        }
+        let words: Vec<&str> = item.split_whitespace().collect();
+        let named = !words.is_empty()
+            && words.len() <= 3
+            && words[0].starts_with(|c: char| c.is_uppercase())
+            && words
+                .iter()
+                .all(|w| w.chars().all(|c| c.is_alphanumeric() || "-'&".contains(c)));
+        if !named {
+            return None;
+        }
+        names.push(words.join(" "));
+    }
+    (names.len() >= 2).then_some((names, start..text.len()))
+}
