@@ -117,7 +117,7 @@ fn persisted_index_is_reused_and_a_new_embedder_rebuilds_it() {
     let mut p = RetrievalPipeline::with_embedder(&cfg, Arc::new(cfg64)).unwrap();
     let report = p.build_index(&store).unwrap();
     assert!(report.rebuilt);
-    assert_eq!(report.embedded.len(), 10);
+    assert_eq!(report.embedded.len(), 11);
     assert_eq!(p.skill_index().inner().vectors().dims(), 64);
 }
 
