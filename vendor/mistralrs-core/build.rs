@@ -72,30 +72,12 @@ fn main() {
     }
 }
 
+// Scope Weaver patch (vendor/PATCHES.md): upstream asks `git rev-parse HEAD` here and reruns when
+// `.git/HEAD` changes. Vendored inside another repository that is that repository's commit, and
+// `.git/HEAD` does not exist beside this file, so every cargo invocation reran this script and
+// rebuilt mistralrs-core (minutes) with a new revision string after every commit. The revision of a
+// vendored copy is its version.
 fn set_git_revision() {
-    let commit = std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .output()
-        .ok()
-        .and_then(|output| {
-            if output.status.success() {
-                String::from_utf8(output.stdout).ok()
-            } else {
-                None
-            }
-        })
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".to_string());
-
-    println!("cargo:rustc-env=MISTRALRS_GIT_REVISION={commit}");
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    if let Ok(head) = std::fs::read_to_string(".git/HEAD") {
-        if let Some(ref_path) = head.strip_prefix("ref:") {
-            let ref_path = ref_path.trim();
-            if !ref_path.is_empty() {
-                println!("cargo:rerun-if-changed=.git/{}", ref_path);
-            }
-        }
-    }
+    println!("cargo:rustc-env=MISTRALRS_GIT_REVISION=v0.8.1-scope-weaver");
+    println!("cargo:rerun-if-changed=build.rs");
 }

@@ -133,6 +133,8 @@ pub fn plan_cmd(
     // Requests a model planner could not plan, answered by the rule planner: (right, total).
     let mut fallbacks = (0, 0);
     let mut calibration = Calibration::default();
+    // One record per request (JSON output): what it got, how long it took, how many tokens.
+    let mut cases: Vec<Value> = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let item: Value = serde_json::from_str(line).context("a line of the eval file")?;
         let request = item["request"].as_str().context("`request` field")?;
@@ -183,6 +185,14 @@ pub fn plan_cmd(
         };
         by_clarify.1 += 1;
         by_clarify.0 += usize::from(ok);
+        cases.push(json!({
+            "id": item["id"], "request": request, "expected": expected, "clarify": clarify,
+            "got": got, "asks": asks, "right": ok, "fallback": planned.fallback,
+            "steps": planned.plan.steps.iter()
+                .map(|s| json!({"skill": s.skill, "tool": s.tool, "params": s.params}))
+                .collect::<Vec<_>>(),
+            "response": planned.response, "usage": planned.usage,
+        }));
         let entry = by_kind.entry(kind.clone()).or_default();
         entry.1 += 1;
         if ok {
@@ -222,6 +232,7 @@ pub fn plan_cmd(
             "acts_when_clear": {"right": must_act.0, "total": must_act.1, "accuracy": pct(must_act.0, must_act.1)},
             "rule_fallbacks": {"right": fallbacks.0, "total": fallbacks.1},
             "picker": calibration.json(engine.config().planner_sure_margin),
+            "cases": cases,
         }));
     } else {
         println!("| kind | right | total | accuracy |\n|---|---|---|---|");
