@@ -302,6 +302,13 @@ impl LlmPlanner {
         })
     }
 
+    /// Greedy, unconstrained text after the conversation `messages` (at most `max_tokens`): what
+    /// the model says on its own, for checking a model file against another engine.
+    pub fn complete(&self, messages: &[(Role, String)], max_tokens: usize) -> Result<String> {
+        let (answer, _) = self.stream(messages, None, max_tokens, &PlanControl::default())?;
+        Ok(answer.text)
+    }
+
     /// One generation streamed to the token sink, cancellable per chunk; also returns when the
     /// first piece of text arrived.
     fn stream(

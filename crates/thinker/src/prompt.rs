@@ -67,8 +67,27 @@ impl PromptParts {
     }
 }
 
+/// The request as the model reads it, and when it asks for several things, its parts in order
+/// (the rule planner's clause split): a small model otherwise plans one part and drops the rest.
+/// The worked examples are written the same way, so they show a plan covering every part.
 fn request_line(request: &str) -> String {
-    format!("Request: {request}")
+    let parts: Vec<String> = crate::rules::split(request)
+        .into_iter()
+        .filter(|c| !c.header)
+        .map(|c| c.text)
+        .collect();
+    if parts.len() < 2 {
+        return format!("Request: {request}");
+    }
+    let numbered: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("{}. {p}", i + 1))
+        .collect();
+    format!(
+        "Request: {request}\nIts parts, each planned in this order: {}",
+        numbered.join("; ")
+    )
 }
 
 const RULES: &str = "You are the planner of a file-management agent. Answer the person's request \
@@ -319,40 +338,44 @@ pub fn build_prompt(
         user.push('\n');
     }
     let mut chosen: Vec<String> = Vec::new();
-    if guidance_skills > 0 {
-        let ranking = cx.retrieval.match_skill(&request.text)?;
-        // Each skill once, at its best score: the tool pairs and the instruction-only skills.
-        let mut candidates: Vec<(&str, f32)> = Vec::new();
-        for (skill, score) in ranking
-            .hits
-            .iter()
-            .map(|h| (h.skill.as_str(), h.score))
-            .chain(
-                ranking
-                    .instructions
-                    .iter()
-                    .map(|h| (h.skill.as_str(), h.score)),
-            )
-        {
-            if !candidates.iter().any(|(s, _)| *s == skill) {
-                candidates.push((skill, score));
-            }
+    let ranking = cx.retrieval.match_skill(&request.text)?;
+    // Each skill once, at its best score: the tool pairs and the instruction-only skills.
+    let mut candidates: Vec<(&str, f32)> = Vec::new();
+    for (skill, score) in ranking
+        .hits
+        .iter()
+        .map(|h| (h.skill.as_str(), h.score))
+        .chain(
+            ranking
+                .instructions
+                .iter()
+                .map(|h| (h.skill.as_str(), h.score)),
+        )
+    {
+        if !candidates.iter().any(|(s, _)| *s == skill) {
+            candidates.push((skill, score));
         }
-        candidates.sort_by(|a, b| b.1.total_cmp(&a.1));
-        for (skill, _) in candidates {
-            if chosen.len() >= guidance_skills {
-                break;
-            }
-            let Some(loaded) = cx.skills.get(skill) else {
-                continue;
-            };
-            if is_template(loaded, cx.skills) {
-                continue;
-            }
-            if let Some(guidance) = skill_guidance(&loaded.definition) {
-                user.push_str(&format!("How to plan with {skill}:\n{guidance}\n\n"));
-                chosen.push(skill.to_owned());
-            }
+    }
+    candidates.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // With no guidance slots, an instruction-only skill that matches best still gives its text:
+    // it has no tools or worked examples in the opening, so its words are its only way in.
+    let slots = guidance_skills.max(1);
+    for (skill, _) in candidates {
+        if chosen.len() >= slots {
+            break;
+        }
+        let Some(loaded) = cx.skills.get(skill) else {
+            continue;
+        };
+        if is_template(loaded, cx.skills) {
+            continue;
+        }
+        if guidance_skills == 0 && !loaded.definition.is_instruction_only() {
+            break;
+        }
+        if let Some(guidance) = skill_guidance(&loaded.definition) {
+            user.push_str(&format!("How to plan with {skill}:\n{guidance}\n\n"));
+            chosen.push(skill.to_owned());
         }
     }
     user.push_str(&request_line(request.text.trim()));

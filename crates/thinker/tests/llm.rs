@@ -134,7 +134,9 @@ fn constrained_output_always_parses_and_validates_against_the_schema() {
             assert!(!planned.plan.steps.is_empty() && planned.plan.steps.len() <= 3);
         }
         let prompt = planned.prompt.as_deref().unwrap();
-        assert!(prompt.ends_with(text), "{prompt}");
+        // The last turn is the request (and its parts, when it asks for several things).
+        let last = prompt.rsplit("[User]\n").next().unwrap();
+        assert!(last.contains(&format!("Request: {text}")), "{prompt}");
         // Usage is reported.
         let u = &planned.usage;
         assert!(u.attempts >= 1, "{text}: {:?}", planned.notes);

@@ -85,6 +85,12 @@ fn a_skill_written_in_the_editor_teaches_the_planner_in_its_own_words() {
     );
     // An instruction-only skill has no tools: it is not in the catalogue of tools.
     assert!(!prompt.system.contains("tidy-screenshots"));
+    // With no guidance slots (a shorter prompt), its text is still its only way in.
+    let lean = build_prompt(&PlanRequest::new("tidy the screenshots"), &w.cx(), 0).unwrap();
+    assert_eq!(lean.skills, ["tidy-screenshots"]);
+    // A tool skill's guidance is left out then: its worked examples are in the opening.
+    let plain = build_prompt(&PlanRequest::new("zip the reports"), &w.cx(), 0).unwrap();
+    assert!(plain.skills.is_empty(), "{:?}", plain.skills);
 }
 
 #[test]

@@ -51,6 +51,10 @@ fn simd_dot_products_match_the_scalar_ones() {
     dot_agrees::<BlockQ8_0>(896);
     dot_agrees::<BlockQ4K>(4864);
     dot_agrees::<BlockQ6K>(4864);
+    // Qwen2.5-1.5B: Q4_K attention and FFN weights over 1,536 and 8,960 inputs, Q6_K down.
+    dot_agrees::<BlockQ4K>(1536);
+    dot_agrees::<BlockQ4K>(8960);
+    dot_agrees::<BlockQ6K>(8960);
 }
 
 fn relative_error(got: &Tensor, want: &Tensor) -> f32 {
@@ -94,6 +98,8 @@ fn batched_matmul_matches_the_dequantized_product() {
         (GgmlDType::Q8_0, 896),
         (GgmlDType::Q4K, 512),
         (GgmlDType::Q6K, 512),
+        (GgmlDType::Q4K, 1536),
+        (GgmlDType::Q6K, 8960),
     ] {
         // Many rows: weights dequantized once, f32 GEMM (exact up to float reordering). Odd
         // column counts exercise the last, narrower tile.

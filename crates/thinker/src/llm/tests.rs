@@ -119,12 +119,21 @@ fn a_valid_first_answer_is_the_plan() {
     assert_eq!(planned.usage.planner, "scripted");
     assert!(planned.usage.prompt_tokens > 0 && planned.usage.completion_tokens > 0);
     // Progressive disclosure: the system message lists every skill's tools, the worked examples
-    // follow as earlier turns; the last message carries the guidance of the matching skill only,
-    // then the request.
+    // follow as earlier turns; by default (planner_guidance_skills: 0) the last message is the
+    // request alone, and with a guidance slot it carries the matching skill's guidance only.
     let seen = model.seen.borrow();
     let (system, user) = (&seen[0][0].1, &seen[0].last().unwrap().1);
     assert!(system.contains("\nremove-duplicates: "), "{system}");
     assert!(system.contains("\nskill-create: "), "{system}");
+    assert!(!user.contains("How to plan with"), "{user}");
+    let guided = Scripted::new(&[VALID]);
+    let limits = LlmLimits {
+        guidance_skills: 1,
+        ..w.limits()
+    };
+    w.plan(&guided, limits).unwrap();
+    let seen = guided.seen.borrow();
+    let user = &seen[0].last().unwrap().1;
     assert!(
         user.contains("How to plan with remove-duplicates:"),
         "{user}"

@@ -2278,6 +2278,13 @@ impl GgmlType for BlockQ8K {
 /// memory once per row, so reading a prompt ran at the speed of generating it.
 pub const BATCHED_MATMUL_MIN_ROWS: usize = 16;
 
+/// Scope Weaver patch: `SCOPE_WEAVER_NO_BATCHED_MATMUL=1` runs upstream's row-by-row path for
+/// every matmul (to compare speed or output with and without the batched path).
+fn batched_matmul_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("SCOPE_WEAVER_NO_BATCHED_MATMUL").is_none())
+}
+
 /// A raw pointer that tasks writing disjoint column ranges of one output may share.
 #[derive(Clone, Copy)]
 struct DstPtr(*mut f32);
@@ -2343,6 +2350,7 @@ pub fn matmul<T: GgmlType>(
     dst: &mut [f32],
 ) -> Result<()> {
     if m >= BATCHED_MATMUL_MIN_ROWS
+        && batched_matmul_enabled()
         && !T::DIRECT_COPY
         && !matches!(T::DTYPE, GgmlDType::Q8_1)
         && lhs.len() == m * k

@@ -17,6 +17,15 @@ pub(crate) const ATTENTION_CHUNK_SIZE: usize = 256;
 /// Scope Weaver patch: query rows from which the CPU uses the matmul attention (see `run_attention`).
 const CPU_GEMM_ATTENTION_MIN_ROWS: usize = 16;
 
+/// Scope Weaver patch: the matmul attention for prompts is off unless
+/// `SCOPE_WEAVER_GEMM_ATTENTION=1`. It reads a prompt ~20 % faster, but together with candle's
+/// batched quantized matmul (vendor/PATCHES.md, candle 1) Qwen2.5-Coder-1.5B answered "What is
+/// the capital of France?" with garbage; with either one off it says Paris. Not understood yet.
+fn cpu_gemm_attention_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("SCOPE_WEAVER_GEMM_ATTENTION").is_some_and(|v| v == "1"))
+}
+
 /// Generic chunked attention computation that can be used by different backends
 pub(crate) fn chunked_attention<F>(
     q: &Tensor,
@@ -132,7 +141,10 @@ impl Sdpa {
         // flash kernel walks keys one by one for every query row (an online softmax per row), which
         // made reading a 3,000-token prompt several times slower than llama.cpp. Single tokens (and
         // short grammar fast-forward chunks) keep the flash kernel, which needs no score matrix.
-        if q.device().is_cpu() && q.dtype() == DType::F32 && seq_len >= CPU_GEMM_ATTENTION_MIN_ROWS
+        if q.device().is_cpu()
+            && q.dtype() == DType::F32
+            && seq_len >= CPU_GEMM_ATTENTION_MIN_ROWS
+            && cpu_gemm_attention_enabled()
         {
             return self.run_attention_noflash(q, k, v, mask, sdpa_params);
         }
