@@ -156,6 +156,31 @@ pub async fn undo_run(
     .await
 }
 
+#[tauri::command(rename_all = "snake_case")]
+pub async fn workflow_save(
+    engine: Shared<'_>,
+    run_id: String,
+    name: String,
+) -> Reply<engine::WorkflowSaved> {
+    blocking(&engine, move |e| e.save_workflow(&run_id, &name)).await
+}
+
+#[tauri::command]
+pub async fn workflow_suggestions(engine: Shared<'_>) -> Reply<Vec<skills::WorkflowSuggestion>> {
+    blocking(&engine, |e| e.suggest_workflows()).await
+}
+
+#[tauri::command]
+pub async fn workflow_matches(
+    engine: Shared<'_>,
+    request: String,
+) -> Reply<Vec<engine::RequestMatch>> {
+    blocking(&engine, move |e| {
+        e.match_request(&request, e.working_root().as_deref())
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn pending_recovery(engine: Shared<'_>) -> Reply<Option<sandbox::RecoveryReport>> {
     blocking(&engine, |e| e.pending_recovery()).await
@@ -254,6 +279,9 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         history,
         committed_runs,
         undo_run,
+        workflow_save,
+        workflow_suggestions,
+        workflow_matches,
         pending_recovery,
         finish_recovery,
         graph_view,

@@ -13,6 +13,7 @@ mod permissions;
 mod plan_quality;
 mod run;
 mod undo;
+mod workflows;
 
 struct Env {
     home: tempfile::TempDir,

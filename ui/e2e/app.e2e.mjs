@@ -161,6 +161,28 @@ test('the seed request typed into the bar is approved, committed and shown in th
   await shotBehindBar('06-graph-after-commit');
 });
 
+test('the committed seed run is saved as a workflow from Recent; its trigger then names it first', async () => {
+  await use('bar');
+  // Typing after a finished run brings Recent back; the seed run has Undo and Save as workflow.
+  await run("const i = document.querySelector('#request'); i.value = ''; i.dispatchEvent(new Event('input'))");
+  await until('Save as workflow on the seed run', "return !!document.querySelector('.history-save')");
+  await run("document.querySelector('.history-save').click()");
+  const field = await find('input.workflow-name');
+  await run("const f = document.querySelector('input.workflow-name'); f.value = ''; f.dispatchEvent(new Event('input'))");
+  await wd('POST', s(`/element/${field}/value`), { text: 'tidy-up' });
+  await wd('POST', s(`/element/${field}/value`), { text: '\uE007' });
+  const saved = await until('the saved confirmation', "const p = document.querySelector('.workflow-saved-text'); return p ? p.textContent : false");
+  assert.match(saved, /Saved “tidy-up”\. Say “tidy up Downloads” to run it again\./);
+  shot('05b-bar-workflow-saved');
+  const skillMd = join(work, 'skills', 'tidy-up', 'SKILL.md');
+  assert.ok(existsSync(skillMd), 'the workflow is a skill folder on disk');
+  const matches = await invoke('workflow_matches', { request: 'tidy up Documents' });
+  assert.equal(matches[0].kind, 'workflow', JSON.stringify(matches));
+  assert.equal(matches[0].name, 'tidy-up');
+  assert.equal(matches[0].runs, true);
+  assert.equal(matches[0].slots.path, 'Documents');
+});
+
 test('a description edited in the SKILL.md editor is saved and re-embedded', async () => {
   await use('bar');
   await invoke('hide_bar');

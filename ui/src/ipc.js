@@ -78,6 +78,10 @@ export const api = {
   undoRun: ({ runId = null, dryRun = false, onEvent }) => call('undo_run', { run_id: runId, dry_run: dryRun, on_event: onEvent }),
   pendingRecovery: () => call('pending_recovery'),
   finishRecovery: () => call('finish_recovery'),
+  // Saved workflows
+  workflowSave: (runId, name) => call('workflow_save', { run_id: runId, name }),
+  workflowSuggestions: () => call('workflow_suggestions'),
+  workflowMatches: (request) => call('workflow_matches', { request }),
   // Graph (rollback_to is an addition to the contract: the graph window has no question channel)
   graphView: (expanded, limit = 60) => call('graph_view', { expanded, limit }),
   rollbackTo: (snapshot) => call('rollback_to', { snapshot }),

@@ -1,4 +1,4 @@
-// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery.
+// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery, saving a run as a workflow and suggested workflows.
 import { test, expect } from './support/harness.mjs';
 import {
   appInfo,
@@ -13,6 +13,8 @@ import {
   recoveryReport,
   recoveryFinished,
   recoveryBlocked,
+  workflowSaved,
+  workflowSuggestions,
 } from './support/fixtures.mjs';
 
 const RESPONSES = {
@@ -26,6 +28,7 @@ const RESPONSES = {
   open_window: null,
   pending_recovery: null,
   committed_runs: [],
+  workflow_suggestions: [],
 };
 
 async function openBar(app, extra = {}) {
@@ -694,7 +697,7 @@ test('without committed_runs the recent list has no Undo buttons', async ({ app,
   await openBar(app, { history: undoHistory, committed_runs: { __error: { code: 'IPC_ERROR', message: 'command committed_runs not found' } } });
   await expect(page.locator('.history-item')).toHaveCount(5);
   await expect(page.locator('.history-error')).toHaveCount(0);
-  await expect(page.locator('.history-undo, .history-undone, .history-action')).toHaveCount(0);
+  await expect(page.locator('.history-undo, .history-undone, .history-action, .history-save, .history-save-slot')).toHaveCount(0);
 });
 
 test('an undo refused with RUN_ALREADY_UNDONE shows its code', async ({ app, page }) => {
@@ -713,4 +716,179 @@ test('an undo refused with RUN_ALREADY_UNDONE shows its code', async ({ app, pag
   await expect(page.locator('#request')).toBeFocused();
   await app.screenshot('bar-undo-error');
   await app.waitForCalls('history', 2);
+});
+
+// ---------------------------------------------------------------- saved workflows
+
+const ARCHIVE_REQUEST = 'Archive everything in Projects/old into old-projects.zip';
+
+test('"Save as workflow" in the recent list: only for runs in effect that are not undos; the name is checked, saved, confirmed', async ({ app, page }) => {
+  await openBar(app, { history: undoHistory, committed_runs: committedRuns, workflow_save: workflowSaved });
+  const row = (id) => page.locator(`.history-row[data-run="${id}"]`);
+  await expect(page.locator('.history-item')).toHaveCount(5);
+  // r2 is in effect; u1 is an undo, r4 was undone, r3 and r1 wrote nothing.
+  await expect(page.locator('.history-save')).toHaveCount(1);
+  const save = row('r2').locator('.history-save');
+  await expect(save).toHaveText('Save as workflow');
+  await expect(save).toHaveAttribute('aria-label', `Save as workflow: ${ARCHIVE_REQUEST}`);
+  await expect(save).toHaveAttribute('aria-expanded', 'false');
+  for (const id of ['u1', 'r4', 'r3', 'r1']) await expect(row(id).locator('.history-save')).toHaveCount(0);
+  // The columns stay aligned: every status badge ends at the same x, every row keeps one line.
+  const rights = await page.locator('.history-status').evaluateAll((els) => els.map((el) => Math.round(el.getBoundingClientRect().right)));
+  expect(new Set(rights).size).toBe(1);
+  const heights = await page.locator('.history-row').evaluateAll((els) => els.map((el) => Math.round(el.getBoundingClientRect().height)));
+  expect(Math.max(...heights)).toBeLessThanOrEqual(34);
+
+  // From the keyboard: the form opens in the row (no prompt), its name made from the request.
+  await save.focus();
+  await page.keyboard.press('Enter');
+  const form = row('r2').locator('.workflow-form');
+  const name = form.getByRole('textbox', { name: 'Workflow name' });
+  await expect(name).toBeFocused();
+  await expect(name).toHaveValue('archive-everything-projects-old');
+  await expect(save).toHaveAttribute('aria-expanded', 'true');
+  await expect(form).toHaveAttribute('aria-label', `Save as workflow: ${ARCHIVE_REQUEST}`);
+  await expect(page.locator('#request')).toHaveValue('');
+
+  // The engine's rule for skill names, checked before anything is sent.
+  const error = form.locator('.workflow-error');
+  await name.fill('Tidy Inbox!');
+  await page.keyboard.press('Enter');
+  await expect(error).toHaveText('Use lowercase letters, digits and hyphens only, such as tidy-downloads.');
+  await expect(name).toHaveAttribute('aria-invalid', 'true');
+  await expect(name).toHaveClass(/invalid/);
+  await name.fill('-tidy'); // checked again as it is typed
+  await expect(error).toHaveText('A name cannot start or end with a hyphen.');
+  await name.fill('t'.repeat(65));
+  await expect(error).toHaveText('At most 64 characters (this one has 65).');
+  await name.fill('');
+  await expect(error).toHaveText('Give the workflow a name, such as tidy-downloads.');
+  await name.fill('tidy');
+  await expect(error).toBeHidden();
+  await expect(name).toHaveAttribute('aria-invalid', 'false');
+  expect(await app.calls('workflow_save')).toEqual([]);
+
+  // Escape closes the form (not the bar); the focus goes back to the button.
+  await page.keyboard.press('Escape');
+  await expect(form).toHaveCount(0);
+  await expect(save).toBeFocused();
+  await expect(save).toHaveAttribute('aria-expanded', 'false');
+  expect(await app.calls('hide_bar')).toEqual([]);
+  // Cancel does the same.
+  await save.click();
+  await form.getByRole('button', { name: 'Cancel' }).click();
+  await expect(form).toHaveCount(0);
+
+  // Enter saves run r2 under the name typed; the confirmation says how to run it again.
+  await save.click();
+  await expect(name).toHaveValue('archive-everything-projects-old');
+  await name.fill('tidy');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => app.calls('workflow_save')).toEqual([{ run_id: 'r2', name: 'tidy' }]);
+  const saved = row('r2').locator('.workflow-saved');
+  await expect(saved.locator('.workflow-saved-text')).toHaveText('Saved “tidy”. Say “tidy Projects/old” to run it again.');
+  await expect(saved.locator('.workflow-steps')).toHaveText('search-files/find → archive-files/create');
+  await expect(saved).toHaveAttribute('role', 'status');
+  await expect(saved).toBeFocused();
+  await expect(form).toHaveCount(0);
+  // What the engine suggests may have changed.
+  await app.waitForCalls('workflow_suggestions', 2);
+  await app.screenshot('bar-workflow-saved');
+  // The same run under another name: the button opens a new form in the confirmation's place.
+  await save.click();
+  await expect(name).toHaveValue('archive-everything-projects-old');
+  await expect(saved).toHaveCount(0);
+});
+
+test('"Save as workflow": an error from the engine shows under the name and the form stays for another one', async ({ app, page }) => {
+  await openBar(app, {
+    history: undoHistory,
+    committed_runs: committedRuns,
+    workflow_save: { __error: { code: 'SKILL_EXISTS', message: 'a skill named `tidy` already exists; choose another name' } },
+  });
+  const row = page.locator('.history-row[data-run="r2"]');
+  await row.locator('.history-save').click();
+  const form = row.locator('.workflow-form');
+  const name = form.getByRole('textbox', { name: 'Workflow name' });
+  await name.fill('tidy');
+  await form.getByRole('button', { name: 'Save', exact: true }).click();
+  // The engine's `name` quoting shows as code.
+  await expect(form.locator('.workflow-error')).toHaveText('a skill named tidy already exists; choose another name');
+  await expect(form.locator('.workflow-error .code')).toHaveText('tidy');
+  await expect(form.locator('.workflow-error')).toHaveAttribute('role', 'alert');
+  expect(await app.calls('workflow_save')).toEqual([{ run_id: 'r2', name: 'tidy' }]);
+  await expect(name).toHaveValue('tidy');
+  await expect(name).toBeFocused();
+  await expect(form.getByRole('button', { name: 'Save', exact: true })).toBeEnabled();
+  await expect(row.locator('.workflow-saved')).toHaveCount(0);
+  await app.screenshot('bar-workflow-exists');
+
+  // Another name goes through.
+  await app.respond('workflow_save', { ...workflowSaved, name: 'tidy-projects', triggers: ['tidy projects {path}', 'archive everything in {path} into old-projects.zip'] });
+  await name.fill('tidy-projects');
+  await page.keyboard.press('Enter');
+  await expect(row.locator('.workflow-saved-text')).toHaveText('Saved “tidy-projects”. Say “tidy projects Projects/old” to run it again.');
+  expect((await app.calls('workflow_save'))[1]).toEqual({ run_id: 'r2', name: 'tidy-projects' });
+});
+
+test('suggested workflows: a card per repeated sequence (two at most) above the list; saving one saves its newest run', async ({ app, page }) => {
+  await openBar(app, { history: undoHistory, committed_runs: committedRuns, workflow_suggestions: workflowSuggestions });
+  const cards = page.locator('.workflow-suggestion');
+  await expect(cards).toHaveCount(2);
+  expect(await app.calls('workflow_suggestions')).toEqual([{}]);
+  const first = cards.nth(0);
+  await expect(first.locator('.workflow-suggestion-text')).toHaveText('You did this 3 times: remove-duplicates → organize-by-type (Inbox, Desktop, Downloads)');
+  await expect(first.locator('.workflow-suggestion-text')).toHaveAttribute('title', workflowSuggestions[0].requests.join('\n'));
+  await expect(cards.nth(1).locator('.workflow-suggestion-text')).toHaveText('You did this 3 times: archive-files → manage-files (Projects/old, Scans, Projects/2019)');
+  // Above the recent list.
+  const [lastCard, list] = [await cards.nth(1).boundingBox(), await page.locator('.history').boundingBox()];
+  expect(lastCard.y + lastCard.height).toBeLessThanOrEqual(list.y);
+
+  // The same name form, prefilled with the engine's name for the sequence.
+  const button = first.getByRole('button', { name: 'Save as workflow: remove-duplicates → organize-by-type' });
+  await button.click();
+  const name = first.getByRole('textbox', { name: 'Workflow name' });
+  await expect(name).toBeFocused();
+  await expect(name).toHaveValue('remove-duplicates-then-organize-by-type');
+  await expect(button).toHaveAttribute('aria-expanded', 'true');
+  // A row's form may be open at the same time.
+  await page.locator('.history-row[data-run="r2"] .history-save').click();
+  await expect(page.locator('.history-row[data-run="r2"] .workflow-form')).toBeVisible();
+  await app.screenshot('bar-workflow-suggestions');
+
+  // Saved: the engine no longer suggests it.
+  await page.evaluate(([saved, rest]) => {
+    window.__mock.handlers.workflow_save = (args) => {
+      window.__mock.responses.workflow_suggestions = rest;
+      return { ...saved, name: args.name, run_id: args.run_id };
+    };
+  }, [{ ...workflowSaved, triggers: ['tidy {path}', 'tidy inbox'], steps: workflowSuggestions[0].signature, folder: 'Inbox' }, workflowSuggestions.slice(1)]);
+  await name.fill('tidy');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => app.calls('workflow_save')).toEqual([{ run_id: 'r9', name: 'tidy' }]);
+  await app.waitForCalls('workflow_suggestions', 2);
+  const saved = page.locator('.workflow-suggestions .workflow-saved');
+  await expect(saved.locator('.workflow-saved-text')).toHaveText('Saved “tidy”. Say “tidy Inbox” to run it again.');
+  await expect(saved.locator('.workflow-steps')).toHaveText('remove-duplicates/remove → organize-by-type/organize');
+  await expect(saved).toBeFocused();
+  // The other two are left, both shown now; the row's form is still open.
+  await expect(cards).toHaveCount(2);
+  await expect(cards.nth(0)).toHaveAttribute('data-name', 'archive-files-then-manage-files');
+  await expect(cards.nth(1).locator('.workflow-suggestion-text')).toHaveText('You did this 3 times: batch-rename/rename → batch-rename/rename_one (the working folder)');
+  await expect(page.locator('.history-row[data-run="r2"] .workflow-form')).toBeVisible();
+});
+
+test('a failing workflow_suggestions leaves the recent list, its Undo and "Save as workflow" as they are', async ({ app, page }) => {
+  await openBar(app, {
+    history: undoHistory,
+    committed_runs: committedRuns,
+    workflow_suggestions: { __error: { code: 'IPC_ERROR', message: 'command workflow_suggestions not found' } },
+  });
+  await expect(page.locator('.history-item')).toHaveCount(5);
+  await app.waitForCalls('workflow_suggestions');
+  await expect(page.locator('.history-error')).toHaveCount(0);
+  await expect(page.locator('.workflow-suggestion')).toHaveCount(0);
+  await expect(page.locator('.workflow-suggestions')).toBeHidden();
+  await expect(page.locator('.history-undo')).toHaveCount(2);
+  await expect(page.locator('.history-save')).toHaveCount(1);
 });

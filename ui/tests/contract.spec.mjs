@@ -52,6 +52,13 @@ test('command replies in the fixtures match the commands', () => {
   for (const view of [viewBefore(), viewDownloads(), viewAfter(), viewLarge()]) check('commands/graph_view', view);
 });
 
+test('the saved-workflow fixtures match their commands', () => {
+  // The schema gains these commands when the engine's contract test regenerates src/generated/.
+  test.skip(!schema.commands.workflow_save || !schema.commands.workflow_suggestions, 'src/generated/ipc.schema.json predates workflow_save / workflow_suggestions');
+  check('commands/workflow_save', f.workflowSaved);
+  check('commands/workflow_suggestions', f.workflowSuggestions);
+});
+
 test('the recorded seed run and its scripts are valid events, channel messages and reports', () => {
   const { events, report } = f.seedRun();
   for (const e of events) check('$defs/Event', e);

@@ -10,6 +10,7 @@
 
 mod chain;
 mod error;
+mod executed;
 mod learned;
 #[cfg(feature = "otlp")]
 mod otlp;
@@ -23,6 +24,7 @@ mod view;
 pub use chain::ChainVerifier;
 pub use chain::{BrokenLink, ChainHead, Entry, GENESIS, VerifyReport, next_entry, verify};
 pub use error::{AuditError, Result};
+pub use executed::executed_runs;
 pub use record::{
     CapStatus, CapTask, RESULT_LINES, Task, TaskStatus, canonical_json, first_lines, sha256_hex,
 };

@@ -142,6 +142,12 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         forget: Option<String>,
     },
+    /// Saved workflows: save a committed run as one, the repeated runs worth saving, and which
+    /// workflows and skills fit a request.
+    Workflows {
+        #[command(subcommand)]
+        command: WorkflowsCommand,
+    },
     /// Inspect (or with --complete, finish) a commit that was interrupted.
     Recover {
         root: PathBuf,
@@ -184,6 +190,26 @@ pub enum SkillsCommand {
         /// Stop after this many reloads (default: run until interrupted).
         #[arg(long, value_name = "N")]
         count: Option<usize>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkflowsCommand {
+    /// Save committed run RUN_ID (from `scope-weaver history`) as the workflow skill NAME: its
+    /// steps as committed, the folder it acted on as the `{path}` parameter, triggers such as
+    /// "NAME {path}"; then "NAME Desktop" runs it on Desktop.
+    Save { run_id: String, name: String },
+    /// Tool sequences you committed three times or more that no workflow covers yet.
+    Suggest,
+    /// The saved workflows with their triggers and steps.
+    List,
+    /// The five workflows and skills that fit REQUEST best, with scores (and whether the
+    /// request would run a workflow).
+    Match {
+        request: String,
+        /// The folder the request is about (a `{path}` must name one of its folders).
+        #[arg(long)]
+        root: Option<PathBuf>,
     },
 }
 

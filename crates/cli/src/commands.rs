@@ -103,6 +103,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         } => crate::undo::undo_cmd(&env, run_id.as_deref(), yes, dry_run),
         Command::History { root } => crate::undo::history_cmd(&env, root.as_deref()),
         Command::Learned { forget } => crate::undo::learned_cmd(&env, forget.as_deref()),
+        Command::Workflows { command } => crate::workflows::workflows_cmd(&env, command),
         Command::Recover { root, complete } => recover(&env, &root, complete),
         Command::Demo { dir } => crate::demo::demo_cmd(&env, &dir),
         Command::Config {

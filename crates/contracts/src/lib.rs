@@ -12,6 +12,7 @@ mod primitive;
 mod reference;
 mod skill;
 mod suggest;
+mod workflow;
 
 pub use cpu::{cpu_mismatch_message, missing_cpu_features};
 pub use error::{ErrorCode, ErrorPayload};
@@ -28,3 +29,7 @@ pub use primitive::{
 pub use reference::{PathSegment, Reference, ReferenceError, find_references};
 pub use skill::{SkillDefinition, ToolDefinition};
 pub use suggest::{closest, edit_distance};
+pub use workflow::{
+    Condition, ConditionCheck, ConditionOutcome, ExecutedRun, Workflow, WorkflowParameter,
+    WorkflowStep, WorkflowUse, fill_slots,
+};

@@ -143,6 +143,10 @@ pub struct ToolPlanning {
     /// `null`: never filled from the request.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub fill: BTreeMap<String, Option<String>>,
+    /// What holds on the folder the tool acted on once its changes are committed
+    /// (`[no_duplicates]`): a saved workflow checks it after each run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ensures: Vec<crate::ConditionCheck>,
 }
 
 impl ToolPlanning {

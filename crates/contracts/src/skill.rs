@@ -73,6 +73,9 @@ pub struct SkillDefinition {
     /// The Markdown body outside tool declarations: instructions for people and the thinker.
     #[serde(default)]
     pub instructions: String,
+    /// Set for a workflow skill: the saved plan its SKILL.md lists under `steps:`.
+    #[serde(default)]
+    pub workflow: Option<crate::Workflow>,
 }
 
 impl SkillDefinition {
@@ -82,6 +85,6 @@ impl SkillDefinition {
 
     /// A skill with no tools only carries instructions (a plain Agent Skills SKILL.md).
     pub fn is_instruction_only(&self) -> bool {
-        self.tools.is_empty()
+        self.tools.is_empty() && self.workflow.is_none()
     }
 }

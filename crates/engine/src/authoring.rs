@@ -33,6 +33,12 @@ pub struct SkillInfo {
     pub tools: Vec<ToolInfo>,
     pub vis: Option<Value>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The skill's own trigger phrases.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub triggers: Vec<String>,
+    /// Set for a saved workflow: its parameters, steps and conditions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<contracts::Workflow>,
 }
 
 /// A skill's SKILL.md as the editor opens it.
@@ -170,6 +176,8 @@ impl Engine {
                                 .collect(),
                             vis,
                             diagnostics,
+                            triggers: d.triggers.clone(),
+                            workflow: d.workflow.clone(),
                         }
                     }
                     None => SkillInfo {
@@ -180,6 +188,8 @@ impl Engine {
                         tools: Vec::new(),
                         vis: None,
                         diagnostics,
+                        triggers: Vec::new(),
+                        workflow: None,
                     },
                 }
             })

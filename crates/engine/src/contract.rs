@@ -41,6 +41,18 @@ pub fn ipc_schema() -> Value {
         generator.subschema_for::<pipeline::UndoReport>(),
     );
     command(
+        "workflow_save",
+        generator.subschema_for::<crate::WorkflowSaved>(),
+    );
+    command(
+        "workflow_suggestions",
+        generator.subschema_for::<Vec<skills::WorkflowSuggestion>>(),
+    );
+    command(
+        "workflow_matches",
+        generator.subschema_for::<Vec<crate::RequestMatch>>(),
+    );
+    command(
         "pending_recovery",
         generator.subschema_for::<Option<sandbox::RecoveryReport>>(),
     );

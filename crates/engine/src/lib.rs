@@ -17,6 +17,7 @@ mod plan;
 mod questions;
 mod settings;
 mod undo;
+mod workflows;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,6 +42,7 @@ pub use ledger::Ledger;
 pub use plan::{PlanPreview, StepMatch};
 pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
 pub use settings::{Settings, load_app_config};
+pub use workflows::{MIN_REPEATED_RUNS, RequestMatch, TOP_MATCHES, WorkflowSaved};
 
 /// Something every window may want to know. `channel()` names the app-wide event.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -296,6 +298,11 @@ impl Engine {
 
     pub fn skills_dir(&self) -> &Path {
         &self.skills_dir
+    }
+
+    /// The working folder, once one is set.
+    pub fn working_root(&self) -> Option<PathBuf> {
+        read(&self.root)
     }
 
     pub fn info(&self) -> AppInfo {

@@ -147,7 +147,7 @@ fn load_planner(
                 "fallback",
                 "using the embedded rule planner".into(),
             );
-            Ok(Box::new(thinker::RulePlanner))
+            Ok(thinker::embedded_planner())
         }
     }
 }

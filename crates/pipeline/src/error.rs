@@ -21,6 +21,11 @@ pub enum PipelineError {
     RunAmbiguous { id: String, runs: Vec<String> },
     #[error("run {run} was already undone by {by}; undoing {by} redoes it")]
     RunAlreadyUndone { run: String, by: String },
+    #[error("the workflow `{workflow}` cannot run here: {}", .failed.join("; "))]
+    PreconditionFailed {
+        workflow: String,
+        failed: Vec<String>,
+    },
     #[error(transparent)]
     Thinker(#[from] thinker::ThinkerError),
     #[error(transparent)]
@@ -41,6 +46,7 @@ impl ErrorCode for PipelineError {
             PipelineError::RunNotFound(_) => "RUN_NOT_FOUND",
             PipelineError::RunAmbiguous { .. } => "RUN_AMBIGUOUS",
             PipelineError::RunAlreadyUndone { .. } => "RUN_ALREADY_UNDONE",
+            PipelineError::PreconditionFailed { .. } => "PRECONDITION_FAILED",
             PipelineError::Audit(p) => match p.code.as_str() {
                 "AUDIT_LOCKED" => "AUDIT_LOCKED",
                 "AUDIT_DISK_FULL" => "AUDIT_DISK_FULL",

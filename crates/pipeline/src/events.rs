@@ -67,6 +67,14 @@ impl Stage {
     }
 }
 
+/// When a workflow's conditions were checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConditionTime {
+    Before,
+    After,
+}
+
 /// A (skill, tool) the person may pick on a near-miss, with its score.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SkillCandidate {
@@ -188,6 +196,13 @@ pub enum Event {
         changes: usize,
         kept: Vec<sandbox::UndoKept>,
         not_restorable: Vec<String>,
+    },
+    /// A saved workflow's conditions: before the first step (on the scan) or after the commit
+    /// (on the disk).
+    Conditions {
+        workflow: String,
+        when: ConditionTime,
+        outcomes: Vec<contracts::ConditionOutcome>,
     },
     CommitProgress {
         done: usize,

@@ -20,7 +20,7 @@ mod undo;
 
 pub use audit::{AuditSink, RecordedEvents};
 pub use error::{PipelineError, Result};
-pub use events::{Event, SkillCandidate, Stage};
+pub use events::{ConditionTime, Event, SkillCandidate, Stage};
 pub use interaction::{
     AutoApprove, Decision, DiffDecision, DiffReview, Interaction, ParamQuestion, RollbackPoint,
     StepReview,

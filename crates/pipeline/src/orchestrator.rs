@@ -26,6 +26,7 @@ use crate::report::{commit_summary, summarize};
 use crate::{PipelineError, Result};
 
 mod approval;
+mod conditions;
 mod conflicts;
 mod new_skill;
 mod unsure;
@@ -103,6 +104,12 @@ pub struct RunReport {
     pub near_misses: usize,
     pub overrides: usize,
     pub rollbacks: usize,
+    /// The saved workflow the request ran, if one's trigger matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<String>,
+    /// Its postconditions as found on the disk after the commit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<contracts::ConditionOutcome>,
 }
 
 /// The states of the machine. Per-step states carry the step's index in the plan.
@@ -161,6 +168,8 @@ struct Run<'r> {
     points: Vec<RollbackPoint>,
     /// The planner's confidence per step (`Planned::confidence`).
     confidence: BTreeMap<u32, f32>,
+    /// The saved workflow the plan came from (its conditions are checked).
+    workflow: Option<contracts::WorkflowUse>,
 }
 
 fn payload(e: &impl ErrorCode) -> ErrorPayload {
@@ -248,12 +257,15 @@ impl<'a> Orchestrator<'a> {
                 near_misses: 0,
                 overrides: 0,
                 rollbacks: 0,
+                workflow: None,
+                conditions: Vec::new(),
             },
             context: PipelineContext::default(),
             work: None,
             deferred: Vec::new(),
             points: Vec::new(),
             confidence: BTreeMap::new(),
+            workflow: None,
         };
         let mut state = State::Input;
         // The stage now running: events mark each change of (stage, step), so the final diff
@@ -337,6 +349,7 @@ impl<'a> Orchestrator<'a> {
                 if !problems.is_empty() {
                     return Err(PipelineError::InvalidPlan(problems));
                 }
+                self.check_preconditions(run, ui)?;
                 Ok(State::Step(0, Stage::Embed))
             }
             State::Step(i, stage) => {
@@ -427,6 +440,8 @@ impl<'a> Orchestrator<'a> {
             }
             run.report.plan = planned.plan;
             run.confidence = planned.confidence;
+            run.report.workflow = planned.workflow.as_ref().map(|w| w.name.clone());
+            run.workflow = planned.workflow;
             return Ok(State::ValidatePlan);
         }
         Err(PipelineError::NothingToDo)

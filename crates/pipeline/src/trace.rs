@@ -137,6 +137,17 @@ pub(crate) fn trace_event(event: &Event) {
             not_restorable = not_restorable.len(),
             "undo planned"
         ),
+        Event::Conditions {
+            workflow,
+            when,
+            outcomes,
+        } => tracing::info!(
+            workflow = %workflow,
+            when = ?when,
+            checked = outcomes.len(),
+            failing = outcomes.iter().filter(|o| !o.holds).count(),
+            "workflow conditions"
+        ),
         Event::Committed { applied, .. } => tracing::info!(applied = *applied, "committed"),
         Event::Reindexed {
             embedded,

@@ -7,6 +7,7 @@
 mod archive;
 mod categories;
 mod commit;
+mod conditions;
 mod conserve;
 mod content;
 mod error;

@@ -10,6 +10,7 @@ mod planning;
 mod resolve;
 mod scaffold;
 mod store;
+mod workflow;
 
 use contracts::{ParamSpec, ParamType, PrimitiveKind, PrimitiveSpec, PrimitiveTable};
 
@@ -18,6 +19,7 @@ pub use parser::{CHUNK_STRATEGIES, SkillDraft, ToolDraft, parse_skill_md};
 pub use planning::PLANNING_KEYS;
 pub use resolve::resolve;
 pub use scaffold::{ScaffoldSpec, ToolDeclaration, scaffold_skill_md, scaffold_vis};
+pub use workflow::{SavedWorkflow, WorkflowSuggestion, suggest_workflows, workflow_from_run};
 
 /// Parses and checks one SKILL.md text: the definition if it has no errors, and every diagnostic in
 /// line order. Pure; used by the store and by the editor's live diagnostics.

@@ -11,6 +11,7 @@ use serde_yaml::{Mapping, Value};
 
 use crate::diagnostic::Diagnostic;
 use crate::planning::PLANNING_KEYS;
+use crate::workflow::{WORKFLOW_KEYS, parse_workflow};
 
 /// Frontmatter keys of the public Agent Skills format that we accept and ignore.
 const AGENT_SKILLS_KEYS: &[&str] = &["license", "compatibility", "metadata", "allowed-tools"];
@@ -74,6 +75,8 @@ pub struct SkillDraft {
     pub kb_chunk_strategy: Option<String>,
     pub kb_chunk_size: Option<usize>,
     pub triggers: Vec<String>,
+    /// The saved plan of a workflow skill (its `steps:` and their keys).
+    pub workflow: Option<contracts::Workflow>,
     pub tools: Vec<ToolDraft>,
     pub instructions: String,
     /// Line of each frontmatter key, for later diagnostics.
@@ -265,7 +268,10 @@ fn frontmatter(cx: &mut Ctx, d: &mut SkillDraft, fm: &Mapping) {
     let line = |d: &SkillDraft, k: &str| d.line_of(k);
     for (k, _) in fm {
         let key = as_text(k).unwrap_or_default();
-        if !SKILL_KEYS.contains(&key.as_str()) && !AGENT_SKILLS_KEYS.contains(&key.as_str()) {
+        if !SKILL_KEYS.contains(&key.as_str())
+            && !AGENT_SKILLS_KEYS.contains(&key.as_str())
+            && !WORKFLOW_KEYS.contains(&key.as_str())
+        {
             let l = line(d, &key);
             cx.warning(
                 l,
@@ -418,6 +424,14 @@ fn frontmatter(cx: &mut Ctx, d: &mut SkillDraft, fm: &Mapping) {
             ),
         ),
     }
+    let key_lines = d.key_lines.clone();
+    let line_of = |key: &str| {
+        key_lines
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(1, |(_, l)| *l)
+    };
+    d.workflow = parse_workflow(fm, &line_of, &d.triggers, cx.file, &mut cx.diags);
 }
 
 fn body(cx: &mut Ctx, d: &mut SkillDraft, lines: &[&str], start: usize) {

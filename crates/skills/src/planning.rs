@@ -24,6 +24,7 @@ pub const PLANNING_KEYS: &[&str] = &[
     "selects",
     "fill",
     "takes_from",
+    "ensures",
 ];
 
 struct Check<'a> {
@@ -314,6 +315,27 @@ pub fn planning(
             },
             "fill" => out.fill = check.fill(value, line),
             "takes_from" => out.takes_from = check.takes_from(value, line),
+            "ensures" => {
+                for name in check.strings("ensures", value, line) {
+                    match contracts::ConditionCheck::parse(&name) {
+                        Some(c) if !c.takes_value() => out.ensures.push(c),
+                        _ => {
+                            let known: Vec<&str> = contracts::ConditionCheck::ALL
+                                .iter()
+                                .filter(|c| !c.takes_value())
+                                .map(|c| c.name())
+                                .collect();
+                            check.error(
+                                line,
+                                format!(
+                                    "`ensures`: `{name}` is not a check; known: {}",
+                                    known.join(", ")
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
             _ => {}
         }
     }

@@ -197,6 +197,15 @@ pub fn resolve(
         }
     }
     check_takes_from(draft, &tools, file, &mut diags);
+    let is_workflow = draft.key_lines.iter().any(|(k, _)| k == "steps");
+    if let (true, Some(first)) = (is_workflow, draft.tools.first()) {
+        diags.push(Diagnostic::error(
+            file,
+            first.line,
+            "WORKFLOW_WITH_TOOLS",
+            "a workflow (a skill with `steps:`) runs other skills' tools and declares none of its own; move this tool to a skill of its own",
+        ));
+    }
     let uses_retrieval = draft
         .tools
         .iter()
@@ -234,6 +243,7 @@ pub fn resolve(
         kb_chunk_size: draft.kb_chunk_size,
         triggers: draft.triggers.clone(),
         instructions: draft.instructions.clone(),
+        workflow: draft.workflow.clone(),
     };
     (Some(def), diags)
 }

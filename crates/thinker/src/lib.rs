@@ -16,6 +16,7 @@ mod prompt;
 pub mod rules;
 mod schema;
 mod validate;
+mod workflow;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -41,6 +42,7 @@ pub use prompt::{
 pub use rules::RulePlanner;
 pub use schema::{MAX_STRING, allowed_pairs, is_template, plan_schema};
 pub use validate::{PlanProblem, validate_plan};
+pub use workflow::{WorkflowFirst, WorkflowMatch, match_workflows};
 
 /// A request and what the planner may know about the working folder.
 #[derive(Debug, Clone, Default)]
@@ -145,6 +147,9 @@ pub struct Planned {
     /// model); the orchestrator skips the near-miss picker for steps at or above
     /// `planner_sure_margin`.
     pub confidence: BTreeMap<u32, f32>,
+    /// Set when a saved workflow's trigger matched: the plan is its steps with the slots filled;
+    /// the orchestrator checks its conditions.
+    pub workflow: Option<contracts::WorkflowUse>,
 }
 
 /// Stage 2 of the pipeline.
@@ -173,10 +178,11 @@ pub trait Planner: Send {
 
 /// The planner the config asks for: the rule planner by default, the LLM planner when
 /// `thinker_backend: mistralrs` (its model loads here, so errors surface before any request),
-/// with the rule planner behind it for requests the model cannot plan.
+/// with the rule planner behind it for requests the model cannot plan; either way a request
+/// that says a saved workflow's trigger is planned as that workflow.
 pub fn build_planner(config: &PipelineConfig) -> Result<Box<dyn Planner>> {
-    match config.thinker_backend {
-        ThinkerBackend::Rule => Ok(Box::new(RulePlanner)),
+    let inner: Box<dyn Planner> = match config.thinker_backend {
+        ThinkerBackend::Rule => Box::new(RulePlanner),
         #[cfg(feature = "mistralrs")]
         ThinkerBackend::Mistralrs => {
             let path = config
@@ -184,9 +190,15 @@ pub fn build_planner(config: &PipelineConfig) -> Result<Box<dyn Planner>> {
                 .as_deref()
                 .ok_or(ThinkerError::ModelNotConfigured)?;
             let model = LlmPlanner::load(path, LlmLimits::from_config(config))?;
-            Ok(Box::new(WithRuleFallback::new(Box::new(model))))
+            Box::new(WithRuleFallback::new(Box::new(model)))
         }
         #[cfg(not(feature = "mistralrs"))]
-        ThinkerBackend::Mistralrs => Err(ThinkerError::Unavailable),
-    }
+        ThinkerBackend::Mistralrs => return Err(ThinkerError::Unavailable),
+    };
+    Ok(Box::new(WorkflowFirst::new(inner)))
+}
+
+/// The embedded planner (the rule planner), with saved workflows matched first.
+pub fn embedded_planner() -> Box<dyn Planner> {
+    Box::new(WorkflowFirst::new(Box::new(RulePlanner)))
 }

@@ -507,6 +507,7 @@ pub(crate) fn plan_with(
         response: Some(accepted.text),
         fallback: None,
         confidence: Default::default(),
+        workflow: None,
     })
 }
 

@@ -171,7 +171,8 @@ pub fn system_prompt(cx: &PlanningContext) -> String {
     let mut system = String::from(RULES);
     system.push_str("\n\nSkills and their tools:\n");
     for loaded in cx.skills.skills() {
-        if is_template(loaded, cx.skills) || loaded.definition.is_instruction_only() {
+        // Instruction-only skills give guidance; workflows are matched by their triggers.
+        if is_template(loaded, cx.skills) || loaded.definition.tools.is_empty() {
             continue;
         }
         system.push_str(&catalogue_entry(&loaded.definition));
@@ -308,7 +309,7 @@ fn example_plan(request: &str, json: &str, store: &SkillStore) -> Option<WorkedE
 fn all_examples(store: &SkillStore) -> Vec<WorkedExample> {
     store
         .skills()
-        .filter(|s| !is_template(s, store) && !s.definition.is_instruction_only())
+        .filter(|s| !is_template(s, store) && !s.definition.tools.is_empty())
         .flat_map(|s| worked_examples(&s.definition, store))
         .collect()
 }
@@ -367,7 +368,7 @@ pub fn build_prompt(
         let Some(loaded) = cx.skills.get(skill) else {
             continue;
         };
-        if is_template(loaded, cx.skills) {
+        if is_template(loaded, cx.skills) || loaded.definition.workflow.is_some() {
             continue;
         }
         if guidance_skills == 0 && !loaded.definition.is_instruction_only() {

@@ -73,6 +73,20 @@ pub fn validate_plan(plan: &Plan, skills: &SkillStore, max_steps: usize) -> Vec<
             continue;
         };
         let skill = &loaded.definition;
+        if let Some(workflow) = &skill.workflow {
+            problem(
+                Some(n),
+                "WORKFLOW_IN_PLAN",
+                format!(
+                    "`{}` is a workflow of {} steps, not a tool: a request that says one of its \
+                     triggers ({}) runs it",
+                    step.skill,
+                    workflow.steps.len(),
+                    skill.triggers.join(", ")
+                ),
+            );
+            continue;
+        }
         if skill.is_instruction_only() {
             problem(
                 Some(n),

@@ -78,10 +78,14 @@ fn smollm2_plans_the_worked_example_with_a_schema_valid_plan() {
     assert!(planned.clarification.is_none(), "{response}");
     support::assert_answer_is_planned(&value, &planned);
     assert!(validate_plan(&planned.plan, store, config.max_plan_steps).is_empty());
-    // The prompt carried the guidance of the skills the request needs.
+    // The prompt listed the request's parts in the order they are to be planned (skill guidance
+    // is off by default: `planner_guidance_skills` 0).
     let prompt = planned.prompt.as_deref().unwrap();
     assert!(
-        prompt.contains("How to plan with remove-duplicates:"),
+        prompt.contains(
+            "Its parts, each planned in this order: 1. remove duplicates; 2. organize the \
+             remaining files into subfolders by type"
+        ),
         "{prompt}"
     );
     assert!(planned.usage.prompt_tokens > 500, "{:?}", planned.usage);

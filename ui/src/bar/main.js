@@ -1,4 +1,4 @@
-// Spotlight bar window: the request input, agents, recent requests (with Undo), an interrupted commit to finish, window links, keyboard.
+// Spotlight bar window: the request input, agents, recent requests (with Undo and "Save as workflow"), suggested workflows, an interrupted commit to finish, window links, keyboard.
 import '../styles/base.css';
 import './bar.css';
 import './cards.css';

@@ -1,5 +1,5 @@
 // One run in the bar (a request, or an undo of one): live stage stepper per plan step, inline question cards, answers log, report or error.
-import { h, replace, fmtMs } from '../lib/dom.js';
+import { h, replace, fmtMs, ticked } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { STAGES, stageLabel, isGlobalStage } from '../lib/stages.js';
 import { undoPlannedText } from '../lib/undo.js';
@@ -514,14 +514,6 @@ function answerIcon(question, answer) {
   if (answer?.decision === 'discard') return 'x';
   if (answer?.decision === 'override') return 'edit';
   return 'check';
-}
-
-/** The engine's `path` quoting as code spans: "`a.txt` was deleted permanently" → [code a.txt, " was deleted permanently"]. */
-function ticked(text) {
-  return String(text ?? '')
-    .split('`')
-    .map((part, i) => (i % 2 ? h('span.code', part) : part))
-    .filter((part) => part !== '');
 }
 
 /** The last TOKEN_TAIL characters of `text` (not starting inside a surrogate pair). */

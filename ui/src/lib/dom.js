@@ -1,4 +1,4 @@
-// Small DOM and formatting helpers shared by the windows (element builder, bytes, times, plurals).
+// Small DOM and formatting helpers shared by the windows (element builder, `code` spans, bytes, times, plurals).
 
 /**
  * Builds an element: h('button.primary#go', { onClick, title, dataset: {…} }, 'text', child…).
@@ -50,6 +50,14 @@ export function replace(el, ...children) {
   el.replaceChildren();
   append(el, children);
   return el;
+}
+
+/** The engine's `path` quoting as code spans: "`a.txt` was deleted permanently" → [code a.txt, " was deleted permanently"]. */
+export function ticked(text) {
+  return String(text ?? '')
+    .split('`')
+    .map((part, i) => (i % 2 ? h('span.code', part) : part))
+    .filter((part) => part !== '');
 }
 
 /** "13 B", "4.2 KB", "1.3 GB". */

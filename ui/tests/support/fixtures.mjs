@@ -1,4 +1,4 @@
-// Test fixtures: app info, agents, history, skills, the seed run (with ops and questions) as a bar script, undo and recovery.
+// Test fixtures: app info, agents, history, skills, the seed run (with ops and questions) as a bar script, undo and recovery, saved workflows.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -236,3 +236,42 @@ export const recoveryBlocked = {
     { kind: 'source_missing', path: 'Downloads/song.mp3' },
   ],
 };
+
+// ---------------------------------------------------------------- saved workflows
+
+/** workflow_save({run_id: "r2", name: "tidy"}): r2 of `undoHistory` written as the workflow `tidy`. */
+export const workflowSaved = {
+  name: 'tidy',
+  path: '/home/u/.config/scope-weaver/skills/tidy/SKILL.md',
+  run_id: 'r2',
+  request: 'Archive everything in Projects/old into old-projects.zip',
+  triggers: ['tidy {path}', 'archive everything in {path} into old-projects.zip'],
+  steps: ['search-files/find', 'archive-files/create'],
+  folder: 'Projects/old',
+  postconditions: ['exists on {path}'],
+};
+
+/** workflow_suggestions(): three sequences committed three times or more, the most frequent first. */
+export const workflowSuggestions = [
+  {
+    signature: ['remove-duplicates/remove', 'organize-by-type/organize'],
+    name: 'remove-duplicates-then-organize-by-type',
+    runs: ['r9', 'r8', 'r7'],
+    requests: ['Tidy Inbox', 'remove duplicates in Desktop, then sort it by type', SEED_REQUEST],
+    folders: ['Inbox', 'Desktop', 'Downloads'],
+  },
+  {
+    signature: ['archive-files/create', 'manage-files/delete'],
+    name: 'archive-files-then-manage-files',
+    runs: ['r12', 'r11', 'r10'],
+    requests: ['Zip Projects/old and delete it', 'Archive Scans then remove them', 'Archive Projects/2019 and delete the folder'],
+    folders: ['Projects/old', 'Scans', 'Projects/2019'],
+  },
+  {
+    signature: ['batch-rename/rename', 'batch-rename/rename_one'],
+    name: 'batch-rename',
+    runs: ['r15', 'r14', 'r13'],
+    requests: ['Rename the photos', 'Rename the photos again', 'Rename the scans'],
+    folders: ['.'],
+  },
+];

@@ -237,7 +237,12 @@ impl Orchestrator<'_> {
                 message: format!("the content index could not be updated: {e}"),
             }),
         }
+        let conditions = self.check_postconditions(run, ui);
         run.report.text = self.final_text(run, Some(&report));
+        for line in conditions {
+            run.report.text.push('\n');
+            run.report.text.push_str(&line);
+        }
         ui.event(&Event::Report {
             text: run.report.text.clone(),
         });

@@ -114,6 +114,7 @@ impl Planner for RulePlanner {
             response: None,
             fallback: None,
             confidence: builder.confidence,
+            workflow: None,
         })
     }
 }
