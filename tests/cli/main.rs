@@ -13,6 +13,7 @@ mod permissions;
 mod plan_quality;
 mod run;
 mod undo;
+mod watch;
 mod workflows;
 
 struct Env {

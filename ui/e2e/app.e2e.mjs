@@ -8,7 +8,7 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { App, REPO, shot, sleep } from './driver.mjs';
@@ -169,18 +169,28 @@ test('the committed seed run is saved as a workflow from Recent; its trigger the
   await run("document.querySelector('.history-save').click()");
   const field = await find('input.workflow-name');
   await run("const f = document.querySelector('input.workflow-name'); f.value = ''; f.dispatchEvent(new Event('input'))");
-  await wd('POST', s(`/element/${field}/value`), { text: 'tidy-up' });
+  await wd('POST', s(`/element/${field}/value`), { text: 'clean-downloads' });
   await wd('POST', s(`/element/${field}/value`), { text: '\uE007' });
   const saved = await until('the saved confirmation', "const p = document.querySelector('.workflow-saved-text'); return p ? p.textContent : false");
-  assert.match(saved, /Saved “tidy-up”\. Say “tidy up Downloads” to run it again\./);
+  assert.match(saved, /Saved “clean-downloads”\. Say “clean downloads Downloads” to run it again\./);
   shot('05b-bar-workflow-saved');
-  const skillMd = join(work, 'skills', 'tidy-up', 'SKILL.md');
-  assert.ok(existsSync(skillMd), 'the workflow is a skill folder on disk');
-  const matches = await invoke('workflow_matches', { request: 'tidy up Documents' });
+  const folder = join(work, 'skills', 'clean-downloads');
+  assert.ok(existsSync(join(folder, 'SKILL.md')), 'the workflow is a skill folder on disk');
+  const { ok: matches, err } = await invoke('workflow_matches', { request: 'clean downloads Documents' });
+  assert.equal(err, undefined, JSON.stringify(err));
   assert.equal(matches[0].kind, 'workflow', JSON.stringify(matches));
-  assert.equal(matches[0].name, 'tidy-up');
+  assert.equal(matches[0].name, 'clean-downloads');
   assert.equal(matches[0].runs, true);
   assert.equal(matches[0].slots.path, 'Documents');
+  // The later tests plan without it: deleting the folder unloads it (the skills watcher).
+  rmSync(folder, { recursive: true });
+  const end = Date.now() + 20000;
+  for (;;) {
+    const { ok: now } = await invoke('workflow_matches', { request: 'clean downloads Documents' });
+    if (!now.some((m) => m.kind === 'workflow')) break;
+    assert.ok(Date.now() < end, 'the deleted workflow is still loaded');
+    await sleep(200);
+  }
 });
 
 test('a description edited in the SKILL.md editor is saved and re-embedded', async () => {

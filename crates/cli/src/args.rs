@@ -148,6 +148,42 @@ pub enum Command {
         #[command(subcommand)]
         command: WorkflowsCommand,
     },
+    /// Watch folders: with ROOT, attach REQUEST to FOLDER of ROOT (saved; replaces that folder's
+    /// watch) and watch it; without, watch every saved folder. Folders that changed while nothing
+    /// watched are handled first. When files arrive and the folder is quiet for the settle time,
+    /// the request is simulated: the changes wait in the inbox (`scope-weaver inbox`), or with
+    /// --trusted are committed when nothing in them deletes.
+    Watch {
+        root: Option<PathBuf>,
+        /// The folder of ROOT to watch (default: ROOT itself).
+        #[arg(long, requires = "root")]
+        folder: Option<String>,
+        /// What to do with it: a saved workflow's trigger ("tidy Downloads") or any request.
+        #[arg(long, requires = "root")]
+        request: Option<String>,
+        /// Seconds without changes before the folder is touched.
+        #[arg(long, value_name = "SECS", default_value_t = 5)]
+        settle: u64,
+        /// Commit changes that delete nothing without asking.
+        #[arg(long)]
+        trusted: bool,
+        /// Handle what changed while nothing watched, then stop.
+        #[arg(long)]
+        once: bool,
+        /// List the saved watches.
+        #[arg(long, conflicts_with_all = ["root", "once"])]
+        list: bool,
+        /// Forget a saved watch.
+        #[arg(long, value_name = "ID", conflicts_with_all = ["root", "once", "list"])]
+        remove: Option<String>,
+    },
+    /// Changes watched folders would make, waiting for approval: list them, `approve ID` (runs
+    /// the request on the folder as it is now, asking as a run does; --yes approves) or
+    /// `discard ID`.
+    Inbox {
+        #[command(subcommand)]
+        command: Option<InboxCommand>,
+    },
     /// Inspect (or with --complete, finish) a commit that was interrupted.
     Recover {
         root: PathBuf,
@@ -191,6 +227,19 @@ pub enum SkillsCommand {
         #[arg(long, value_name = "N")]
         count: Option<usize>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum InboxCommand {
+    /// Run the item's request now (on the folder as it is), then remove it from the inbox.
+    Approve {
+        id: String,
+        /// Approve the run's steps and diff without asking.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
+    /// Remove the item; nothing is written.
+    Discard { id: String },
 }
 
 #[derive(Debug, Subcommand)]

@@ -104,6 +104,29 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::History { root } => crate::undo::history_cmd(&env, root.as_deref()),
         Command::Learned { forget } => crate::undo::learned_cmd(&env, forget.as_deref()),
         Command::Workflows { command } => crate::workflows::workflows_cmd(&env, command),
+        Command::Watch {
+            root,
+            folder,
+            request,
+            settle,
+            trusted,
+            once,
+            list,
+            remove,
+        } => crate::watch::watch_cmd(
+            &env,
+            crate::watch::WatchArgs {
+                root,
+                folder,
+                request,
+                settle,
+                trusted,
+                once,
+                list,
+                remove,
+            },
+        ),
+        Command::Inbox { command } => crate::watch::inbox_cmd(&env, command),
         Command::Recover { root, complete } => recover(&env, &root, complete),
         Command::Demo { dir } => crate::demo::demo_cmd(&env, &dir),
         Command::Config {
@@ -316,10 +339,10 @@ fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
                         "{:<18} {:<8} {}",
                         d.name,
                         d.version,
-                        if tools.is_empty() {
-                            "(instructions only)".to_owned()
-                        } else {
-                            tools.join(", ")
+                        match (&d.workflow, tools.is_empty()) {
+                            (Some(w), _) => format!("(workflow of {} steps)", w.steps.len()),
+                            (None, true) => "(instructions only)".to_owned(),
+                            (None, false) => tools.join(", "),
                         }
                     );
                 }
@@ -353,6 +376,28 @@ fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
                         t.description
                     );
                     println!("    {}", t.signature);
+                }
+                if let Some(w) = &d.workflow {
+                    println!("\nworkflow:");
+                    for (n, step) in w.steps.iter().enumerate() {
+                        println!(
+                            "  {}. {}/{} {}",
+                            n + 1,
+                            step.skill,
+                            step.tool,
+                            Value::Object(step.params.clone())
+                        );
+                    }
+                    for (when, list) in [("before", &w.preconditions), ("after", &w.postconditions)]
+                    {
+                        for c in list {
+                            println!(
+                                "  checked {when}: {} on {}",
+                                c.check.name(),
+                                c.path.as_deref().unwrap_or(".")
+                            );
+                        }
+                    }
                 }
                 println!("\nfolder: {}", s.dir.display());
             }

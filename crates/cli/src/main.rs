@@ -12,6 +12,7 @@ mod plan;
 mod run;
 mod search;
 mod undo;
+mod watch;
 mod workflows;
 
 use std::process::ExitCode;

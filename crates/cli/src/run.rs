@@ -378,14 +378,14 @@ pub fn run_cmd(
     })
 }
 
-fn run_one(
+pub(crate) fn run_one(
     env: &Env,
     engine: &Engine,
     root: &Path,
     request: &str,
     settings: &RunSettings,
     ui: &mut TerminalInteraction,
-) -> Result<()> {
+) -> Result<pipeline::RunReport> {
     let mut sandbox = open_sandbox(env, root)?;
     let report = engine.run_in(&mut sandbox, request, settings, ui)?;
     if !env.json {
@@ -407,5 +407,5 @@ fn run_one(
             .collect();
         eprintln!("time per stage: {}", slow.join(" · "));
     }
-    Ok(())
+    Ok(report)
 }

@@ -17,6 +17,8 @@ mod plan;
 mod questions;
 mod settings;
 mod undo;
+mod watch;
+mod watch_loop;
 mod workflows;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +44,7 @@ pub use ledger::Ledger;
 pub use plan::{PlanPreview, StepMatch};
 pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
 pub use settings::{Settings, load_app_config};
+pub use watch::{InboxItem, Watch, WatchOutcome};
 pub use workflows::{MIN_REPEATED_RUNS, RequestMatch, TOP_MATCHES, WorkflowSaved};
 
 /// Something every window may want to know. `channel()` names the app-wide event.
