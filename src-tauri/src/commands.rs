@@ -182,6 +182,59 @@ pub async fn workflow_matches(
 }
 
 #[tauri::command]
+pub async fn watches_list(engine: Shared<'_>) -> Reply<Vec<engine::Watch>> {
+    blocking(&engine, |e| e.watches()).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn watch_add(
+    engine: Shared<'_>,
+    folder: String,
+    request: String,
+    settle_secs: Option<u64>,
+    trusted: Option<bool>,
+) -> Reply<engine::Watch> {
+    blocking(&engine, move |e| {
+        let root = e.working_root().ok_or(engine::EngineError::NoRoot)?;
+        e.watch_add(
+            &root,
+            &folder,
+            &request,
+            settle_secs.unwrap_or(5),
+            trusted.unwrap_or(false),
+        )
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn watch_remove(engine: Shared<'_>, id: String) -> Reply<bool> {
+    blocking(&engine, move |e| e.watch_remove(&id)).await
+}
+
+#[tauri::command]
+pub async fn inbox_list(engine: Shared<'_>) -> Reply<Vec<engine::InboxItem>> {
+    blocking(&engine, |e| e.inbox()).await
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn inbox_approve(
+    engine: Shared<'_>,
+    id: String,
+    on_event: Channel<Message>,
+) -> Reply<pipeline::RunReport> {
+    blocking(&engine, move |e| {
+        e.approve_inbox_item(&id, &mut |m| drop(on_event.send(m)))
+    })
+    .await
+}
+
+#[tauri::command]
+pub async fn inbox_discard(engine: Shared<'_>, id: String) -> Reply<()> {
+    blocking(&engine, move |e| e.inbox_discard(&id)).await
+}
+
+#[tauri::command]
 pub async fn pending_recovery(engine: Shared<'_>) -> Reply<Option<sandbox::RecoveryReport>> {
     blocking(&engine, |e| e.pending_recovery()).await
 }
@@ -282,6 +335,12 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         workflow_save,
         workflow_suggestions,
         workflow_matches,
+        watches_list,
+        watch_add,
+        watch_remove,
+        inbox_list,
+        inbox_approve,
+        inbox_discard,
         pending_recovery,
         finish_recovery,
         graph_view,

@@ -32,6 +32,8 @@ fn open_engine(app: Arc<OnceLock<tauri::AppHandle>>) -> Result<Arc<Engine>, Stri
     if let Err(e) = engine.watch_skills() {
         tracing::warn!("skills are not watched for edits: {}", e.payload().message);
     }
+    // Watched folders: handled in the background, their changes parked in the inbox.
+    engine.watch_in_background();
     Ok(engine)
 }
 

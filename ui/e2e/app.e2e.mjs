@@ -404,6 +404,61 @@ test('a missing parameter is asked for inline and the answer is used', async () 
   assert.equal(existsSync(join(home, 'Downloads/Documents/report_final.pdf')), false);
 });
 
+test('a folder watched from Settings is simulated in the background; the bar approves its inbox item', async () => {
+  const scans = join(home, 'Scans');
+  mkdirSync(scans, { recursive: true });
+  writeFileSync(join(scans, 'invoice.pdf'), 'invoice 2024\n');
+  writeFileSync(join(scans, 'receipt.jpg'), 'JPEG receipt\n');
+  await use('bar');
+  await invoke('hide_bar');
+  await invoke('open_window', { label: 'settings' });
+  await use('settings');
+  await until('the watched folders form', "return !!document.querySelector('#watch-folder')");
+  for (const [id, text] of [['#watch-folder', 'Scans'], ['#watch-request', 'sort Scans by type']]) {
+    const el = await find(id);
+    await wd('POST', s(`/element/${el}/value`), { text });
+  }
+  await run("const f = document.querySelector('#watch-settle'); f.value = '1'; f.dispatchEvent(new Event('input'))");
+  await run("document.querySelector('button.watch-submit').click()");
+  await until('the watch in the list', "return [...document.querySelectorAll('.watch-list li')].some((l) => l.textContent.includes('sort Scans by type'))");
+  shot('17a-settings-watch-added');
+
+  // The app's watcher catches up on the folder: its changes wait in the bar's inbox, nothing moved yet.
+  await use('bar');
+  await invoke('open_window', { label: 'bar' });
+  // The footer counts what waits (the bar still shows the last run); its button opens the inbox.
+  await until('the inbox count in the footer', "const b = document.querySelector('footer .open-inbox'); return b && !b.hidden && /1/.test(b.textContent)", { timeout: 60000 });
+  await run("document.querySelector('footer .open-inbox').click()");
+  await until('the inbox item', "return [...document.querySelectorAll('.inbox li')].some((l) => l.textContent.includes('sort Scans by type'))");
+  assert.equal(existsSync(join(scans, 'invoice.pdf')), true, 'simulated only');
+  shot('17b-bar-inbox');
+  await run("document.querySelector('button.inbox-approve').click()");
+  // A run like any other: the planned skill if a picker asks, the step's approval, then the diff.
+  for (let answered = 0; ; answered++) {
+    assert.ok(answered < 6, 'too many questions');
+    const next = await until(
+      'a question of the approved run',
+      "if (document.querySelector('button.commit')) return 'commit'; if (document.querySelector('.card-review-step button.approve')) return 'approve'; return document.querySelector('.card-choose-skill .cand:not(:disabled)') ? 'pick' : false",
+      { timeout: 60000 },
+    );
+    if (next === 'commit') break;
+    const before = await run("return document.querySelector('section.run')?.textContent ?? ''");
+    await run(next === 'approve' ? "document.querySelector('.card-review-step button.approve').click()" : "document.querySelector('.card-choose-skill .cand:not(:disabled)').click()");
+    await until('the answer to be taken', "return (document.querySelector('section.run')?.textContent ?? '') !== arguments[0]", { args: [before] });
+  }
+  await run("document.querySelector('button.commit').click()");
+  await until('the final report', "const r = document.querySelector('.report-text'); return r && /Committed/.test(r.textContent) ? r.textContent : false", { timeout: 60000 });
+  assert.equal(existsSync(join(scans, 'Documents/invoice.pdf')), true);
+  assert.equal(existsSync(join(scans, 'Images/receipt.jpg')), true);
+  const { ok: left } = await invoke('inbox_list');
+  assert.deepEqual(left, [], 'the approved item left the inbox');
+  // Not watched any more: the later tests run without it.
+  await use('settings');
+  const { ok: watches } = await invoke('watches_list');
+  for (const w of watches) assert.deepEqual(await invoke('watch_remove', { id: w.id }), { ok: true });
+  await use('bar');
+});
+
 test('models chosen in Settings load in the background; a broken one falls back to the embedded default', async () => {
   const tiny = process.env.E2E_TINY_MODEL;
   assert.ok(tiny && existsSync(tiny), `build the tiny-model writer first: ${tiny}`);

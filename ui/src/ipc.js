@@ -82,6 +82,13 @@ export const api = {
   workflowSave: (runId, name) => call('workflow_save', { run_id: runId, name }),
   workflowSuggestions: () => call('workflow_suggestions'),
   workflowMatches: (request) => call('workflow_matches', { request }),
+  // Watched folders and the inbox (inbox_approve streams on `on_event` like run_request)
+  watchesList: () => call('watches_list'),
+  watchAdd: ({ folder, request, settleSecs = 5, trusted = false }) => call('watch_add', { folder, request, settle_secs: settleSecs, trusted }),
+  watchRemove: (id) => call('watch_remove', { id }),
+  inboxList: () => call('inbox_list'),
+  inboxApprove: ({ id, onEvent }) => call('inbox_approve', { id, on_event: onEvent }),
+  inboxDiscard: (id) => call('inbox_discard', { id }),
   // Graph (rollback_to is an addition to the contract: the graph window has no question channel)
   graphView: (expanded, limit = 60) => call('graph_view', { expanded, limit }),
   rollbackTo: (snapshot) => call('rollback_to', { snapshot }),
@@ -103,6 +110,8 @@ export const EVENTS = {
   graphChanged: 'graph://changed',
   skillsChanged: 'skills://changed',
   modelsProgress: 'models://progress',
+  // A watched folder was handled, or an inbox item approved or discarded (`{ count, outcome }`).
+  inboxChanged: 'inbox://changed',
   // Between windows: the graph asks the bar to undo a run (`{ run_id, request }`).
   undoRequested: 'undo://requested',
 };

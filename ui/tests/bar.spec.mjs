@@ -1,4 +1,4 @@
-// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery, saving a run as a workflow and suggested workflows.
+// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery, saving a run as a workflow and suggested workflows, the approval inbox.
 import { test, expect } from './support/harness.mjs';
 import {
   appInfo,
@@ -15,6 +15,7 @@ import {
   recoveryBlocked,
   workflowSaved,
   workflowSuggestions,
+  inboxItems,
 } from './support/fixtures.mjs';
 
 const RESPONSES = {
@@ -29,6 +30,7 @@ const RESPONSES = {
   pending_recovery: null,
   committed_runs: [],
   workflow_suggestions: [],
+  inbox_list: [],
 };
 
 async function openBar(app, extra = {}) {
@@ -891,4 +893,230 @@ test('a failing workflow_suggestions leaves the recent list, its Undo and "Save 
   await expect(page.locator('.workflow-suggestions')).toBeHidden();
   await expect(page.locator('.history-undo')).toHaveCount(2);
   await expect(page.locator('.history-save')).toHaveCount(1);
+});
+
+// ---------------------------------------------------------------- the approval inbox
+
+test('the inbox: items above the suggestions and Recent, with counts, a "deletes" badge, the first 3 diff lines and "+N more"; the footer counts them', async ({ app, page }) => {
+  const items = inboxItems();
+  await openBar(app, { history: undoHistory, committed_runs: committedRuns, workflow_suggestions: workflowSuggestions, inbox_list: items });
+  const inbox = page.getByRole('region', { name: 'Inbox', exact: true });
+  const cards = inbox.locator('.inbox-item');
+  await expect(cards).toHaveCount(2);
+  expect(await app.calls('inbox_list')).toEqual([{}]);
+  await expect(inbox.locator('.section-title')).toHaveText('Inbox · 2 waiting for you');
+
+  // The Downloads item deletes: its badge, its three first lines, then how many more.
+  const first = cards.nth(0);
+  await expect(first).toHaveAttribute('aria-label', `Inbox: ${SEED_REQUEST}`);
+  await expect(first).toHaveClass(/destructive/);
+  await expect(first.locator('.inbox-request')).toHaveText(SEED_REQUEST);
+  await expect(first.locator('.inbox-root')).toHaveText('/home/u');
+  await expect(first.locator('.inbox-counts')).toHaveText('3 deletions · 4 moves · 4 new folders');
+  await expect(first.locator('.badge.danger.inbox-deletes')).toHaveText('deletes');
+  await expect(first.locator('.inbox-change')).toHaveText(items[0].changes.slice(0, 3));
+  await expect(first.locator('.inbox-change.destructive')).toHaveCount(3);
+  await expect(first.locator('.inbox-more')).toHaveText(`+${items[0].changes.length - 3} more`);
+  const font = await first.locator('.inbox-change').first().evaluate((el) => getComputedStyle(el).fontFamily);
+  expect(font).toMatch(/mono/i);
+
+  // The Scans item only moves: no badge, both lines, nothing more; a long root is shortened (the whole path in its title).
+  const second = cards.nth(1);
+  await expect(second).not.toHaveClass(/destructive/);
+  await expect(second.locator('.inbox-deletes')).toHaveCount(0);
+  await expect(second.locator('.inbox-change')).toHaveText(items[1].changes);
+  await expect(second.locator('.inbox-change[data-op="move"]')).toHaveCount(1);
+  await expect(second.locator('.inbox-more')).toHaveCount(0);
+  await expect(second.locator('.inbox-root')).toHaveText('/home/…/2024/Paperwork');
+  await expect(second.locator('.inbox-root')).toHaveAttribute('title', items[1].root);
+  await expect(second.getByRole('button', { name: 'Approve…: organize Scans by type' })).toBeVisible();
+  await expect(second.getByRole('button', { name: 'Discard: organize Scans by type' })).toBeVisible();
+
+  // First in the idle view: above the suggested workflows, which are above the recent list.
+  const [inboxBox, suggestionsBox, listBox] = [await inbox.boundingBox(), await page.locator('.workflow-suggestions').boundingBox(), await page.locator('.history').boundingBox()];
+  expect(inboxBox.y + inboxBox.height).toBeLessThanOrEqual(suggestionsBox.y);
+  expect(suggestionsBox.y + suggestionsBox.height).toBeLessThanOrEqual(listBox.y);
+  await expect(page.locator('.history-item')).toHaveCount(5);
+
+  // The footer's count; it leads to the first item's "Approve…".
+  const badge = page.locator('footer .open-inbox');
+  await expect(badge).toBeVisible();
+  await expect(badge.locator('.inbox-count')).toHaveText('2');
+  await expect(badge).toHaveAttribute('aria-label', 'Inbox: 2 items waiting for your approval');
+  await app.screenshot('bar-inbox');
+  await badge.click();
+  await expect(first.locator('button.inbox-approve')).toBeFocused();
+  // From the keyboard too: ArrowDown from the agents reaches it first.
+  await page.locator('.agent').first().focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(first.locator('button.inbox-approve')).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(first.locator('button.inbox-discard')).toBeFocused();
+});
+
+test('"Approve…" runs the item with inbox_approve in the run view; its diff review commits; the inbox follows', async ({ app, page }) => {
+  const items = inboxItems();
+  await openBar(app, { inbox_list: items });
+  await app.waitForListener('inbox://changed');
+  await page.locator('.inbox-item').first().getByRole('button', { name: `Approve…: ${SEED_REQUEST}` }).click();
+  const [args] = await app.waitForCalls('inbox_approve');
+  expect(Object.keys(args).sort()).toEqual(['id', 'on_event']);
+  expect(args.id).toBe('downloads-3fa2c1-r20');
+  expect(args.on_event).toMatch(/^__CHANNEL__:\d+$/);
+  expect(await app.calls('run_request')).toEqual([]);
+  expect(await app.calls('undo_run')).toEqual([]);
+  const run = page.locator('.run[data-kind="inbox"]');
+  await expect(run.locator('.run-title')).toHaveText(SEED_REQUEST);
+  await expect(run.locator('.run-title')).toHaveAttribute('title', `From the inbox: ${SEED_REQUEST}`);
+  await expect(run.locator('.run-kind')).toHaveCount(1);
+  await expect(page.locator('.inbox')).toHaveCount(0);
+  // The count stays in view during the run; the badge does not leave the run.
+  const badge = page.locator('footer .open-inbox');
+  await expect(badge.locator('.inbox-count')).toHaveText('2');
+  await expect(badge).toHaveAttribute('aria-disabled', 'true');
+
+  // The recorded seed run streams on the channel as a request's run does: its plan, its approvals, its diff review.
+  const s = seedScript();
+  await app.send(s.phases[0]);
+  await expect(run.locator('.plan .step')).toHaveCount(3);
+  await app.send(s.questions[0]);
+  await expect(page.locator('.card-review-step button.approve')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect.poll(async () => (await app.calls('answer')).length).toBe(1);
+  await app.send(s.phases[1]);
+  await app.send(s.questions[1]);
+  await expect(page.locator('.card-review-step button.approve')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect.poll(async () => (await app.calls('answer')).length).toBe(2);
+  await app.send(s.phases[2]);
+  await app.send(s.questions[2]);
+  const diff = page.locator('.card-review-diff');
+  await expect(diff.locator('.card-title')).toHaveText('Write 11 changes to disk?');
+  await expect(diff.locator('button.commit')).toBeFocused();
+  // Its badge is marked disabled during the run (a click keeps the run and its review in view).
+  await badge.click({ force: true });
+  await expect(diff.locator('button.commit')).toBeFocused();
+  await page.keyboard.press('Control+Enter');
+  await expect.poll(() => app.calls('answer')).toEqual([
+    { id: 1, answer: { decision: 'approve' } },
+    { id: 2, answer: { decision: 'approve' } },
+    { id: 3, answer: { decision: 'commit' } },
+  ]);
+
+  // Committed: the engine drops the item and says so; the badge follows during the run view.
+  await app.respond('inbox_list', items.slice(1));
+  await app.send(s.phases[3]);
+  await app.emit('inbox://changed', { count: 1, outcome: null });
+  await expect(badge.locator('.inbox-count')).toHaveText('1');
+  await app.finishRun(s.report);
+  await expect(run.locator('.outcome-title')).toHaveText(/Committed · 11 changes written/);
+  await expect(badge).toHaveAttribute('aria-disabled', 'false');
+
+  // The badge leads back to the idle view, where one item is left.
+  await badge.click();
+  await expect(page.locator('.inbox-item')).toHaveCount(1);
+  await expect(page.locator('.inbox-item button.inbox-approve')).toBeFocused();
+  await expect(page.locator('.inbox-item')).toHaveAttribute('data-id', 'scans-9b01de-r21');
+});
+
+test('"Discard" calls inbox_discard and the list reloads; a refusal shows its code in the item', async ({ app, page }) => {
+  const items = inboxItems();
+  await openBar(app, { inbox_list: items, inbox_discard: { __error: { code: 'RUN_BUSY', message: 'a request is running' } } });
+  const cards = page.locator('.inbox-item');
+  await expect(cards).toHaveCount(2);
+
+  // Refused: the item stays, with the reason; nothing was reloaded.
+  await cards.nth(0).locator('button.inbox-discard').click();
+  await expect(cards.nth(0).locator('.inbox-error .error-code')).toHaveText('RUN_BUSY');
+  await expect(cards.nth(0).locator('.inbox-error')).toContainText('a request is running');
+  await expect(cards.nth(0).locator('button.inbox-discard')).toBeFocused();
+  expect(await app.calls('inbox_list')).toHaveLength(1);
+
+  // Discarded: the engine's list no longer has it.
+  await page.evaluate((rest) => {
+    window.__mock.handlers.inbox_discard = (args) => {
+      window.__mock.responses.inbox_list = rest.filter((i) => i.id !== args.id);
+      rest = window.__mock.responses.inbox_list;
+      return null;
+    };
+  }, items);
+  await cards.nth(0).locator('button.inbox-discard').click();
+  await expect.poll(() => app.calls('inbox_discard')).toEqual([{ id: 'downloads-3fa2c1-r20' }, { id: 'downloads-3fa2c1-r20' }]);
+  await expect(cards).toHaveCount(1);
+  expect(await app.calls('inbox_list')).toHaveLength(2);
+  await expect(cards.nth(0)).toHaveAttribute('data-id', 'scans-9b01de-r21');
+  await expect(cards.nth(0).locator('.inbox-error')).toHaveCount(0);
+  await expect(page.locator('footer .open-inbox .inbox-count')).toHaveText('1');
+  // The focus moves to the item that took its place.
+  await expect(cards.nth(0).locator('button.inbox-approve')).toBeFocused();
+  expect(await app.calls('inbox_approve')).toEqual([]);
+
+  // The last one: the inbox and its count go away, the focus back to the input.
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => app.calls('inbox_discard')).toHaveLength(3);
+  await expect(page.locator('.inbox')).toBeHidden();
+  await expect(page.locator('footer .open-inbox')).toBeHidden();
+  await expect(page.locator('#request')).toBeFocused();
+  await expect(page.locator('.history-item')).toHaveCount(3);
+});
+
+test('inbox://changed reloads the inbox and its count, in the idle view and during a run', async ({ app, page }) => {
+  const items = inboxItems();
+  await openBar(app);
+  await app.waitForListener('inbox://changed');
+  await expect(page.locator('.history-item')).toHaveCount(3);
+  await app.waitForCalls('inbox_list');
+  await expect(page.locator('.inbox')).toBeHidden();
+  await expect(page.locator('footer .open-inbox')).toBeHidden();
+
+  // A watched folder was handled: its changes wait.
+  await app.respond('inbox_list', items.slice(0, 1));
+  await app.emit('inbox://changed', { count: 1, outcome: { outcome: 'parked', item: items[0] } });
+  await expect(page.locator('.inbox-item')).toHaveCount(1);
+  await expect(page.locator('footer .open-inbox .inbox-count')).toHaveText('1');
+  expect(await app.calls('inbox_list')).toHaveLength(2);
+
+  // During a run: the run view stays, the footer's count follows.
+  await page.locator('#request').fill('Find files larger than 500 MB in Videos');
+  await page.keyboard.press('Enter');
+  await app.waitForCalls('run_request');
+  await app.respond('inbox_list', items);
+  await app.emit('inbox://changed', { count: 2, outcome: { outcome: 'parked', item: items[1] } });
+  await expect(page.locator('footer .open-inbox .inbox-count')).toHaveText('2');
+  await expect(page.locator('.run')).toBeVisible();
+  await expect(page.locator('.inbox')).toHaveCount(0);
+  await app.failRun({ code: 'CANCELLED', message: 'cancelled' });
+  await page.locator('#request').fill('F');
+  await expect(page.locator('.inbox-item')).toHaveCount(2);
+
+  // A trusted watch committed on its own: nothing more waits.
+  await app.respond('inbox_list', []);
+  await app.emit('inbox://changed', { count: 0, outcome: { outcome: 'committed', watch: 'scans-9b01de', run_id: 'r22', summary: 'Organized 1 file.' } });
+  await expect(page.locator('.inbox')).toBeHidden();
+  await expect(page.locator('footer .open-inbox')).toBeHidden();
+});
+
+test('a failing inbox_list leaves the recent list, its Undo and the suggestions as they are', async ({ app, page }) => {
+  await openBar(app, {
+    history: undoHistory,
+    committed_runs: committedRuns,
+    workflow_suggestions: workflowSuggestions,
+    inbox_list: { __error: { code: 'IPC_ERROR', message: 'command inbox_list not found' } },
+  });
+  await expect(page.locator('.history-item')).toHaveCount(5);
+  await app.waitForCalls('inbox_list');
+  await expect(page.locator('.history-error')).toHaveCount(0);
+  await expect(page.locator('.inbox')).toBeHidden();
+  await expect(page.locator('.inbox-item')).toHaveCount(0);
+  await expect(page.locator('footer .open-inbox')).toBeHidden();
+  await expect(page.locator('.history-undo')).toHaveCount(2);
+  await expect(page.locator('.workflow-suggestion')).toHaveCount(2);
+  // A run still reloads both lists after it.
+  await page.locator('.history-item').first().click();
+  await page.keyboard.press('Enter');
+  await app.waitForCalls('run_request');
+  await app.failRun({ code: 'PLAN_INVALID', message: 'no plan' });
+  await app.waitForCalls('inbox_list', 2);
+  await app.waitForCalls('history', 2);
 });

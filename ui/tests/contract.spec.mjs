@@ -59,6 +59,19 @@ test('the saved-workflow fixtures match their commands', () => {
   check('commands/workflow_suggestions', f.workflowSuggestions);
 });
 
+test('the watched-folder and inbox fixtures match their commands and event', () => {
+  // The schema gains these commands when the engine's contract test regenerates src/generated/.
+  const names = ['watches_list', 'watch_add', 'watch_remove', 'inbox_list', 'inbox_approve'];
+  test.skip(names.some((name) => !schema.commands[name]), 'src/generated/ipc.schema.json predates the watched folders and the inbox');
+  check('commands/watches_list', f.watches);
+  check('commands/watch_add', f.watchAdded);
+  check('commands/watch_remove', true);
+  check('commands/inbox_list', f.inboxItems());
+  check('commands/inbox_approve', f.seedScript().report);
+  check('event', { count: 2, outcome: null });
+  check('event', { count: 1, outcome: { outcome: 'parked', item: f.inboxItems()[0] } });
+});
+
 test('the recorded seed run and its scripts are valid events, channel messages and reports', () => {
   const { events, report } = f.seedRun();
   for (const e of events) check('$defs/Event', e);

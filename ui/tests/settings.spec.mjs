@@ -1,9 +1,9 @@
-// Settings window: load, pickers, backend-dependent model fields, save, CONFIG_INVALID problem list, model progress.
+// Settings window: load, pickers, backend-dependent model fields, save, CONFIG_INVALID problem list, model progress, watched folders.
 import { test, expect } from './support/harness.mjs';
-import { settings, appInfo } from './support/fixtures.mjs';
+import { settings, appInfo, watches, watchAdded, SEED_REQUEST } from './support/fixtures.mjs';
 
 async function openSettings(app, extra = {}) {
-  await app.open('settings', { responses: { settings_get: settings, ...extra } });
+  await app.open('settings', { responses: { settings_get: settings, watches_list: [], ...extra } });
   await expect(app.page.locator('#working-root')).toHaveValue('/home/u');
 }
 
@@ -134,4 +134,127 @@ test('no line when the saved folder is the one in use', async ({ app, page }) =>
   await app.waitForCalls('app_info');
   await expect(page.locator('#working-root')).toHaveAttribute('placeholder', '/home/u');
   await expect(page.locator('.in-use')).toBeHidden();
+});
+
+// ---------------------------------------------------------------- watched folders
+
+test('watched folders: the list from watches_list, adding one (its exact args), removing one', async ({ app, page }) => {
+  await openSettings(app, { watches_list: watches });
+  // The engine's list follows watch_add and watch_remove.
+  await page.evaluate(([added]) => {
+    window.__mock.handlers.watch_add = (args) => {
+      const watch = { ...added, folder: args.folder, request: args.request, settle_secs: args.settle_secs, trusted: args.trusted };
+      window.__mock.responses.watches_list = [...window.__mock.responses.watches_list, watch];
+      return watch;
+    };
+    window.__mock.handlers.watch_remove = (args) => {
+      const before = window.__mock.responses.watches_list;
+      window.__mock.responses.watches_list = before.filter((w) => w.id !== args.id);
+      return before.length !== window.__mock.responses.watches_list.length;
+    };
+  }, [watchAdded]);
+  const group = page.getByRole('region', { name: 'Watched folders' });
+  const rows = group.locator('.watch-row');
+  await expect(rows).toHaveCount(2);
+  expect(await app.calls('watches_list')).toEqual([{}]);
+  await expect(rows.nth(0).locator('.watch-folder')).toHaveText('Downloads');
+  await expect(rows.nth(0).locator('.watch-folder')).toHaveAttribute('title', '/home/u/Downloads');
+  await expect(rows.nth(0).locator('.watch-request')).toHaveText(SEED_REQUEST);
+  await expect(rows.nth(0).locator('.watch-settle')).toHaveText('after 5 s of quiet');
+  await expect(rows.nth(0).locator('.badge.watch-trusted-badge')).toHaveText('trusted');
+  await expect(rows.nth(0).locator('.watch-handled')).toHaveText(/^handled 1[23] min ago$/);
+  await expect(rows.nth(1).locator('.watch-folder')).toHaveText('Scans');
+  await expect(rows.nth(1).locator('.watch-settle')).toHaveText('after 30 s of quiet');
+  await expect(rows.nth(1).locator('.watch-trusted-badge')).toHaveCount(0);
+  await expect(rows.nth(1).locator('.watch-handled')).toHaveCount(0);
+  await expect(group.locator('.watch-note')).toHaveText('Changes that delete files always wait in the inbox, trusted or not.');
+  await expect(group.locator('.watch-note')).toHaveCSS('color', 'rgb(111, 118, 138)');
+
+  // The form: settle time 5 by default, not trusted; Enter in a field adds the watch and does not save the settings.
+  const settle = group.getByRole('spinbutton', { name: 'Settle time in seconds' });
+  const trusted = group.getByRole('checkbox', { name: 'Trusted: commit changes that delete nothing without asking' });
+  await expect(settle).toHaveValue('5');
+  await expect(trusted).not.toBeChecked();
+  await group.getByRole('textbox', { name: 'Folder', exact: true }).fill('Inbox');
+  await group.getByRole('textbox', { name: 'Request', exact: true }).fill('tidy Inbox');
+  await settle.fill('10');
+  await trusted.check();
+  await group.getByRole('textbox', { name: 'Request', exact: true }).press('Enter');
+  await expect.poll(() => app.calls('watch_add')).toEqual([{ folder: 'Inbox', request: 'tidy Inbox', settle_secs: 10, trusted: true }]);
+  expect(await app.calls('settings_set')).toEqual([]);
+  await expect(rows).toHaveCount(3);
+  await expect(rows.nth(2).locator('.watch-folder')).toHaveText('Inbox');
+  await expect(rows.nth(2).locator('.watch-settle')).toHaveText('after 10 s of quiet');
+  await expect(group.locator('.watch-status')).toHaveText('Watching Inbox');
+  // Ready for another one.
+  await expect(group.getByRole('textbox', { name: 'Folder', exact: true })).toHaveValue('');
+  await expect(group.getByRole('textbox', { name: 'Folder', exact: true })).toBeFocused();
+  await expect(group.getByRole('textbox', { name: 'Request', exact: true })).toHaveValue('');
+  await expect(settle).toHaveValue('5');
+  await expect(trusted).not.toBeChecked();
+  await group.scrollIntoViewIfNeeded();
+  await app.screenshot('settings-watches');
+
+  // The button adds too, with the defaults.
+  await group.getByRole('textbox', { name: 'Folder', exact: true }).fill('.');
+  await group.getByRole('textbox', { name: 'Request', exact: true }).fill('remove duplicates');
+  await group.getByRole('button', { name: 'Add watch' }).click();
+  await expect.poll(async () => (await app.calls('watch_add')).at(-1)).toEqual({ folder: '.', request: 'remove duplicates', settle_secs: 5, trusted: false });
+  await expect(rows).toHaveCount(4);
+  await expect(rows.nth(3).locator('.watch-folder')).toHaveText('. (the working folder)');
+
+  // Remove: watch_remove with the watch's id; the focus moves to the next row.
+  await group.getByRole('button', { name: 'Remove watch: Scans' }).click();
+  await expect.poll(() => app.calls('watch_remove')).toEqual([{ id: 'scans-9b01de' }]);
+  await expect(rows).toHaveCount(3);
+  await expect(group.locator('.watch-folder')).toHaveText(['Downloads', 'Inbox', '. (the working folder)']);
+  await expect(rows.nth(1).locator('.watch-remove')).toBeFocused();
+  expect(await app.calls('settings_set')).toEqual([]);
+
+  // A watched folder was handled elsewhere: the list is asked again.
+  await app.waitForListener('inbox://changed');
+  const reads = (await app.calls('watches_list')).length;
+  await app.emit('inbox://changed', { count: 0, outcome: null });
+  await app.waitForCalls('watches_list', reads + 1);
+});
+
+test('watch_add errors show in the form: empty fields first, then WATCH_NOT_A_FOLDER on the folder field', async ({ app, page }) => {
+  await openSettings(app, { watch_add: { __error: { code: 'WATCH_NOT_A_FOLDER', message: '/home/u/notes.txt is not a folder' } } });
+  const group = page.getByRole('region', { name: 'Watched folders' });
+  await expect(group.locator('.watch-empty')).toHaveText('No folder is watched.');
+  const folder = group.getByRole('textbox', { name: 'Folder', exact: true });
+  const error = group.locator('.watch-add .watch-error');
+
+  // Nothing typed: said before anything is sent.
+  await group.getByRole('button', { name: 'Add watch' }).click();
+  await expect(error).toHaveText('Name the folder to watch (. for the working folder itself).');
+  await expect(folder).toBeFocused();
+  await folder.fill('notes.txt');
+  await folder.press('Enter');
+  await expect(error).toHaveText('Say what to do with the files that arrive.');
+  await expect(group.getByRole('textbox', { name: 'Request', exact: true })).toHaveAttribute('aria-invalid', 'true');
+  await group.getByRole('textbox', { name: 'Request', exact: true }).fill('tidy');
+  await group.getByRole('spinbutton', { name: 'Settle time in seconds' }).fill('-1');
+  await group.getByRole('textbox', { name: 'Request', exact: true }).press('Enter');
+  await expect(error).toHaveText('The settle time is a whole number of seconds, 0 or more.');
+  expect(await app.calls('watch_add')).toEqual([]);
+
+  // The engine refuses a file: its code and message under the form, the folder field marked, nothing cleared.
+  await group.getByRole('spinbutton', { name: 'Settle time in seconds' }).fill('5');
+  await group.getByRole('button', { name: 'Add watch' }).click();
+  await expect.poll(() => app.calls('watch_add')).toEqual([{ folder: 'notes.txt', request: 'tidy', settle_secs: 5, trusted: false }]);
+  await expect(error.locator('.error-code')).toHaveText('WATCH_NOT_A_FOLDER');
+  await expect(error).toContainText('/home/u/notes.txt is not a folder');
+  await expect(error).toHaveAttribute('role', 'alert');
+  await expect(folder).toHaveAttribute('aria-invalid', 'true');
+  await expect(folder).toHaveClass(/invalid/);
+  await expect(folder).toBeFocused();
+  await expect(folder).toHaveValue('notes.txt');
+  await expect(group.getByRole('textbox', { name: 'Request', exact: true })).toHaveValue('tidy');
+  await expect(group.getByRole('textbox', { name: 'Request', exact: true })).toHaveAttribute('aria-invalid', 'false');
+  await expect(group.locator('.watch-row')).toHaveCount(0);
+  await expect(page.locator('.errors')).toBeHidden();
+  expect(await app.calls('settings_set')).toEqual([]);
+  await group.scrollIntoViewIfNeeded();
+  await app.screenshot('settings-watch-error');
 });

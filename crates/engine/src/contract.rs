@@ -53,6 +53,20 @@ pub fn ipc_schema() -> Value {
         generator.subschema_for::<Vec<crate::RequestMatch>>(),
     );
     command(
+        "watches_list",
+        generator.subschema_for::<Vec<crate::Watch>>(),
+    );
+    command("watch_add", generator.subschema_for::<crate::Watch>());
+    command("watch_remove", generator.subschema_for::<bool>());
+    command(
+        "inbox_list",
+        generator.subschema_for::<Vec<crate::InboxItem>>(),
+    );
+    command(
+        "inbox_approve",
+        generator.subschema_for::<pipeline::RunReport>(),
+    );
+    command(
         "pending_recovery",
         generator.subschema_for::<Option<sandbox::RecoveryReport>>(),
     );

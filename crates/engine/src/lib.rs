@@ -71,6 +71,11 @@ pub enum Notice {
         state: String,
         message: String,
     },
+    /// A watched folder was handled, or the inbox changed: how many items wait now.
+    InboxChanged {
+        count: usize,
+        outcome: Option<WatchOutcome>,
+    },
 }
 
 impl Notice {
@@ -81,6 +86,7 @@ impl Notice {
             Notice::GraphChanged { .. } => "graph://changed",
             Notice::SkillsChanged { .. } => "skills://changed",
             Notice::ModelProgress { .. } => "models://progress",
+            Notice::InboxChanged { .. } => "inbox://changed",
         }
     }
 }
@@ -224,6 +230,8 @@ pub struct Engine {
     skill_count: AtomicUsize,
     labels: RwLock<(String, String)>,
     shortcut_error: RwLock<Option<String>>,
+    /// Bumped when the watches change: the background watcher starts over with the new set.
+    watch_generation: AtomicUsize,
     /// Read-only audit store for the history list (the run's own log is in `Core`).
     history_store: Mutex<Option<audit::AuditStore>>,
     notify: Notify,
@@ -290,6 +298,7 @@ impl Engine {
             labels: RwLock::new(labels),
             shortcut_error: RwLock::new(None),
             history_store: Mutex::new(None),
+            watch_generation: AtomicUsize::new(0),
             notify,
         });
         Ok(engine)
@@ -440,6 +449,18 @@ impl Engine {
         request: &RunRequest,
         sink: &mut (dyn FnMut(Message) + Send),
     ) -> Result<RunReport> {
+        let root = read(&self.root).ok_or(EngineError::NoRoot)?;
+        self.run_at(&root, request, sink)
+    }
+
+    /// [`Engine::run`] in `root` rather than the working folder (an inbox item of a watched
+    /// folder elsewhere).
+    pub fn run_at(
+        &self,
+        root: &Path,
+        request: &RunRequest,
+        sink: &mut (dyn FnMut(Message) + Send),
+    ) -> Result<RunReport> {
         let (cancel, _running) = self.start_run()?;
         let hitl = match request.hitl.as_deref() {
             None | Some("") => None,
@@ -448,9 +469,8 @@ impl Engine {
             })?),
         };
         let config = self.config();
-        let root = read(&self.root).ok_or(EngineError::NoRoot)?;
         let mut sandbox = Sandbox::open(
-            &root,
+            root,
             SandboxConfig::from_pipeline(&config),
             &ScanOptions::default(),
         )?;

@@ -13,8 +13,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use pipeline::AutoApprove;
 use serde::{Deserialize, Serialize};
 
+use std::sync::atomic::Ordering;
+
 use crate::error::{EngineError, Result};
-use crate::{Engine, RunSettings};
+use crate::{Engine, Notice, RunSettings};
 
 /// A request attached to a folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -29,9 +31,10 @@ pub struct Watch {
     pub settle_secs: u64,
     /// Commit non-destructive changes without asking (destructive ones still wait in the inbox).
     pub trusted: bool,
-    /// When the folder was last handled (seconds since 1970), if ever.
+    /// When the folder's last handling started (milliseconds since 1970), if ever: anything
+    /// that changed in it after that is handled again.
     #[serde(default)]
-    pub last_handled: Option<u64>,
+    pub last_handled_ms: Option<u64>,
 }
 
 impl Watch {
@@ -79,10 +82,9 @@ pub enum WatchOutcome {
     Parked { item: InboxItem },
 }
 
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+fn millis(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn io_error(path: &Path, e: impl std::fmt::Display) -> EngineError {
@@ -105,7 +107,7 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
 }
 
 /// The newest change time of anything directly in `folder` (a file arriving, renamed in or
-/// written), in seconds since 1970.
+/// written), in milliseconds since 1970.
 fn newest_change(folder: &Path) -> Option<u64> {
     std::fs::read_dir(folder)
         .ok()?
@@ -115,17 +117,13 @@ fn newest_change(folder: &Path) -> Option<u64> {
             #[cfg(unix)]
             let changed = {
                 use std::os::unix::fs::MetadataExt;
-                UNIX_EPOCH + Duration::from_secs(m.ctime().max(0) as u64)
+                UNIX_EPOCH
+                    + Duration::from_secs(m.ctime().max(0) as u64)
+                    + Duration::from_nanos(m.ctime_nsec().max(0) as u64)
             };
             #[cfg(not(unix))]
             let changed = modified;
-            Some(
-                modified
-                    .max(changed)
-                    .duration_since(UNIX_EPOCH)
-                    .ok()?
-                    .as_secs(),
-            )
+            Some(millis(modified.max(changed)))
         })
         .max()
 }
@@ -199,13 +197,14 @@ impl Engine {
             request: request.trim().to_owned(),
             settle_secs,
             trusted,
-            last_handled: previous.and_then(|i| watches[i].last_handled),
+            last_handled_ms: previous.and_then(|i| watches[i].last_handled_ms),
         };
         match previous {
             Some(i) => watches[i] = watch.clone(),
             None => watches.push(watch.clone()),
         }
         self.save_watches(&watches)?;
+        self.watch_generation.fetch_add(1, Ordering::SeqCst);
         Ok(watch)
     }
 
@@ -215,12 +214,13 @@ impl Engine {
         let before = watches.len();
         watches.retain(|w| w.id != id);
         self.save_watches(&watches)?;
+        self.watch_generation.fetch_add(1, Ordering::SeqCst);
         Ok(watches.len() != before)
     }
 
     /// Whether anything in the watched folder changed after it was last handled.
     pub fn watch_is_behind(&self, watch: &Watch) -> bool {
-        match (watch.last_handled, newest_change(&watch.path())) {
+        match (watch.last_handled_ms, newest_change(&watch.path())) {
             (_, None) => false,
             (None, Some(_)) => true,
             (Some(handled), Some(newest)) => newest > handled,
@@ -231,6 +231,9 @@ impl Engine {
     /// watch is trusted and nothing in it is destructive, else parks it in the inbox (replacing
     /// an older item of the same watch). The watch remembers the time.
     pub fn handle_watch(&self, watch: &Watch) -> Result<WatchOutcome> {
+        // Taken before the scan: whatever changes from here on is newer and handled again (a
+        // trusted commit's own changes once more, which then finds nothing to do).
+        let started = millis(SystemTime::now());
         let ledger = crate::Ledger::new(self.config());
         let mut sandbox = ledger.open_sandbox(&watch.root, &sandbox::ScanOptions::default())?;
         let simulate = RunSettings {
@@ -288,9 +291,13 @@ impl Engine {
         };
         let mut watches = self.watches()?;
         if let Some(w) = watches.iter_mut().find(|w| w.id == watch.id) {
-            w.last_handled = Some(now_secs());
+            w.last_handled_ms = Some(started);
         }
         self.save_watches(&watches)?;
+        self.emit(Notice::InboxChanged {
+            count: self.inbox()?.len(),
+            outcome: Some(outcome.clone()),
+        });
         Ok(outcome)
     }
 
@@ -335,7 +342,33 @@ impl Engine {
     pub fn inbox_discard(&self, id: &str) -> Result<()> {
         let item = self.inbox_item(id)?;
         let path = self.inbox_dir().join(format!("{}.json", item.id));
-        std::fs::remove_file(&path).map_err(|e| io_error(&path, e))
+        std::fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
+        self.emit(Notice::InboxChanged {
+            count: self.inbox()?.len(),
+            outcome: None,
+        });
+        Ok(())
+    }
+
+    /// Runs inbox item `id`'s request now, in its folder as it is on disk (a run like any other:
+    /// its questions and the diff review go to `sink`); the item leaves the inbox when the run
+    /// commits.
+    pub fn approve_inbox_item(
+        &self,
+        id: &str,
+        sink: &mut (dyn FnMut(crate::Message) + Send),
+    ) -> Result<pipeline::RunReport> {
+        let item = self.inbox_item(id)?;
+        let request = crate::RunRequest {
+            request: item.request.clone(),
+            dry_run: false,
+            hitl: None,
+        };
+        let report = self.run_at(&item.root, &request, sink)?;
+        if report.committed {
+            self.inbox_discard(id)?;
+        }
+        Ok(report)
     }
 }
 

@@ -1,11 +1,12 @@
 //! Watching the saved folders live: first every folder that changed while nothing watched is
 //! handled (catch-up), then a `notify` watcher on each folder reports arrivals; a folder is
 //! handled once it has been quiet for its watch's settle time. Changes the engine itself made
-//! (a trusted watch's commit) are older than the watch's `last_handled` and start nothing.
+//! (a trusted watch's commit) start one more handling, which finds nothing to do.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use notify::{EventKind, RecursiveMode, Watcher};
@@ -97,16 +98,54 @@ impl Engine {
                 .collect();
             for id in settled {
                 quiet_since.remove(&id);
-                // Re-read: `last_handled` moves with each handling.
+                // Re-read: `last_handled_ms` moves with each handling.
                 let Some(w) = self.watches()?.into_iter().find(|w| w.id == id) else {
                     continue;
                 };
                 if self.watch_is_behind(&w) {
-                    report(&w, self.handle_watch(&w));
+                    match self.handle_watch(&w) {
+                        // A request of the person's is running: try again once it may be done.
+                        Err(EngineError::Busy) => {
+                            quiet_since.insert(w.id.clone(), Instant::now());
+                        }
+                        outcome => report(&w, outcome),
+                    }
                 }
             }
         }
         drop(watcher);
         Ok(())
+    }
+
+    /// The app's watcher: every saved watch, on a thread of its own, started over whenever the
+    /// watches change; outcomes go out as `Notice::InboxChanged` (from `handle_watch`).
+    pub fn watch_in_background(self: &Arc<Self>) {
+        let engine = Arc::downgrade(self);
+        std::thread::spawn(move || {
+            loop {
+                let Some(e) = engine.upgrade() else { return };
+                let generation = e.watch_generation.load(Ordering::SeqCst);
+                let changed = || {
+                    engine
+                        .upgrade()
+                        .is_none_or(|e| e.watch_generation.load(Ordering::SeqCst) != generation)
+                };
+                let result = e.watch_folders(&[], false, &changed, &|| {}, &mut |w, outcome| {
+                    if let Err(err) = outcome {
+                        tracing::warn!("watch {}: {}", w.id, err.payload().message);
+                    }
+                });
+                drop(e);
+                if let Err(err) = result {
+                    if !matches!(&err, EngineError::Coded { code, .. } if code == "NO_WATCHES") {
+                        tracing::warn!("watching folders: {}", err.payload().message);
+                    }
+                    // Nothing to watch (or it failed): look again when the watches change.
+                    while !changed() {
+                        std::thread::sleep(Duration::from_millis(500));
+                    }
+                }
+            }
+        });
     }
 }

@@ -588,3 +588,90 @@ fn an_interrupted_commit_is_found_and_finished_from_the_window() {
     assert_eq!(history[0].committed, Some(true), "{history:?}");
     assert_eq!(history[0].status, "done");
 }
+
+#[test]
+fn a_watched_folder_is_handled_in_the_background_and_its_inbox_item_approved_from_the_window() {
+    let w = world();
+    let engine = &w.engine;
+    let inbox_notices = || {
+        w.notices
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|n| matches!(n, Notice::InboxChanged { .. }))
+            .count()
+    };
+    engine.watch_in_background();
+    // Added from the Settings window: the background watcher starts over with it and catches up.
+    let watch = engine
+        .watch_add(
+            w.home.path(),
+            "Downloads",
+            "sort Downloads by type",
+            1,
+            false,
+        )
+        .unwrap();
+    let wait = |what: &str, done: &dyn Fn() -> bool| {
+        let start = std::time::Instant::now();
+        while !done() {
+            assert!(start.elapsed() < Duration::from_secs(60), "{what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    wait("the catch-up parks the folder's changes", &|| {
+        engine.inbox().unwrap().len() == 1
+    });
+    assert!(inbox_notices() >= 1);
+    let item = engine.inbox().unwrap().remove(0);
+    assert_eq!(item.watch, watch.id);
+    assert!(!item.destructive);
+    assert!(
+        item.changes
+            .iter()
+            .any(|c| c.contains("Downloads/song.mp3")),
+        "{:?}",
+        item.changes
+    );
+    assert!(
+        w.home.path().join("Downloads/song.mp3").exists(),
+        "simulated only"
+    );
+
+    // Approved from the bar: a run like any other, its diff review answered by the window.
+    let (tx, rx) = mpsc::channel();
+    let approving = {
+        let engine = engine.clone();
+        let id = item.id.clone();
+        std::thread::spawn(move || {
+            engine.approve_inbox_item(&id, &mut move |m: Message| {
+                let _ = tx.send(m);
+            })
+        })
+    };
+    while let Some((id, question)) = next_question(&rx) {
+        let answer = match question {
+            Question::ReviewDiff { .. } => json!({"decision": "commit"}),
+            Question::ReviewStep { .. } => json!({"decision": "approve"}),
+            Question::ChooseSkill { .. } => json!(0),
+            _ => json!(null),
+        };
+        engine.answer(id, &answer).unwrap();
+    }
+    let report = approving.join().unwrap().unwrap();
+    assert!(report.committed, "{}", report.text);
+    assert!(w.home.path().join("Downloads/Audio/song.mp3").exists());
+    assert!(engine.inbox().unwrap().is_empty());
+
+    // A file arriving later is handled once the folder is quiet for the settle time.
+    std::thread::sleep(Duration::from_millis(1100));
+    std::fs::write(w.home.path().join("Downloads/clip.mp4"), "mp4").unwrap();
+    wait("the new file is parked", &|| {
+        engine
+            .inbox()
+            .unwrap()
+            .iter()
+            .any(|i| i.changes.iter().any(|c| c.contains("clip.mp4")))
+    });
+    assert!(engine.watch_remove(&watch.id).unwrap());
+}

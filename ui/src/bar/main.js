@@ -1,12 +1,13 @@
-// Spotlight bar window: the request input, agents, recent requests (with Undo and "Save as workflow"), suggested workflows, an interrupted commit to finish, window links, keyboard.
+// Spotlight bar window: the request input, agents, the approval inbox, recent requests (with Undo and "Save as workflow"), suggested workflows, an interrupted commit to finish, window links, keyboard.
 import '../styles/base.css';
 import './bar.css';
 import './cards.css';
 import { api, on, channel, EVENTS } from '../ipc.js';
-import { h, replace } from '../lib/dom.js';
+import { h, replace, plural } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { loadSkills } from '../lib/skills.js';
 import { History } from './history.js';
+import { Inbox } from './inbox.js';
 import { RunView } from './run-view.js';
 import { Recovery } from './recovery.js';
 
@@ -30,7 +31,7 @@ const input = h('input#request.request-input', {
 });
 const phaseEl = h('span.input-hint', h('kbd', '⏎'), ' run');
 const agentsEl = h('div.agents', { role: 'listbox', 'aria-label': 'Agents', 'aria-orientation': 'horizontal' });
-const recovery = new Recovery({ onFinished: () => history.load() });
+const recovery = new Recovery({ onFinished: () => loadLists() });
 const viewEl = h('div.results-view');
 // An interrupted commit comes first, above the recent list or the run.
 const results = h('main.results', { tabindex: '-1' }, recovery.el, viewEl);
@@ -38,6 +39,16 @@ const rootEl = h('span.root-path');
 const warnEl = h('span.shortcut-warning', { hidden: true });
 const dryRun = h('input#dry-run', { type: 'checkbox' });
 const history = new History({ onPick: pickRequest, onUndo: startUndo });
+const inbox = new Inbox({ onApprove: startApproval, onCount: showInboxCount, onEmptied: () => input.focus() });
+// The inbox's count stays in the footer, in view during a run too.
+const inboxCountEl = h('span.inbox-count');
+const inboxButton = h(
+  'button.btn.ghost.small.open-inbox',
+  { type: 'button', hidden: true, title: 'Changes from watched folders, waiting for your approval', onClick: () => showInbox() },
+  icon('inbox'),
+  'Inbox ',
+  inboxCountEl,
+);
 
 function navButton(label, text, iconName, key) {
   return h(
@@ -60,6 +71,7 @@ const app = h(
     warnEl,
     h('span.spacer'),
     h('label.toggle', { title: 'Simulate only; nothing is written' }, dryRun, h('span.toggle-track'), 'Dry run'),
+    inboxButton,
     navButton('graph', 'Graph', 'graph'),
     navButton('editor', 'Skills', 'puzzle'),
     navButton('settings', 'Settings', 'gear'),
@@ -153,7 +165,29 @@ agentsEl.addEventListener('keydown', (e) => {
 // ---------------------------------------------------------------- idle view
 
 function showIdle() {
-  replace(viewEl, history.el);
+  replace(viewEl, inbox.el, history.el);
+}
+
+/** The idle view's lists: the inbox and the recent requests (each one fails on its own). */
+function loadLists() {
+  return Promise.allSettled([inbox.load(), history.load()]);
+}
+
+/** The footer's "Inbox N": hidden while nothing waits. */
+function showInboxCount(n) {
+  inboxButton.hidden = !n;
+  inboxCountEl.textContent = String(n);
+  inboxButton.setAttribute('aria-label', `Inbox: ${plural(n, 'item')} waiting for your approval`);
+}
+
+/** The footer's badge: back to the idle view, on the first item (a run going on keeps the view). */
+function showInbox() {
+  if (state.phase === 'running') {
+    state.run?.focus();
+    return;
+  }
+  if (state.phase === 'done') setPhase('idle');
+  if (!inbox.focus()) input.focus();
 }
 
 function pickRequest(text) {
@@ -168,6 +202,8 @@ function setPhase(phase) {
   state.phase = phase;
   document.documentElement.dataset.phase = phase;
   input.readOnly = phase === 'running';
+  inboxButton.setAttribute('aria-disabled', String(phase === 'running'));
+  inboxButton.title = phase === 'running' ? 'Changes from watched folders wait until this run ends' : 'Changes from watched folders, waiting for your approval';
   if (phase === 'idle') {
     state.run = null;
     showIdle();
@@ -187,6 +223,12 @@ function startUndo(item, committed) {
   if (state.phase === 'running') return;
   const runId = committed?.id ?? item.run_id;
   return drive({ request: `Undo “${item.request}”`, dryRun: false, kind: 'undo' }, (onEvent) => api.undoRun({ runId, dryRun: false, onEvent }));
+}
+
+/** "Approve…" of an inbox item: inbox_approve runs its request now, in the same run view; the person reviews its diff there and commits. */
+function startApproval(item) {
+  if (state.phase === 'running') return;
+  return drive({ request: item.request, dryRun: false, kind: 'inbox' }, (onEvent) => api.inboxApprove({ id: item.id, onEvent }));
 }
 
 /** The graph's "Undo this run" (`undo://requested`): the same undo, titled by the recent list's entry when it has one. */
@@ -226,7 +268,7 @@ async function drive({ request, dryRun: dry, kind = 'run' }, invoke) {
     input.focus();
     input.select();
   }
-  history.load();
+  loadLists();
 }
 
 // ---------------------------------------------------------------- keyboard
@@ -308,7 +350,7 @@ input.focus();
 recovery.check();
 loadInfo();
 loadAgents();
-history.load();
+loadLists();
 loadSkills().then((s) => {
   state.skills = s;
 });
@@ -321,3 +363,5 @@ on(EVENTS.graphChanged, (p) => {
 on(EVENTS.pipelineToken, (p) => state.run?.onToken(p));
 on(EVENTS.skillsChanged, () => loadSkills(true).then((s) => (state.skills = s)));
 on(EVENTS.undoRequested, undoRequested);
+// A watched folder was handled, or an item approved or discarded (here or elsewhere): the inbox again.
+on(EVENTS.inboxChanged, (p) => inbox.changed(p));

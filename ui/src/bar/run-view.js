@@ -6,6 +6,8 @@ import { undoPlannedText } from '../lib/undo.js';
 import { buildCard, skillChip } from './cards.js';
 
 const STATUS_ICON = { done: 'check', skipped: 'skip', failed: 'x', rolled_back: 'undo' };
+/** The icon before the title of a run that is not a plain request. */
+const KIND_ICON = { undo: 'undo', inbox: 'inbox' };
 /** How much of a model planner's output the bar keeps on screen while it plans. */
 const TOKEN_TAIL = 400;
 
@@ -17,7 +19,8 @@ export class RunView {
    * @param {Array} o.skills     skills_list() (for colours)
    * @param {(id:number, answer:any) => Promise} o.answer   sends an answer
    * @param {() => void} o.cancel   asks the engine to cancel
-   * @param {'run'|'undo'} [o.kind]   an undo_run has no plan or stages: its `undo_planned` event takes the plan's place
+   * @param {'run'|'undo'|'inbox'} [o.kind]   an undo_run has no plan or stages: its `undo_planned` event takes the plan's place;
+   *   an inbox item's approval (inbox_approve) is a run of its watch's request
    */
   constructor({ request, dryRun, skills, answer, cancel, kind = 'run' }) {
     this.kind = kind;
@@ -52,7 +55,13 @@ export class RunView {
     this.el = h(
       'section.run',
       { dataset: { state: 'running', kind } },
-      h('header.run-head', kind === 'undo' ? icon('undo', 'run-kind') : null, h('div.run-title', { title: request }, request), this.statusEl, this.cancelBtn),
+      h(
+        'header.run-head',
+        KIND_ICON[kind] ? icon(KIND_ICON[kind], 'run-kind') : null,
+        h('div.run-title', { title: kind === 'inbox' ? `From the inbox: ${request}` : request }, request),
+        this.statusEl,
+        this.cancelBtn,
+      ),
       this.confirmEl,
       this.preplanEl,
       this.planEl,

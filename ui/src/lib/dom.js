@@ -104,6 +104,21 @@ export function basename(path) {
   return parts.length ? parts[parts.length - 1] : String(path);
 }
 
+/**
+ * A long absolute path with its middle left out, its first and last folders kept:
+ * "/home/u/Projects/clients/acme/inbox" → "/home/…/acme/inbox". Short paths stay as they are.
+ */
+export function shortPath(path, max = 32) {
+  const text = String(path ?? '');
+  if (text.length <= max) return text;
+  const sep = text.includes('\\') && !text.includes('/') ? '\\' : '/';
+  const parts = text.split(sep);
+  const head = parts[0] === '' ? `${sep}${parts[1] ?? ''}` : parts[0];
+  const tail = parts.slice(-2).join(sep);
+  const short = `${head}${sep}…${sep}${tail}`;
+  return parts.length > 4 && short.length < text.length ? short : text;
+}
+
 /** Debounces `fn` by `ms`. */
 export function debounce(fn, ms) {
   let timer = null;

@@ -5,7 +5,16 @@
 import kinds from '../generated/op-kinds.json';
 
 /** Display order and wording of each ChangeOp kind. */
-export const OP_KINDS = kinds.map((k) => ({ op: k.op, title: k.title, noun: k.noun, nounPlural: k.noun_plural, icon: k.icon, destructive: k.destructive }));
+export const OP_KINDS = kinds.map((k) => ({
+  op: k.op,
+  sigil: k.sigil,
+  verb: k.verb,
+  title: k.title,
+  noun: k.noun,
+  nounPlural: k.noun_plural,
+  icon: k.icon,
+  destructive: k.destructive,
+}));
 
 const KIND = Object.fromEntries(OP_KINDS.map((k) => [k.op, k]));
 
@@ -77,6 +86,15 @@ export function countsText(groups) {
       return `${n} ${n === 1 ? g.noun : g.nounPlural}`;
     })
     .join(' · ');
+}
+
+/**
+ * The kind of a change line as the engine writes it (`ChangeOp::render`: sigil, verb padded, what),
+ * "~ move   Downloads/a.pdf -> Downloads/Documents/a.pdf" → the OP_KINDS entry of `move`; null when unknown.
+ */
+export function lineKind(line) {
+  const m = /^(\S)\s+(\S+)/.exec(String(line ?? ''));
+  return (m && OP_KINDS.find((k) => k.sigil === m[1] && k.verb === m[2])) || null;
 }
 
 /** The ops of an event or review (every one the engine sends carries them). */

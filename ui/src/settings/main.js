@@ -1,9 +1,10 @@
-// Settings window: working folder, planner/embedder backends and model files, HITL mode, shortcut; model progress.
+// Settings window: working folder, planner/embedder backends and model files, HITL mode, shortcut, watched folders; model progress.
 import '../styles/base.css';
 import './settings.css';
 import { api, on, EVENTS } from '../ipc.js';
 import { h, replace } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
+import { Watches } from './watches.js';
 
 let current = null;
 let info = null; // app_info(): `root` is the folder the engine works on now
@@ -55,6 +56,8 @@ const progressList = h('ul.progress-list', { 'aria-label': 'Model loading' });
 const modelsEl = h('span.model-summary');
 const latest = {};
 const saveBtn = h('button.btn.primary.save', { type: 'submit' }, 'Save', h('kbd', 'Ctrl S'));
+// Watched folders are saved by their own commands at once, not by Save.
+const watches = new Watches();
 
 async function choose(input, picker) {
   try {
@@ -130,11 +133,12 @@ const form = h(
       ),
       row('Shortcut', 'Shows the bar from anywhere.', shortcut),
     ),
+    watches.el,
     errorsEl,
   ),
   h('footer.s-foot', statusEl, modelsEl, h('span.spacer'), h('button.btn.ghost', { type: 'button', onClick: () => load() }, 'Revert'), saveBtn),
 );
-document.getElementById('app').replaceWith(h('div.swin', form));
+document.getElementById('app').replaceWith(h('div.swin', form, watches.form));
 
 // ---------------------------------------------------------------- behaviour
 
@@ -301,5 +305,8 @@ on(EVENTS.modelsProgress, onProgress);
 on(EVENTS.graphChanged, (p) => {
   if (p?.reason === 'root') loadInfo();
 });
+// A watched folder was handled: its "handled … ago" changed.
+on(EVENTS.inboxChanged, () => watches.load());
 load();
 loadInfo();
+watches.load();

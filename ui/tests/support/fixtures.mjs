@@ -1,4 +1,4 @@
-// Test fixtures: app info, agents, history, skills, the seed run (with ops and questions) as a bar script, undo and recovery, saved workflows.
+// Test fixtures: app info, agents, history, skills, the seed run (with ops and questions) as a bar script, undo and recovery, saved workflows, watched folders and the inbox.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -275,3 +275,46 @@ export const workflowSuggestions = [
     folders: ['.'],
   },
 ];
+
+// ---------------------------------------------------------------- watched folders and the inbox
+
+/** watches_list(): Downloads (trusted, handled 12 minutes ago) and Scans (never handled yet). */
+export const watches = [
+  { id: 'downloads-3fa2c1', root: '/home/u', folder: 'Downloads', request: SEED_REQUEST, settle_secs: 5, trusted: true, last_handled_ms: Date.now() - 12 * 60000 },
+  { id: 'scans-9b01de', root: '/home/u', folder: 'Scans', request: 'organize Scans by type', settle_secs: 30, trusted: false, last_handled_ms: null },
+];
+
+/** watch_add({folder: "Inbox", request: "tidy Inbox", settle_secs: 10, trusted: true}). */
+export const watchAdded = { id: 'inbox-5c7e22', root: '/home/u', folder: 'Inbox', request: 'tidy Inbox', settle_secs: 10, trusted: true, last_handled_ms: null };
+
+/**
+ * inbox_list(): what the two watches would change, oldest first. Downloads' item is the seed run's
+ * diff (it deletes, so even its trusted watch parks it); Scans' only moves files into a new folder.
+ */
+export function inboxItems() {
+  const { reviewDiff } = seedScript();
+  return [
+    {
+      id: 'downloads-3fa2c1-r20',
+      watch: 'downloads-3fa2c1',
+      root: '/home/u',
+      request: SEED_REQUEST,
+      at: minutesAgo(12),
+      changes: reviewDiff.changes,
+      counts: '3 deletions · 4 moves · 4 new folders',
+      destructive: true,
+      summary: reviewDiff.summary,
+    },
+    {
+      id: 'scans-9b01de-r21',
+      watch: 'scans-9b01de',
+      root: '/home/u/Documents/Archive/2024/Paperwork',
+      request: 'organize Scans by type',
+      at: minutesAgo(3),
+      changes: ['+ mkdir  Scans/Documents/', '~ move   Scans/invoice.pdf -> Scans/Documents/invoice.pdf'],
+      counts: '1 move · 1 new folder',
+      destructive: false,
+      summary: 'Organized 1 file into 1 subfolder.',
+    },
+  ];
+}

@@ -7,9 +7,9 @@
  *   __mock.calls                      every invoke as { cmd, args } (Channels appear as "__CHANNEL__:<id>")
  *   __mock.responses[cmd] = value     static answer; { __error: {code, message} } rejects
  *   __mock.handlers[cmd] = (args) =>  computed answer (may throw {code, message} or return a promise)
- *   __mock.send(msg | [msg…])         delivers messages on the latest run_request / undo_run channel
- *   __mock.finishRun(report) / __mock.failRun(error)   settles the latest run_request / undo_run
- *   (undo_run streams like run_request unless responses.undo_run / handlers.undo_run answer it at once)
+ *   __mock.send(msg | [msg…])         delivers messages on the latest run_request / undo_run / inbox_approve channel
+ *   __mock.finishRun(report) / __mock.failRun(error)   settles the latest run_request / undo_run / inbox_approve
+ *   (undo_run and inbox_approve stream like run_request unless responses[cmd] / handlers[cmd] answer them at once)
  *   __mock.emit(event, payload)       delivers an app-wide event to listen() handlers
  *   (the page's own emit() / emitTo() are recorded in calls like commands; they reach this page's
  *   listeners when addressed to it, as Tauri's do)
@@ -19,6 +19,8 @@ export function installTauriMock(config) {
   const callbacks = new Map();
   const listeners = new Map();
   let nextCallback = 1;
+  // Commands that stream on their `on_event` channel like run_request, unless the test answers them.
+  const STREAMED = ['undo_run', 'inbox_approve'];
   const mock = {
     calls: [],
     responses: clone(config?.responses ?? {}),
@@ -26,7 +28,7 @@ export function installTauriMock(config) {
     runs: [],
     send(msgs) {
       const run = mock.runs[mock.runs.length - 1];
-      if (!run) throw new Error('no run_request / undo_run in flight');
+      if (!run) throw new Error('no run_request / undo_run / inbox_approve in flight');
       for (const message of Array.isArray(msgs) ? msgs : [msgs]) {
         const cb = callbacks.get(run.channelId);
         if (!cb) throw new Error(`channel ${run.channelId} is gone`);
@@ -79,7 +81,7 @@ export function installTauriMock(config) {
       return null;
     }
     const scripted = typeof mock.handlers[cmd] === 'function' || Object.prototype.hasOwnProperty.call(mock.responses, cmd);
-    if (cmd === 'run_request' || (cmd === 'undo_run' && !scripted)) {
+    if (cmd === 'run_request' || (STREAMED.includes(cmd) && !scripted)) {
       const channelId = args.on_event?.id;
       return new Promise((resolve, reject) => mock.runs.push({ cmd, channelId, index: 0, resolve, reject }));
     }
