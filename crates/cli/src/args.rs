@@ -177,6 +177,16 @@ pub enum Command {
         #[arg(long, value_name = "ID", conflicts_with_all = ["root", "once", "list"])]
         remove: Option<String>,
     },
+    /// The drop folder: take the task files in DIR (`{"request": "...", "root": "/abs/folder"}`,
+    /// optionally `"trusted": true`) oldest first; each is simulated, its changes parked in the
+    /// inbox (or committed when trusted and nothing deletes), answered with NAME.answer.json and
+    /// moved to DIR/done/. A bad file gets NAME.error.json beside it and stays. Looks again every
+    /// second until interrupted, or once with --once.
+    Tasks {
+        dir: PathBuf,
+        #[arg(long)]
+        once: bool,
+    },
     /// Changes watched folders would make, waiting for approval: list them, `approve ID` (runs
     /// the request on the folder as it is now, asking as a run does; --yes approves) or
     /// `discard ID`.

@@ -127,6 +127,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             },
         ),
         Command::Inbox { command } => crate::watch::inbox_cmd(&env, command),
+        Command::Tasks { dir, once } => crate::watch::tasks_cmd(&env, &dir, once),
         Command::Recover { root, complete } => recover(&env, &root, complete),
         Command::Demo { dir } => crate::demo::demo_cmd(&env, &dir),
         Command::Config {

@@ -1,8 +1,8 @@
-//! `scope-weaver watch` and `scope-weaver inbox`: watched folders and the changes they wait to
-//! have approved. The watching, simulating and parking are the engine's; this prints, and runs
+//! `scope-weaver watch`, `tasks` and `inbox`: watched folders, the drop folder of task files,
+//! and the changes they wait to have approved. The watching, simulating and parking are the engine's; this prints, and runs
 //! an approved item as `scope-weaver run` would.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -206,4 +206,41 @@ pub fn inbox_cmd(env: &Env, command: Option<InboxCommand>) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How long the drop folder rests between looks.
+const TASKS_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
+pub fn tasks_cmd(env: &Env, dir: &Path, once: bool) -> Result<ExitCode> {
+    let engine = open_engine(env)?;
+    let mut failed = false;
+    loop {
+        for answer in engine.run_drop_folder(dir)? {
+            failed |= !answer.ok;
+            if env.json {
+                print_json_line(&json!({"event": "task", "answer": answer}));
+                continue;
+            }
+            match (&answer.outcome, &answer.error) {
+                (_, Some(e)) => eprintln!("{}: error[{}]: {}", answer.task, e.code, e.message),
+                (Some(WatchOutcome::Parked { item }), _) => println!(
+                    "{}: {} wait in the inbox \u{2014} scope-weaver inbox approve {}",
+                    answer.task, item.counts, item.id
+                ),
+                (Some(WatchOutcome::Committed { run_id, .. }), _) => {
+                    println!("{}: committed (run {run_id})", answer.task)
+                }
+                _ => println!("{}: nothing to do", answer.task),
+            }
+        }
+        if once {
+            break;
+        }
+        std::thread::sleep(TASKS_POLL);
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

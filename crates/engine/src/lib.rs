@@ -16,6 +16,7 @@ mod ledger;
 mod plan;
 mod questions;
 mod settings;
+mod tasks;
 mod undo;
 mod watch;
 mod watch_loop;
@@ -44,6 +45,7 @@ pub use ledger::Ledger;
 pub use plan::{PlanPreview, StepMatch};
 pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
 pub use settings::{Settings, load_app_config};
+pub use tasks::{TaskAnswer, TaskFile};
 pub use watch::{InboxItem, Watch, WatchOutcome};
 pub use workflows::{MIN_REPEATED_RUNS, RequestMatch, TOP_MATCHES, WorkflowSaved};
 

@@ -95,7 +95,7 @@ fn io_error(path: &Path, e: impl std::fmt::Display) -> EngineError {
 }
 
 /// Writes `value` as JSON through a temporary file (never a half-written file).
-fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     }
@@ -234,8 +234,26 @@ impl Engine {
         // Taken before the scan: whatever changes from here on is newer and handled again (a
         // trusted commit's own changes once more, which then finds nothing to do).
         let started = millis(SystemTime::now());
+        let outcome = self.settle_request(&watch.id, &watch.root, &watch.request, watch.trusted)?;
+        let mut watches = self.watches()?;
+        if let Some(w) = watches.iter_mut().find(|w| w.id == watch.id) {
+            w.last_handled_ms = Some(started);
+        }
+        self.save_watches(&watches)?;
+        Ok(outcome)
+    }
+
+    /// Simulates `request` in `root`: nothing to do; committed (when `trusted` and nothing in it
+    /// is destructive); or parked in the inbox under `source` (replacing `source`'s older item).
+    pub(crate) fn settle_request(
+        &self,
+        source: &str,
+        root: &Path,
+        request: &str,
+        trusted: bool,
+    ) -> Result<WatchOutcome> {
         let ledger = crate::Ledger::new(self.config());
-        let mut sandbox = ledger.open_sandbox(&watch.root, &sandbox::ScanOptions::default())?;
+        let mut sandbox = ledger.open_sandbox(root, &sandbox::ScanOptions::default())?;
         let simulate = RunSettings {
             hitl: Some(config::HitlMode::Bypass),
             dry_run: true,
@@ -243,7 +261,7 @@ impl Engine {
         };
         let report = self.run_in(
             &mut sandbox,
-            &watch.request,
+            request,
             &simulate,
             &mut AutoApprove::default(),
         )?;
@@ -251,49 +269,39 @@ impl Engine {
         let destructive = ops.iter().any(|op| op.kind().destructive);
         let outcome = if ops.is_empty() {
             WatchOutcome::NothingToDo {
-                watch: watch.id.clone(),
+                watch: source.to_owned(),
             }
-        } else if watch.trusted && !destructive {
-            let mut sandbox = ledger.open_sandbox(&watch.root, &sandbox::ScanOptions::default())?;
+        } else if trusted && !destructive {
+            let mut sandbox = ledger.open_sandbox(root, &sandbox::ScanOptions::default())?;
             let commit = RunSettings {
                 hitl: Some(config::HitlMode::Bypass),
                 dry_run: false,
                 request_id: None,
             };
-            let done = self.run_in(
-                &mut sandbox,
-                &watch.request,
-                &commit,
-                &mut AutoApprove::default(),
-            )?;
+            let done = self.run_in(&mut sandbox, request, &commit, &mut AutoApprove::default())?;
             WatchOutcome::Committed {
-                watch: watch.id.clone(),
+                watch: source.to_owned(),
                 run_id: done.id,
                 summary: done.text,
             }
         } else {
             let item = InboxItem {
-                id: format!("{}-{}", watch.id, report.id),
-                watch: watch.id.clone(),
-                root: watch.root.clone(),
-                request: watch.request.clone(),
+                id: format!("{source}-{}", report.id),
+                watch: source.to_owned(),
+                root: root.to_owned(),
+                request: request.to_owned(),
                 at: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
                 changes: ops.iter().map(sandbox::ChangeOp::render).collect(),
                 counts: sandbox::count_text(&ops),
                 destructive,
                 summary: report.text,
             };
-            for old in self.inbox()?.into_iter().filter(|i| i.watch == watch.id) {
+            for old in self.inbox()?.into_iter().filter(|i| i.watch == source) {
                 self.inbox_discard(&old.id)?;
             }
             write_json(&self.inbox_dir().join(format!("{}.json", item.id)), &item)?;
             WatchOutcome::Parked { item }
         };
-        let mut watches = self.watches()?;
-        if let Some(w) = watches.iter_mut().find(|w| w.id == watch.id) {
-            w.last_handled_ms = Some(started);
-        }
-        self.save_watches(&watches)?;
         self.emit(Notice::InboxChanged {
             count: self.inbox()?.len(),
             outcome: Some(outcome.clone()),

@@ -1,0 +1,115 @@
+//! The drop folder end to end: task files are taken oldest first and answered beside themselves
+//! (the changes parked in the inbox, or committed for a trusted task that deletes nothing), then
+//! moved to done/; a file that is not a task gets an error file and stays, and is not taken
+//! again until it changes.
+
+use serde_json::{Value, json};
+
+use super::Env;
+
+fn read(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn dropped_tasks_are_answered_bad_ones_get_an_error_file_and_nothing_is_lost() {
+    let env = Env::new(&[
+        ("home/Downloads/report.pdf", "pdf"),
+        ("home/Downloads/photo.jpg", "jpeg"),
+        ("home/Inbox/song.mp3", "mp3"),
+    ]);
+    let home = env.root.path().join("home");
+    let drop = env.root.path().join("drop");
+    std::fs::create_dir_all(&drop).unwrap();
+    let write = |name: &str, body: &str| std::fs::write(drop.join(name), body).unwrap();
+    write(
+        "1-sort.json",
+        &json!({"request": "sort Downloads by type", "root": home}).to_string(),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        "2-trusted.json",
+        &json!({"request": "sort Inbox by type", "root": home, "trusted": true}).to_string(),
+    );
+    write("3-broken.json", "{\"request\": \"sort\", ");
+    write(
+        "4-incomplete.json",
+        &json!({"request": "", "root": "relative/path"}).to_string(),
+    );
+
+    let out = env.run(&["--json", "tasks", drop.to_str().unwrap(), "--once"]);
+    // Two bad files: the command says so with its exit code, after answering every task.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["answer"].clone())
+        .collect();
+    let order: Vec<&str> = answers
+        .iter()
+        .map(|a| a["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "1-sort.json",
+            "2-trusted.json",
+            "3-broken.json",
+            "4-incomplete.json"
+        ]
+    );
+
+    let parked = read(&drop.join("1-sort.answer.json"));
+    assert_eq!(parked["outcome"]["outcome"], "parked", "{parked}");
+    assert!(home.join("Downloads/report.pdf").exists(), "simulated only");
+    assert!(drop.join("done/1-sort.json").exists());
+    let inbox = env.json(&["inbox"]);
+    assert_eq!(
+        inbox["items"][0]["request"], "sort Downloads by type",
+        "{inbox}"
+    );
+
+    assert_eq!(
+        read(&drop.join("2-trusted.answer.json"))["outcome"]["outcome"],
+        "committed"
+    );
+    assert!(home.join("Inbox/Audio/song.mp3").exists());
+
+    let broken = read(&drop.join("3-broken.error.json"));
+    assert_eq!(broken["error"]["code"], "TASK_INVALID");
+    assert!(
+        drop.join("3-broken.json").exists(),
+        "a bad task stays where it was"
+    );
+    let incomplete = read(&drop.join("4-incomplete.error.json"));
+    let message = incomplete["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`request` is empty") && message.contains("absolute"),
+        "{message}"
+    );
+
+    // Nothing new: the bad files are not taken again until they change.
+    let again = env.run(&["--json", "tasks", drop.to_str().unwrap(), "--once"]);
+    assert!(again.status.success());
+    assert!(
+        again.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        "3-broken.json",
+        &json!({"request": "sort Downloads by type", "root": home}).to_string(),
+    );
+    let fixed = env.run(&["--json", "tasks", drop.to_str().unwrap(), "--once"]);
+    assert!(
+        fixed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fixed.stdout)
+    );
+    assert!(drop.join("done/3-broken.json").exists());
+}
