@@ -167,6 +167,32 @@ fn a_request_committed_three_times_becomes_a_workflow_that_runs_from_its_trigger
     assert_eq!(rows[0]["slots"]["path"], "Music");
     assert!(rows[1..].iter().all(|r| r["kind"] == "skill"), "{matched}");
 
+    // A dry run first: the postconditions are judged on the simulated folder; nothing moves.
+    let dry = w.run(&[
+        "--json",
+        "run",
+        "--root",
+        w.env.root(),
+        "--dry-run",
+        "tidy Music",
+    ]);
+    let dry_events = events_of(&dry);
+    let simulated = &find(&dry_events, "done")["report"];
+    assert_eq!(simulated["committed"], false);
+    assert_eq!(
+        simulated["conditions"].as_array().unwrap().len(),
+        2,
+        "{simulated}"
+    );
+    assert!(
+        simulated["text"]
+            .as_str()
+            .unwrap()
+            .contains("2 of 2 postcondition(s) would hold after the commit"),
+        "{simulated}"
+    );
+    assert_eq!(w.top_level_files("Music").len(), 4);
+
     // Run from its trigger: the workflow's steps on Music, its postconditions on the disk.
     let events = w.commit("tidy my Music folder");
     let planned = find(&events, "planned");

@@ -71,8 +71,12 @@ impl Stage {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ConditionTime {
+    /// Preconditions, on the scan.
     Before,
+    /// Postconditions, on the disk after the commit.
     After,
+    /// Postconditions of a dry run, on the simulated folder.
+    Simulated,
 }
 
 /// A (skill, tool) the person may pick on a near-miss, with its score.

@@ -134,11 +134,15 @@ impl Orchestrator<'_> {
                 }
             }
             if run.options.dry_run {
-                let text = format!(
+                let mut text = format!(
                     "{}\nDry run: {}, nothing was written.",
                     review.summary,
                     crate::report::simulated(&review.ops)
                 );
+                for line in self.simulate_postconditions(run, ui) {
+                    text.push('\n');
+                    text.push_str(&line);
+                }
                 return Ok(report_and_end(run, ui, text));
             }
             let approved = decision == DiffDecision::Commit;

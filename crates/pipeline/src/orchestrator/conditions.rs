@@ -97,29 +97,61 @@ impl Orchestrator<'_> {
                 return Vec::new();
             }
         };
-        ui.event(&event(&w, ConditionTime::After, &outcomes));
-        for o in outcomes.iter().filter(|o| !o.holds) {
-            ui.event(&Event::Warning {
-                step: None,
-                message: format!(
-                    "after the workflow `{}`: {}",
-                    w.name,
-                    outcome_lines(std::slice::from_ref(o)).concat()
-                ),
-            });
-        }
-        let held = outcomes.iter().filter(|o| o.holds).count();
-        let mut lines = vec![format!(
-            "Workflow `{}`: {held} of {} postcondition(s) hold on the disk.",
-            w.name,
-            outcomes.len()
-        )];
-        lines.extend(
-            outcome_lines(&outcomes)
-                .into_iter()
-                .map(|l| format!("- {l}")),
-        );
-        run.report.conditions = outcomes;
-        lines
+        report_postconditions(run, ui, &w, outcomes, ConditionTime::After)
     }
+
+    /// A dry run's postconditions, on the simulated folder: whether they would hold.
+    pub(super) fn simulate_postconditions(
+        &mut self,
+        run: &mut Run,
+        ui: &mut dyn Interaction,
+    ) -> Vec<String> {
+        let Some(w) = run
+            .workflow
+            .clone()
+            .filter(|w| !w.postconditions.is_empty())
+        else {
+            return Vec::new();
+        };
+        let outcomes = self.sandbox.check_conditions(&w.postconditions, &w.slots);
+        report_postconditions(run, ui, &w, outcomes, ConditionTime::Simulated)
+    }
+}
+
+/// The postconditions' event, a warning for each that does not hold, and the report's lines.
+fn report_postconditions(
+    run: &mut Run,
+    ui: &mut dyn Interaction,
+    w: &WorkflowUse,
+    outcomes: Vec<ConditionOutcome>,
+    when: ConditionTime,
+) -> Vec<String> {
+    ui.event(&event(w, when, &outcomes));
+    let (after, verb) = match when {
+        ConditionTime::Simulated => ("simulating", "would hold after the commit"),
+        _ => ("after", "hold on the disk"),
+    };
+    for o in outcomes.iter().filter(|o| !o.holds) {
+        ui.event(&Event::Warning {
+            step: None,
+            message: format!(
+                "{after} the workflow `{}`: {}",
+                w.name,
+                outcome_lines(std::slice::from_ref(o)).concat()
+            ),
+        });
+    }
+    let held = outcomes.iter().filter(|o| o.holds).count();
+    let mut lines = vec![format!(
+        "Workflow `{}`: {held} of {} postcondition(s) {verb}.",
+        w.name,
+        outcomes.len()
+    )];
+    lines.extend(
+        outcome_lines(&outcomes)
+            .into_iter()
+            .map(|l| format!("- {l}")),
+    );
+    run.report.conditions = outcomes;
+    lines
 }
