@@ -34,6 +34,8 @@ fn open_engine(app: Arc<OnceLock<tauri::AppHandle>>) -> Result<Arc<Engine>, Stri
     }
     // Watched folders: handled in the background, their changes parked in the inbox.
     engine.watch_in_background();
+    // The drop folder (`drop_folder`), if one is configured.
+    engine.tasks_in_background();
     Ok(engine)
 }
 

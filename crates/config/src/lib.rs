@@ -59,6 +59,7 @@ pub struct PipelineConfig {
     pub chunk_size: usize,
     pub chunk_overlap: usize,
     pub working_root: Option<PathBuf>,
+    pub drop_folder: Option<PathBuf>,
     pub block_on_stale: bool,
     pub delete_mode: DeleteMode,
     pub on_conflict: ConflictPolicy,

@@ -45,7 +45,7 @@ pub use ledger::Ledger;
 pub use plan::{PlanPreview, StepMatch};
 pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
 pub use settings::{Settings, load_app_config};
-pub use tasks::{TaskAnswer, TaskFile};
+pub use tasks::{DROP_FOLDER_POLL, TaskAnswer, TaskFile};
 pub use watch::{InboxItem, Watch, WatchOutcome};
 pub use workflows::{MIN_REPEATED_RUNS, RequestMatch, TOP_MATCHES, WorkflowSaved};
 

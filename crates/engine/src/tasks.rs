@@ -8,7 +8,8 @@
 //! the next round.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use contracts::ErrorPayload;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,8 @@ pub struct TaskAnswer {
 }
 
 const ANSWER: &str = ".answer.json";
+/// How long the app's drop folder rests between looks.
+pub const DROP_FOLDER_POLL: Duration = Duration::from_secs(1);
 const ERROR: &str = ".error.json";
 
 fn modified(path: &Path) -> Option<SystemTime> {
@@ -160,7 +163,7 @@ impl Engine {
                 error,
                 at: at(),
             };
-            write_json(&beside(&path, ANSWER), &answer)?;
+            // Moved first: whoever sees the answer finds the task in done/.
             let done = dir.join("done");
             std::fs::create_dir_all(&done)
                 .and_then(|()| std::fs::rename(&path, done.join(&name)))
@@ -168,8 +171,28 @@ impl Engine {
                     path: path.display().to_string(),
                     message: e.to_string(),
                 })?;
+            write_json(&beside(&path, ANSWER), &answer)?;
             answers.push(answer);
         }
         Ok(answers)
+    }
+}
+
+impl Engine {
+    /// The app's drop folder: `drop_folder` (read again each round, so Settings can change it)
+    /// looked at every [`DROP_FOLDER_POLL`] on a thread of its own while the engine lives.
+    pub fn tasks_in_background(self: &Arc<Self>) {
+        let engine = Arc::downgrade(self);
+        std::thread::spawn(move || {
+            while let Some(e) = engine.upgrade() {
+                if let Some(dir) = e.config().drop_folder.filter(|d| d.is_dir())
+                    && let Err(err) = e.run_drop_folder(&dir)
+                {
+                    tracing::warn!("drop folder {}: {}", dir.display(), err.payload().message);
+                }
+                drop(e);
+                std::thread::sleep(DROP_FOLDER_POLL);
+            }
+        });
     }
 }

@@ -675,3 +675,46 @@ fn a_watched_folder_is_handled_in_the_background_and_its_inbox_item_approved_fro
     });
     assert!(engine.watch_remove(&watch.id).unwrap());
 }
+
+#[test]
+fn a_task_dropped_into_the_configured_drop_folder_is_answered_and_parked_in_the_background() {
+    let state = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let drop = home.path().join("tasks");
+    std::fs::create_dir_all(home.path().join("Downloads")).unwrap();
+    std::fs::create_dir_all(&drop).unwrap();
+    std::fs::write(home.path().join("Downloads/report.pdf"), "pdf").unwrap();
+    let config = PipelineConfig {
+        state_dir: Some(state.path().to_owned()),
+        drop_folder: Some(drop.clone()),
+        ..PipelineConfig::default()
+    };
+    let engine = Engine::open(
+        EngineOptions {
+            config,
+            skills_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"),
+            config_file: None,
+            model_fallback: true,
+        },
+        Arc::new(|_| {}),
+    )
+    .unwrap();
+    engine.tasks_in_background();
+    let task = json!({"request": "sort Downloads by type", "root": home.path()});
+    std::fs::write(drop.join("sort.json"), task.to_string()).unwrap();
+    let answer = drop.join("sort.answer.json");
+    let start = std::time::Instant::now();
+    while !answer.exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no answer");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let answered: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&answer).unwrap()).unwrap();
+    assert_eq!(answered["outcome"]["outcome"], "parked", "{answered}");
+    assert!(drop.join("done/sort.json").exists());
+    assert_eq!(engine.inbox().unwrap().len(), 1);
+    assert!(
+        home.path().join("Downloads/report.pdf").exists(),
+        "simulated only"
+    );
+}
