@@ -7,7 +7,9 @@
 #
 # The table goes to bench-results/llm-eval.md (and stdout); each planner's JSON to
 # bench-results/llm-eval-<name>.json. A request the model cannot plan is answered by the rule
-# planner (as in the product) and counted in the "rule fallbacks" column.
+# planner (as in the product) and counted in the "rule fallbacks" column. Each model is scored twice:
+# alone, and as the product runs it by default (`rule+KEY`: the rule planner's plan when it is sure
+# of every step, the model's otherwise; the "by the model" column counts the requests it planned).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 keys=("$@")
@@ -32,7 +34,8 @@ score() { # name, then env assignments
     local name="$1"
     shift
     echo "== $name" >&2
-    env SCOPE_WEAVER_STATE_DIR="$state/$name" "$@" \
+    # SCOPE_WEAVER_EVAL_EVERY is this script's, not a config lever: the binary would refuse it.
+    env -u SCOPE_WEAVER_EVAL_EVERY SCOPE_WEAVER_STATE_DIR="$state/$name" "$@" \
         "$bin" --json plan --file "$requests" >"$out/llm-eval-$name.json"
 }
 
@@ -40,8 +43,13 @@ score rule SCOPE_WEAVER_THINKER_BACKEND=rule
 names=(rule)
 for key in "${keys[@]}"; do
     model="$(bash "$ROOT/scripts/fetch-models.sh" "$cache/models" "$key")"
-    score "$key" SCOPE_WEAVER_THINKER_BACKEND=mistralrs SCOPE_WEAVER_THINKER_MODEL_PATH="$model"
-    names+=("$key")
+    # The model on every request, then the default with a model: the rule planner's plan when it
+    # is sure of every step, the model's otherwise (`thinker_rules_first`).
+    score "$key" SCOPE_WEAVER_THINKER_BACKEND=mistralrs SCOPE_WEAVER_THINKER_MODEL_PATH="$model" \
+        SCOPE_WEAVER_THINKER_RULES_FIRST=false
+    score "rule+$key" SCOPE_WEAVER_THINKER_BACKEND=mistralrs SCOPE_WEAVER_THINKER_MODEL_PATH="$model" \
+        SCOPE_WEAVER_THINKER_RULES_FIRST=true
+    names+=("$key" "rule+$key")
 done
 
 python3 - "$out" "${names[@]}" >"$out/llm-eval.md" <<'EOF'
@@ -49,14 +57,16 @@ import json, sys
 out, names = sys.argv[1], sys.argv[2:]
 results = {n: json.load(open(f"{out}/llm-eval-{n}.json")) for n in names}
 kinds = sorted({k for r in results.values() for k in r["by_kind"]})
-print("| planner | " + " | ".join(kinds) + " | **all** | asks when it must | acts when clear | rule fallbacks | mean time |")
-print("|---|" + "---|" * len(kinds) + "---|---|---|---|---|")
+print("| planner | " + " | ".join(kinds) + " | **all** | asks when it must | acts when clear | by the model | rule fallbacks | mean time |")
+print("|---|" + "---|" * len(kinds) + "---|---|---|---|---|---|")
 for n, r in results.items():
     cells = [f"{r['by_kind'][k]['accuracy']:.1f}%" if k in r["by_kind"] else "–" for k in kinds]
     fb = r.get("rule_fallbacks", {"right": 0, "total": 0})
+    by_model = [c for c in r["cases"] if c["usage"]["attempts"] > 0]
+    model_cell = f"{len(by_model)} ({sum(c['right'] for c in by_model)} right)"
     print(f"| {n} | " + " | ".join(cells)
           + f" | **{r['accuracy']:.1f}%** ({r['right']}/{r['total']})"
           + f" | {r['asks_when_needed']['accuracy']:.1f}% | {r['acts_when_clear']['accuracy']:.1f}%"
-          + f" | {fb['total']} ({fb['right']} right) | {r['mean_latency_ms'] / 1000:.2f} s |")
+          + f" | {model_cell} | {fb['total']} ({fb['right']} right) | {r['mean_latency_ms'] / 1000:.2f} s |")
 EOF
 cat "$out/llm-eval.md"

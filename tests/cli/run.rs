@@ -229,8 +229,8 @@ fn the_llm_planner_runs_the_pipeline_on_a_tiny_model() {
     let model = env.home.path().join("models/tiny-llama");
     tiny_models::write_llama(&model).unwrap();
     let before = files_below(&root);
-    let out = env
-        .cmd(&[
+    let run = |rules_first: &str| {
+        env.cmd(&[
             "--json",
             "run",
             "--root",
@@ -240,13 +240,23 @@ fn the_llm_planner_runs_the_pipeline_on_a_tiny_model() {
         ])
         .env("SCOPE_WEAVER_THINKER_BACKEND", "mistralrs")
         .env("SCOPE_WEAVER_THINKER_MODEL_PATH", &model)
+        .env("SCOPE_WEAVER_THINKER_RULES_FIRST", rules_first)
         .env("SCOPE_WEAVER_TOP_K", "2")
         .env("SCOPE_WEAVER_MAX_PLAN_STEPS", "2")
         .env("SCOPE_WEAVER_MAX_CONTEXT_TOKENS", "16384")
         .env("HF_HOME", env.home.path().join("hf"))
         .output()
-        .unwrap();
-    let events = events_of(&out);
+        .unwrap()
+    };
+    // By default the rule planner, sure of this plain request, plans it and the model is not
+    // asked (no tokens).
+    let events = events_of(&run("true"));
+    let planned = find(&events, "planned");
+    assert_eq!(planned["planner"], "rule (sure)", "{planned}");
+    assert_eq!(planned["usage"]["completion_tokens"], 0);
+    assert!(!events.iter().any(|e| e["event"] == "token"));
+    // With the model asked for every request.
+    let events = events_of(&run("false"));
     let planned = find(&events, "planned");
     assert_eq!(planned["planner"], "mistralrs:tiny-llama", "{planned}");
     assert!(planned["usage"]["completion_tokens"].as_u64().unwrap() > 0);
@@ -461,8 +471,10 @@ fn skill_create_with_the_llm_planner_drafts_tools_that_load() {
     // Preview: the drafted declarations, nothing written.
     let (ok, preview) = llm(&args(false));
     assert!(ok, "{preview}");
-    assert_eq!(preview["committed"], false);
-    let declarations = preview["drafted"]["declarations"].as_array().unwrap();
+    assert!(preview["committed"].is_null(), "{preview}");
+    let declarations = preview["result"]["drafted"]["declarations"]
+        .as_array()
+        .unwrap();
     assert!(!declarations.is_empty(), "{preview}");
     assert!(
         declarations[0].as_str().unwrap().starts_with("### "),
@@ -473,7 +485,7 @@ fn skill_create_with_the_llm_planner_drafts_tools_that_load() {
     let (ok, created) = llm(&args(true));
     assert!(ok, "{created}");
     let text = std::fs::read_to_string(skills.join("sort-shots/SKILL.md")).unwrap();
-    for t in created["drafted"]["tools"].as_array().unwrap() {
+    for t in created["result"]["drafted"]["tools"].as_array().unwrap() {
         let name = t["name"].as_str().unwrap();
         assert!(text.contains(&format!("### {name} -- ")), "{name}\n{text}");
     }

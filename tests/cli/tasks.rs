@@ -88,7 +88,7 @@ fn dropped_tasks_are_answered_bad_ones_get_an_error_file_and_nothing_is_lost() {
     let incomplete = read(&drop.join("4-incomplete.error.json"));
     let message = incomplete["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("`request` is empty") && message.contains("absolute"),
+        message.contains("no `request`") && message.contains("absolute"),
         "{message}"
     );
 
@@ -112,4 +112,106 @@ fn dropped_tasks_are_answered_bad_ones_get_an_error_file_and_nothing_is_lost() {
         String::from_utf8_lossy(&fixed.stdout)
     );
     assert!(drop.join("done/3-broken.json").exists());
+}
+
+/// A task can be one tool call (seed 000's CapTask shape): no planner, the tool's own parameter
+/// check, then the same simulate → inbox (or trusted commit) path; approving the parked item runs
+/// the call again, through the journal and the audit log, and it can be undone.
+#[test]
+fn a_task_that_calls_one_tool_is_checked_parked_approved_and_undoable() {
+    let env = Env::new(&[
+        ("home/Downloads/old.log", "log"),
+        ("home/Downloads/notes.txt", "notes"),
+    ]);
+    let home = env.root.path().join("home");
+    let drop = env.root.path().join("drop");
+    std::fs::create_dir_all(&drop).unwrap();
+    let write =
+        |name: &str, body: Value| std::fs::write(drop.join(name), body.to_string()).unwrap();
+    write(
+        "1-delete.json",
+        json!({"call": {"skill": "manage-files", "tool": "delete",
+                        "params": {"path": "Downloads/old.log"}}, "root": home, "trusted": true}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        "2-move.json",
+        json!({"call": {"skill": "manage-files", "tool": "move",
+                        "params": {"source": "Downloads/notes.txt", "target": "Notes"}},
+               "root": home, "trusted": true}),
+    );
+    write(
+        "3-unknown.json",
+        json!({"call": {"skill": "manage-files", "tool": "teleport"}, "root": home}),
+    );
+    write(
+        "4-both.json",
+        json!({"request": "tidy", "call": {"skill": "manage-files", "tool": "list"}, "root": home}),
+    );
+    let out = env.run(&["--json", "tasks", drop.to_str().unwrap(), "--once"]);
+    assert_eq!(out.status.code(), Some(1), "two bad task files");
+
+    // A delete waits for approval even from a trusted task; nothing is deleted yet.
+    let parked = read(&drop.join("1-delete.answer.json"));
+    assert_eq!(parked["outcome"]["outcome"], "parked", "{parked}");
+    let item = &parked["outcome"]["item"];
+    assert_eq!(item["call"]["tool"], "delete", "{item}");
+    assert_eq!(
+        item["request"],
+        "manage-files/delete path=Downloads/old.log"
+    );
+    assert!(home.join("Downloads/old.log").exists());
+    // A move from a trusted task is committed.
+    let moved = read(&drop.join("2-move.answer.json"));
+    assert_eq!(moved["outcome"]["outcome"], "committed", "{moved}");
+    assert!(home.join("Notes/notes.txt").exists());
+    // A call the skills cannot take is a bad task, with the tool's own words.
+    let unknown = read(&drop.join("3-unknown.error.json"));
+    assert_eq!(unknown["error"]["code"], "TASK_INVALID");
+    let message = unknown["error"]["message"].as_str().unwrap();
+    assert!(message.contains("no tool `teleport`"), "{message}");
+    let both = read(&drop.join("4-both.error.json"));
+    assert!(
+        both["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not both"),
+        "{both}"
+    );
+
+    // Approving runs the call itself (not the words planned again) and commits it.
+    let id = item["id"].as_str().unwrap();
+    let approved = env.run(&["--json", "inbox", "approve", id, "--yes"]);
+    assert!(
+        approved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&approved.stderr)
+    );
+    assert!(!home.join("Downloads/old.log").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.data_home().join("Trash/files/old.log")).unwrap(),
+        "log"
+    );
+    // Both tool calls are runs in the history, and the delete can be undone.
+    let history = env.json(&["history"]);
+    let requests: Vec<&str> = history["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["request"].as_str().unwrap())
+        .collect();
+    assert!(
+        requests.contains(&"manage-files/delete path=Downloads/old.log"),
+        "{history}"
+    );
+    let undo = env.run(&["--json", "undo", "--yes"]);
+    assert!(
+        undo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&undo.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join("Downloads/old.log")).unwrap(),
+        "log"
+    );
 }

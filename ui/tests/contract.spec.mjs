@@ -1,40 +1,11 @@
 // The test fixtures speak the engine's real contract: each is checked against the JSON Schema generated from the Rust types (src/generated/ipc.schema.json).
 import { test, expect } from '@playwright/test';
-import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020.js';
 import * as f from './support/fixtures.mjs';
 import { viewBefore, viewDownloads, viewAfter, viewLarge } from './support/graph-views.mjs';
-
-const schema = JSON.parse(readFileSync(new URL('../src/generated/ipc.schema.json', import.meta.url), 'utf8'));
-// schemars' integer formats (uint64, …) are sizes, not a format to check; the rest is checked strictly.
-// Tagged unions (`oneOf` whose variants each fix one property to a constant) are checked by their
-// tag (ajv's discriminator), so an error names the fields of the variant the value claims to be.
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, discriminator: true });
-ajv.addSchema({ ...tagUnions(schema), $id: 'ipc' });
-
-/** A copy of `s` with `discriminator` on every tagged `oneOf`. */
-function tagUnions(s) {
-  if (Array.isArray(s)) return s.map(tagUnions);
-  if (!s || typeof s !== 'object') return s;
-  const out = Object.fromEntries(Object.entries(s).map(([k, v]) => [k, tagUnions(v)]));
-  const variants = out.oneOf;
-  if (Array.isArray(variants) && variants.length > 1) {
-    const tags = Object.keys(variants[0].properties ?? {}).filter((k) => variants.every((v) => v.properties?.[k]?.const !== undefined && v.required?.includes(k)));
-    if (tags.length) out.discriminator = { propertyName: tags[0] };
-  }
-  return out;
-}
-
-/** The validator for a part of the contract: `commands/app_info`, `channel`, `event`, `$defs/Event`. */
-function validator(part) {
-  return ajv.compile({ $ref: `ipc#/${part}` });
-}
+import { schema, validator, contractErrors, answerProblems } from './support/ipc-contract.mjs';
 
 function check(part, value) {
-  const validate = validator(part);
-  const ok = validate(value);
-  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-  expect.soft(ok ? [] : errors, `${part}: ${JSON.stringify(value).slice(0, 200)}`).toEqual([]);
+  expect.soft(contractErrors(part, value), `${part}: ${JSON.stringify(value).slice(0, 200)}`).toEqual([]);
 }
 
 test('command replies in the fixtures match the commands', () => {
@@ -89,5 +60,53 @@ test('the schema is strict where the UI relies on it', () => {
   // A change kind the engine does not know, or a missing field, is refused.
   expect(validator('$defs/ChangeOp')({ op: 'teleport', path: 'a' })).toBe(false);
   expect(validator('$defs/ChangeOp')({ op: 'move', from: 'a' })).toBe(false);
+  // A tagged union accepts objects only (ajv's discriminator alone would let a string or null through).
+  expect(validator('$defs/ChangeOp')('delete')).toBe(false);
+  expect(validator('$defs/ChangeOp')(null)).toBe(false);
   expect(validator('commands/app_info')({ ...f.appInfo, planner: 3 })).toBe(false);
+});
+
+test('each question type has the schema of its answer, and it tells right answers from wrong ones', () => {
+  // What the window may send with answer(id, payload) for a question of each type; the two reviews are
+  // engine::StepAnswer and engine::DiffAnswer.
+  const examples = {
+    clarify_request: { valid: ['remove duplicates in Downloads', null], invalid: [3, { text: 'x' }] },
+    choose_skill: { valid: [1, 0, null], invalid: ['x', -1, 1.5] },
+    clarify_param: { valid: [500000000, 'Downloads', null, { any: 'thing' }], invalid: [] },
+    review_step: {
+      valid: [{ decision: 'approve' }, { decision: 'override', params: { keep: 'oldest' } }, { decision: 'roll_back' }],
+      invalid: [{ decision: 'yes' }, { decision: 'override' }, { decision: 'approve', params: {} }, 'approve', null],
+    },
+    review_diff: {
+      valid: [{ decision: 'commit' }, { decision: 'discard' }, { decision: 'roll_back_to', snapshot: 'snap-2' }],
+      invalid: [{ decision: 'roll_back_to' }, { decision: 'approve' }, { decision: 'commit', snapshot: 'snap-2' }, true],
+    },
+  };
+  // Every question type the contract can ask has an answer schema, and no other.
+  const questionTypes = schema.$defs.Question.oneOf.map((v) => v.properties.type.const);
+  expect(Object.keys(schema.answers ?? {}).sort()).toEqual([...questionTypes].sort());
+  expect(Object.keys(examples).sort()).toEqual([...questionTypes].sort());
+  for (const [type, { valid, invalid }] of Object.entries(examples)) {
+    const validate = validator(`answers/${type}`);
+    for (const answer of valid) expect.soft(contractErrors(`answers/${type}`, answer), `${type}: ${JSON.stringify(answer)} fits`).toEqual([]);
+    for (const answer of invalid) expect.soft(validate(answer), `${type}: ${JSON.stringify(answer)} is refused`).toBe(false);
+  }
+});
+
+test('the harness check of sent answers names the question type and what is wrong', () => {
+  // The Tauri mock records each answer with the type of the question it answers; the harness fails a test on any problem.
+  expect(answerProblems([
+    { id: 1, answer: { decision: 'approve' }, question: 'review_step' },
+    { id: 2, answer: { decision: 'roll_back_to', snapshot: 'snap-2' }, question: 'review_diff' },
+    { id: 3, answer: null, question: 'choose_skill' },
+  ])).toEqual([]);
+  const problems = answerProblems([
+    { id: 1, answer: { decision: 'yes' }, question: 'review_step' },
+    { id: 2, answer: { decision: 'roll_back_to' }, question: 'review_diff' },
+    { id: 7, answer: 1, question: null },
+  ]);
+  expect(problems).toHaveLength(3);
+  expect(problems[0]).toMatch(/^answer\(1, \{"decision":"yes"\}\) does not fit answers\/review_step: .*decision/);
+  expect(problems[1]).toMatch(/^answer\(2, .*\) does not fit answers\/review_diff: .*snapshot/);
+  expect(problems[2]).toMatch(/no question 7 was asked/);
 });

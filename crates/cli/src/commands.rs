@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use config::PipelineConfig;
-use contracts::Primitive;
 use engine::{Engine, EngineOptions, Notice};
 use sandbox::{Sandbox, SandboxConfig, ScanOptions, human_bytes};
 use serde_json::{Map, Value, json};
@@ -48,7 +47,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             root,
             params,
             commit,
-        } => tool_cmd(&env, &skill, &tool, &root, &params, commit),
+        } => crate::tool::tool_cmd(&env, &skill, &tool, &root, &params, commit),
         Command::Search {
             root,
             query,
@@ -494,158 +493,6 @@ pub fn parse_params(pairs: &[String]) -> Result<Map<String, Value>> {
         }
     }
     Ok(out)
-}
-
-fn tool_cmd(
-    env: &Env,
-    skill: &str,
-    tool: &str,
-    root: &Path,
-    raw: &[String],
-    commit: bool,
-) -> Result<ExitCode> {
-    let store = load_skills(env)?;
-    let (def, tool_def) = store
-        .tool(skill, tool)
-        .ok_or_else(|| match store.get(skill) {
-            None => usage(
-                "UNKNOWN_SKILL",
-                format!("no skill named `{skill}` (see `scope-weaver skills list`)"),
-            ),
-            Some(s) => usage(
-                "UNKNOWN_TOOL",
-                format!(
-                    "skill `{skill}` has no tool `{tool}`; it has: {}",
-                    s.definition
-                        .tools
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ),
-        })?;
-    let (def, tool_def) = (def.clone(), tool_def.clone());
-    let params = parse_params(raw)?;
-    let check = tool_def.validate_params(&params);
-    if !check.valid {
-        let mut msg = format!(
-            "{}.{} needs: {}",
-            def.name, tool_def.name, tool_def.signature
-        );
-        if !check.missing.is_empty() {
-            msg.push_str(&format!("\n  missing: {}", check.missing.join(", ")));
-        }
-        if !check.extra.is_empty() {
-            msg.push_str(&format!("\n  not accepted: {}", check.extra.join(", ")));
-        }
-        return Err(usage("INVALID_PARAMS", msg));
-    }
-    match &tool_def.primitive {
-        Primitive::Graph(g) => {
-            let mut sb = open_sandbox(env, root)?;
-            let result = sb.call(&g.method, &params)?;
-            let diff: Vec<String> = sb.changes().iter().map(|c| c.op.render()).collect();
-            let mut committed = None;
-            if commit && !diff.is_empty() {
-                sb.stage(&result.snapshot_id)?;
-                let bar = (!env.json).then(|| {
-                    let bar = indicatif::ProgressBar::with_draw_target(
-                        Some(diff.len() as u64),
-                        indicatif::ProgressDrawTarget::stderr(),
-                    );
-                    bar.set_style(
-                        indicatif::ProgressStyle::with_template("committing {bar:30} {pos}/{len}")
-                            .expect("valid template"),
-                    );
-                    bar
-                });
-                let mut on_change = |done: usize, _total: usize, _op: &sandbox::ChangeOp| {
-                    if let Some(b) = &bar {
-                        b.set_position(done as u64);
-                    }
-                };
-                let report = sb.commit(Some(&mut on_change));
-                if let Some(b) = &bar {
-                    b.finish_and_clear();
-                }
-                committed = Some(report?);
-            }
-            if env.json {
-                print_json(
-                    &json!({"ok": true, "skill": def.name, "tool": tool_def.name, "result": result, "diff": diff, "committed": committed}),
-                );
-            } else {
-                print_result(&result.data);
-                if diff.is_empty() {
-                    println!("\nNo changes.");
-                } else {
-                    println!(
-                        "\nChanges{}:",
-                        if committed.is_some() {
-                            " (committed)"
-                        } else {
-                            " (simulated; add --commit to apply)"
-                        }
-                    );
-                    for line in &diff {
-                        println!("  {line}");
-                    }
-                }
-                if let Some(r) = committed {
-                    println!(
-                        "\nCommitted {} change(s): {} created, {} moved, {} copied, {} deleted{}.",
-                        r.applied,
-                        r.created,
-                        r.moved,
-                        r.copied,
-                        r.deleted,
-                        if r.deleted > 0 {
-                            format!(
-                                " ({}, {})",
-                                if r.trashed > 0 {
-                                    "to the trash"
-                                } else {
-                                    "permanently"
-                                },
-                                human_bytes(r.freed_bytes)
-                            )
-                        } else {
-                            String::new()
-                        }
-                    );
-                }
-            }
-        }
-        Primitive::Skill(s) if s.operation == "scaffold_skill" => {
-            return crate::new_skill::scaffold(env, &params, commit);
-        }
-        Primitive::Retrieval(r) => {
-            let data = crate::search::retrieval_tool(env, &store, &r.query_type, root, &params)?;
-            crate::search::print_retrieval(env, &def.name, &tool_def.name, &data);
-        }
-        Primitive::Llm(l) => {
-            // Read-only: what each file would be sorted into (the files it is unsure of listed
-            // under `asked`; a run asks about them).
-            let sandbox = open_sandbox(env, root)?;
-            let pipeline = retrieval::RetrievalPipeline::open(&env.config)?;
-            let data = retrieval::call_task(&pipeline, &sandbox, &l.task, &params)?;
-            crate::search::print_retrieval(env, &def.name, &tool_def.name, &data);
-        }
-        other => {
-            return Err(usage(
-                "PRIMITIVE_UNAVAILABLE",
-                format!(
-                    "{}.{} uses the {} primitive `{}`, which `scope-weaver tool` cannot run on its own",
-                    def.name,
-                    tool_def.name,
-                    other.kind(),
-                    other.operation(),
-                ),
-            ));
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// A readable rendering of a method result: counts first, then lists of nodes or moves.

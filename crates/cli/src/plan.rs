@@ -191,7 +191,7 @@ pub fn plan_cmd(
             "steps": planned.plan.steps.iter()
                 .map(|s| json!({"skill": s.skill, "tool": s.tool, "params": s.params}))
                 .collect::<Vec<_>>(),
-            "response": planned.response, "usage": planned.usage,
+            "response": planned.response, "usage": planned.usage, "margins": planned.confidence,
         }));
         let entry = by_kind.entry(kind.clone()).or_default();
         entry.1 += 1;

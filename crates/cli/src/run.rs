@@ -343,7 +343,7 @@ pub fn run_cmd(
     let settings = RunSettings {
         hitl,
         dry_run,
-        request_id: None,
+        ..RunSettings::default()
     };
     if let Some(request) = request {
         run_one(env, &engine, root, request, &settings, &mut ui)?;

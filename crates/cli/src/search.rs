@@ -1,19 +1,17 @@
-//! Retrieval from the command line: `skills search` (which skill fits a request), `search ROOT`
-//! (which files are about something), and running retrieval tools with `tool`.
+//! Retrieval from the command line: `skills search` (which skill fits a request) and `search ROOT`
+//! (which files are about something).
 
 use std::io::BufRead;
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use retrieval::{
-    HotReload, RetrievalPipeline, SkillRanking, SkillWatcher, apply_skill_change, call_retrieval,
-};
+use retrieval::{HotReload, RetrievalPipeline, SkillRanking, SkillWatcher, apply_skill_change};
 use sandbox::Sandbox;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use skills::SkillStore;
 
-use crate::commands::{Env, open_sandbox, print_result};
+use crate::commands::{Env, open_sandbox};
 use crate::output::{print_json, usage};
 
 /// Opens the retrieval pipeline and brings the skill index up to date with `store`.
@@ -202,34 +200,6 @@ pub fn content_search(
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `tool SKILL TOOL` for a tool whose primitive is a retrieval query.
-pub fn retrieval_tool(
-    env: &Env,
-    store: &SkillStore,
-    query_type: &str,
-    root: &Path,
-    params: &Map<String, Value>,
-) -> Result<Value> {
-    if query_type == "content_search" {
-        let (sb, p) = indexed_sandbox(env, root)?;
-        return Ok(call_retrieval(&p, Some(&sb), query_type, params)?);
-    }
-    let p = skill_pipeline(env, store)?;
-    Ok(call_retrieval(&p, None, query_type, params)?)
-}
-
-/// Prints a retrieval tool's result.
-pub fn print_retrieval(env: &Env, skill: &str, tool: &str, data: &Value) {
-    if env.json {
-        print_json(&json!({"ok": true, "skill": skill, "tool": tool, "result": data}));
-    } else {
-        if let Some(w) = data.get("warning").and_then(Value::as_str) {
-            eprintln!("warning: {w}");
-        }
-        print_result(data);
-    }
 }
 
 /// `skills watch`: hot reload until interrupted (or `count` reloads). Prints one line per change

@@ -191,9 +191,12 @@ pub fn inbox_cmd(env: &Env, command: Option<InboxCommand>) -> Result<ExitCode> {
         Some(InboxCommand::Approve { id, yes }) => {
             let item = engine.inbox_item(&id)?;
             let settings = RunSettings {
-                hitl: None,
-                dry_run: false,
-                request_id: None,
+                plan: item
+                    .call
+                    .as_ref()
+                    .map(|c| engine.tool_call_plan(c))
+                    .transpose()?,
+                ..RunSettings::default()
             };
             let mut ui = TerminalInteraction::new(yes, env.json);
             let report = run_one(env, &engine, &item.root, &item.request, &settings, &mut ui)?;

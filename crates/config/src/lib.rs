@@ -46,6 +46,7 @@ pub struct PipelineConfig {
     pub hitl_mode: HitlMode,
     pub thinker_backend: ThinkerBackend,
     pub thinker_model_path: Option<PathBuf>,
+    pub thinker_rules_first: bool,
     pub max_plan_steps: usize,
     pub planner_retries: u32,
     pub max_turns: u32,

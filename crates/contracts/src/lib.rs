@@ -18,7 +18,7 @@ pub use cpu::{cpu_mismatch_message, missing_cpu_features};
 pub use error::{ErrorCode, ErrorPayload};
 pub use execution::{ExecutionResult, PipelineContext, StepStatus, ValidationResult};
 pub use learned::LearnedChoice;
-pub use plan::{Plan, PlanStep};
+pub use plan::{Plan, PlanStep, ToolCall};
 pub use planning::{
     ActsOn, REQUEST_SLOTS, ToolPlanning, WordRule, strip_placeholders, trigger_placeholders,
 };

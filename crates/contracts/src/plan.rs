@@ -32,6 +32,44 @@ impl Plan {
     }
 }
 
+/// One tool called directly (`scope-weaver tool SKILL TOOL key=value…`, a task file naming a
+/// tool): run as a one-step plan through the same pipeline as a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    pub skill: String,
+    pub tool: String,
+    #[serde(default)]
+    pub params: Map<String, Value>,
+}
+
+impl ToolCall {
+    /// How the call reads in the audit log and the history: `skill/tool key=value …`.
+    pub fn text(&self) -> String {
+        let mut text = format!("{}/{}", self.skill, self.tool);
+        for (k, v) in &self.params {
+            match v {
+                Value::String(s) => text.push_str(&format!(" {k}={s}")),
+                other => text.push_str(&format!(" {k}={other}")),
+            }
+        }
+        text
+    }
+
+    /// The plan it runs as: one step.
+    pub fn plan(&self) -> Plan {
+        Plan {
+            steps: vec![PlanStep {
+                step: 1,
+                description: self.text(),
+                skill: self.skill.clone(),
+                tool: self.tool.clone(),
+                params: self.params.clone(),
+            }],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +98,18 @@ mod tests {
             serde_json::from_value::<PlanStep>(serde_json::json!({"step": 1, "tool": "x"}))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn a_tool_call_is_a_one_step_plan_that_reads_as_it_was_called() {
+        let call: ToolCall = serde_json::from_value(serde_json::json!({
+            "skill": "manage-files", "tool": "delete", "params": {"path": "old.log", "force": true}
+        }))
+        .unwrap();
+        assert_eq!(call.text(), "manage-files/delete path=old.log force=true");
+        let plan = call.plan();
+        assert_eq!(plan.steps.len(), 1);
+        assert_eq!(plan.steps[0].step, 1);
+        assert_eq!(plan.steps[0].params, call.params);
     }
 }

@@ -1,6 +1,7 @@
 //! The windows' IPC contract, generated from the Rust types so the UI never writes it twice: what
 //! each command returns, what a run's channel and the app-wide events carry (JSON Schema, by
-//! schemars, for serialisation), and how each kind of change is called and drawn. The files live
+//! schemars, for serialisation), what a window may send to answer each type of question, and
+//! how each kind of change is called and drawn. The files live
 //! in `ui/src/generated/`; `engine`'s test `generated_ui_contract_is_current` rewrites them with
 //! `UPDATE_EXPECT=1` and fails when they are stale. The UI imports the change kinds; its tests
 //! check every fixture against the schema.
@@ -94,6 +95,7 @@ pub fn ipc_schema() -> Value {
     let error = generator
         .subschema_for::<contracts::ErrorPayload>()
         .to_value();
+    let answers = crate::questions::answer_schemas(&mut generator);
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Scope Weaver windows' IPC (generated from the Rust types; do not edit)",
@@ -101,6 +103,7 @@ pub fn ipc_schema() -> Value {
         "channel": channel,
         "event": event,
         "error": error,
+        "answers": answers,
         "$defs": generator.take_definitions(true),
     })
 }

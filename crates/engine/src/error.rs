@@ -18,6 +18,15 @@ pub enum EngineError {
     NotAtReview,
     #[error("no skill named `{0}`")]
     UnknownSkill(String),
+    #[error("skill `{skill}` has no tool `{tool}`; it has: {has}")]
+    UnknownTool {
+        skill: String,
+        tool: String,
+        has: String,
+    },
+    /// A tool called with parameters it lacks or does not take (every problem in the message).
+    #[error("{0}")]
+    InvalidParams(String),
     #[error("cannot write {path}: {message}")]
     Write { path: String, message: String },
     /// An error from a crate below (sandbox, pipeline, skills, …), with its own code.
@@ -35,6 +44,8 @@ impl ErrorCode for EngineError {
             EngineError::InvalidAnswer(_) => "INVALID_ANSWER",
             EngineError::NotAtReview => "NOT_AT_REVIEW",
             EngineError::UnknownSkill(_) => "UNKNOWN_SKILL",
+            EngineError::UnknownTool { .. } => "UNKNOWN_TOOL",
+            EngineError::InvalidParams(_) => "INVALID_PARAMS",
             EngineError::Write { .. } => "WRITE_FAILED",
             // Errors from below keep their own code; see `payload`.
             EngineError::Coded { .. } => "ENGINE_ERROR",

@@ -17,6 +17,7 @@ mod plan;
 mod questions;
 mod settings;
 mod tasks;
+mod tool_call;
 mod undo;
 mod watch;
 mod watch_loop;
@@ -43,7 +44,9 @@ pub use contract::{ipc_schema, op_kinds};
 pub use error::{EngineError, Result};
 pub use ledger::Ledger;
 pub use plan::{PlanPreview, StepMatch};
-pub use questions::{Answer, Message, Question, QuestionBoard, WindowInteraction};
+pub use questions::{
+    Answer, DiffAnswer, Message, Question, QuestionBoard, StepAnswer, WindowInteraction,
+};
 pub use settings::{Settings, load_app_config};
 pub use tasks::{DROP_FOLDER_POLL, TaskAnswer, TaskFile};
 pub use watch::{InboxItem, Watch, WatchOutcome};
@@ -147,6 +150,9 @@ pub struct RunSettings {
     pub dry_run: bool,
     /// The run's id (`None`: derived from the request and the time).
     pub request_id: Option<String>,
+    /// A plan to run as it is instead of planning the request (a tool call:
+    /// [`Engine::tool_call_plan`]); validated, simulated and approved like any plan.
+    pub plan: Option<contracts::Plan>,
 }
 
 /// What `app_info` shows.
@@ -188,6 +194,9 @@ pub struct RunRequest {
     pub dry_run: bool,
     #[serde(default)]
     pub hitl: Option<String>,
+    /// One tool to call instead of a request to plan (`request` may then be empty).
+    #[serde(default)]
+    pub call: Option<contracts::ToolCall>,
 }
 
 /// What the graph window draws: the view of the latest graph (scan, or the running request's).
@@ -463,6 +472,15 @@ impl Engine {
         request: &RunRequest,
         sink: &mut (dyn FnMut(Message) + Send),
     ) -> Result<RunReport> {
+        let plan = request
+            .call
+            .as_ref()
+            .map(|c| self.tool_call_plan(c))
+            .transpose()?;
+        let text = match &request.call {
+            Some(call) if request.request.trim().is_empty() => call.text(),
+            _ => request.request.clone(),
+        };
         let (cancel, _running) = self.start_run()?;
         let hitl = match request.hitl.as_deref() {
             None | Some("") => None,
@@ -484,34 +502,12 @@ impl Engine {
         let settings = RunSettings {
             hitl,
             dry_run: request.dry_run,
-            request_id: Some(pipeline::request_id(&request.request)),
+            request_id: Some(pipeline::request_id(&text)),
+            plan,
         };
         let run_id = settings.request_id.clone().unwrap_or_default();
-        let notify = self.notify.clone();
-        let mut forward = move |m: Message| {
-            if let Message::Event { event } = &m {
-                notify(Notice::Pipeline {
-                    run_id: run_id.clone(),
-                    event: event.clone(),
-                });
-            }
-            sink(m);
-        };
-        let view = &self.view;
-        let notify = self.notify.clone();
-        let mut on_sandbox = move |s: &Sandbox| {
-            write(view, Some(ViewSource::of(s)));
-            notify(Notice::GraphChanged {
-                reason: "delta".into(),
-            });
-        };
-        let mut ui = WindowInteraction {
-            board: &self.board,
-            sink: &mut forward,
-            cancel: cancel.clone(),
-            on_sandbox: &mut on_sandbox,
-        };
-        let result = self.run_started(&cancel, &mut sandbox, &request.request, &settings, &mut ui);
+        let mut ui = self.window_interaction(&run_id, sink, cancel.clone(), true);
+        let result = self.run_started(&cancel, &mut sandbox, &text, &settings, &mut ui);
         // The graph window shows the disk again: as committed, or as it was.
         let committed = result.as_ref().is_ok_and(|r| r.committed);
         write(
@@ -585,12 +581,20 @@ impl Engine {
             request_id: Some(run_id),
         };
         let core = &mut *core;
+        let mut given = settings
+            .plan
+            .clone()
+            .map(|plan| thinker::GivenPlan::new(plan, core.planner.as_mut()));
+        let planner: &mut dyn Planner = match given.as_mut() {
+            Some(given) => given,
+            None => core.planner.as_mut(),
+        };
         let mut orchestrator = Orchestrator {
             config: &config,
             skills: &mut core.store,
             retrieval: &mut core.retrieval,
             sandbox,
-            planner: core.planner.as_mut(),
+            planner,
             audit: core
                 .audit
                 .as_mut()

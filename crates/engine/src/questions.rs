@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use thinker::CancelToken;
 
 use crate::error::{EngineError, Result};
+use crate::{Engine, Notice, ViewSource, write};
 
 /// What the person is asked. Serialised as `{"type": "...", ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -80,6 +81,49 @@ pub enum Message {
     },
 }
 
+/// How a window answers a `review_step` question: `{"decision": "approve"}`,
+/// `{"decision": "override", "params": {…}}` (the step again with these params) or
+/// `{"decision": "roll_back"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "decision", rename_all = "snake_case", deny_unknown_fields)]
+pub enum StepAnswer {
+    Approve,
+    Override { params: Map<String, Value> },
+    RollBack,
+}
+
+/// How a window answers a `review_diff` question: `{"decision": "commit"}`,
+/// `{"decision": "discard"}` or `{"decision": "roll_back_to", "snapshot": "…"}` (one of the
+/// review's `rollback_points`).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "decision", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DiffAnswer {
+    Commit,
+    Discard,
+    RollBackTo { snapshot: String },
+}
+
+/// What a window may send to answer each type of question (`answer(id, payload)`), for the
+/// IPC contract: the question's `type` → the schema of its answer.
+pub(crate) fn answer_schemas(generator: &mut schemars::SchemaGenerator) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut add = |kind: &str, schema: schemars::Schema| {
+        out.insert(kind.to_owned(), schema.to_value());
+    };
+    // The answer text, or null to skip the part that was not understood.
+    add(
+        "clarify_request",
+        generator.subschema_for::<Option<String>>(),
+    );
+    // The index of a candidate, or null to skip the step.
+    add("choose_skill", generator.subschema_for::<Option<u32>>());
+    // A value of the parameter's type, or null to leave it out.
+    add("clarify_param", generator.subschema_for::<Option<Value>>());
+    add("review_step", generator.subschema_for::<StepAnswer>());
+    add("review_diff", generator.subschema_for::<DiffAnswer>());
+    out
+}
+
 /// A checked answer, as the run consumes it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
@@ -94,15 +138,8 @@ fn invalid(msg: &str) -> EngineError {
     EngineError::InvalidAnswer(msg.to_owned())
 }
 
-fn decision_of(answer: &Value) -> Result<(&str, &Map<String, Value>)> {
-    let obj = answer
-        .as_object()
-        .ok_or_else(|| invalid("expected {\"decision\": …}"))?;
-    let d = obj
-        .get("decision")
-        .and_then(Value::as_str)
-        .ok_or_else(|| invalid("expected {\"decision\": …}"))?;
-    Ok((d, obj))
+fn typed<T: serde::de::DeserializeOwned>(answer: &Value) -> Result<T> {
+    serde_json::from_value(answer.clone()).map_err(|e| invalid(&e.to_string()))
 }
 
 impl Kind {
@@ -127,30 +164,16 @@ impl Kind {
                 Value::Null => None,
                 v => Some(v.clone()),
             })),
-            Kind::ReviewStep => {
-                let (d, obj) = decision_of(answer)?;
-                match d {
-                    "approve" => Ok(Answer::Step(Decision::Approve)),
-                    "roll_back" => Ok(Answer::Step(Decision::RollBack)),
-                    "override" => match obj.get("params") {
-                        Some(Value::Object(p)) => Ok(Answer::Step(Decision::Override(p.clone()))),
-                        _ => Err(invalid("an override needs \"params\": {…}")),
-                    },
-                    _ => Err(invalid("decision must be approve, override or roll_back")),
-                }
-            }
-            Kind::ReviewDiff => {
-                let (d, obj) = decision_of(answer)?;
-                match d {
-                    "commit" => Ok(Answer::Diff(DiffDecision::Commit)),
-                    "discard" => Ok(Answer::Diff(DiffDecision::Discard)),
-                    "roll_back_to" => match obj.get("snapshot").and_then(Value::as_str) {
-                        Some(s) => Ok(Answer::Diff(DiffDecision::RollBackTo(s.to_owned()))),
-                        None => Err(invalid("roll_back_to needs \"snapshot\"")),
-                    },
-                    _ => Err(invalid("decision must be commit, discard or roll_back_to")),
-                }
-            }
+            Kind::ReviewStep => Ok(Answer::Step(match typed::<StepAnswer>(answer)? {
+                StepAnswer::Approve => Decision::Approve,
+                StepAnswer::Override { params } => Decision::Override(params),
+                StepAnswer::RollBack => Decision::RollBack,
+            })),
+            Kind::ReviewDiff => Ok(Answer::Diff(match typed::<DiffAnswer>(answer)? {
+                DiffAnswer::Commit => DiffDecision::Commit,
+                DiffAnswer::Discard => DiffDecision::Discard,
+                DiffAnswer::RollBackTo { snapshot } => DiffDecision::RollBackTo(snapshot),
+            })),
         }
     }
 }
@@ -207,14 +230,36 @@ impl QuestionBoard {
     }
 }
 
-/// The pipeline's `Interaction` for windows: events and questions go to `sink`; answers come
-/// through the board. A cancelled run gets the safe answer (roll back, discard, skip) at once.
+/// The pipeline's `Interaction` for windows: events and questions go to `sink`, events also to
+/// every window (`Notice::Pipeline` under the run's id); answers come through the board. When the
+/// run shows in the graph window, each change of its sandbox becomes the view
+/// (`Notice::GraphChanged`). A cancelled run gets the safe answer (roll back, discard, skip) at
+/// once. Made by `Engine::window_interaction`.
 pub struct WindowInteraction<'a> {
-    pub board: &'a QuestionBoard,
-    pub sink: &'a mut (dyn FnMut(Message) + Send),
-    pub cancel: CancelToken,
-    /// Called whenever the sandbox changed (the graph view re-reads it).
-    pub on_sandbox: &'a mut (dyn FnMut(&sandbox::Sandbox) + Send),
+    engine: &'a Engine,
+    run_id: String,
+    sink: &'a mut (dyn FnMut(Message) + Send),
+    cancel: CancelToken,
+    shows_view: bool,
+}
+
+impl Engine {
+    /// The windows' side of run `run_id` (see [`WindowInteraction`]).
+    pub(crate) fn window_interaction<'a>(
+        &'a self,
+        run_id: &str,
+        sink: &'a mut (dyn FnMut(Message) + Send),
+        cancel: CancelToken,
+        shows_view: bool,
+    ) -> WindowInteraction<'a> {
+        WindowInteraction {
+            engine: self,
+            run_id: run_id.to_owned(),
+            sink,
+            cancel,
+            shows_view,
+        }
+    }
 }
 
 impl std::fmt::Debug for WindowInteraction<'_> {
@@ -229,7 +274,7 @@ impl WindowInteraction<'_> {
     /// Posts `question` and waits for its answer; `None` when the run was cancelled.
     fn ask(&mut self, question: Question) -> Option<Answer> {
         let (tx, rx) = mpsc::channel();
-        let id = self.board.open(question.kind(), tx);
+        let id = self.engine.board.open(question.kind(), tx);
         (self.sink)(Message::Question {
             id,
             question: Box::new(question),
@@ -242,7 +287,7 @@ impl WindowInteraction<'_> {
                 Err(RecvTimeoutError::Disconnected) => break None,
             }
         };
-        self.board.close(id);
+        self.engine.board.close(id);
         (self.sink)(Message::Answered { id });
         answer
     }
@@ -250,13 +295,22 @@ impl WindowInteraction<'_> {
 
 impl Interaction for WindowInteraction<'_> {
     fn event(&mut self, event: &Event) {
+        self.engine.emit(Notice::Pipeline {
+            run_id: self.run_id.clone(),
+            event: Box::new(event.clone()),
+        });
         (self.sink)(Message::Event {
             event: Box::new(event.clone()),
         });
     }
 
     fn sandbox_changed(&mut self, sandbox: &sandbox::Sandbox) {
-        (self.on_sandbox)(sandbox);
+        if self.shows_view {
+            write(&self.engine.view, Some(ViewSource::of(sandbox)));
+            self.engine.emit(Notice::GraphChanged {
+                reason: "delta".into(),
+            });
+        }
     }
 
     fn clarify_request(&mut self, question: &str) -> Option<String> {

@@ -1,6 +1,7 @@
 //! The drop folder (seed 000's `todo_watch_dir`): task files dropped into a folder are taken
-//! oldest first, one at a time. A task is `{"request": "...", "root": "/abs/folder"}` (and
-//! `"trusted": true` to commit what deletes nothing without asking); it is simulated like a
+//! oldest first, one at a time. A task is `{"request": "...", "root": "/abs/folder"}`, or one
+//! tool call `{"call": {"skill": "...", "tool": "...", "params": {...}}, "root": "/abs/folder"}`
+//! (and `"trusted": true` to commit what deletes nothing without asking); it is simulated like a
 //! watched folder's request, its changes parked in the inbox (or committed), and answered with
 //! `NAME.answer.json` beside the task, which moves to `done/`. A file that is not a valid task
 //! gets `NAME.error.json` beside it, saying what is wrong, and stays where it is; it is tried
@@ -22,7 +23,12 @@ use crate::watch::{WatchOutcome, write_json};
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskFile {
+    /// What to do, in words: planned like a request in the bar.
+    #[serde(default)]
     pub request: String,
+    /// Or one tool to call with its parameters (no planner involved).
+    #[serde(default)]
+    pub call: Option<contracts::ToolCall>,
     /// The working folder, absolute.
     pub root: PathBuf,
     #[serde(default)]
@@ -95,12 +101,20 @@ fn beside(task: &Path, suffix: &str) -> PathBuf {
 fn read_task(text: &str) -> std::result::Result<TaskFile, String> {
     let task: TaskFile = serde_json::from_str(text).map_err(|e| {
         format!(
-            "not a task ({e}); a task is {{\"request\": \"...\", \"root\": \"/absolute/folder\"}}"
+            "not a task ({e}); a task is {{\"request\": \"...\", \"root\": \"/absolute/folder\"}} \
+             or {{\"call\": {{\"skill\": \"...\", \"tool\": \"...\", \"params\": {{}}}}, \"root\": \"...\"}}"
         )
     })?;
     let mut problems = Vec::new();
-    if task.request.trim().is_empty() {
-        problems.push("`request` is empty".to_owned());
+    match (task.request.trim().is_empty(), &task.call) {
+        (true, None) => problems.push(
+            "no `request` (what to do, in words) and no `call` (one tool with its params)"
+                .to_owned(),
+        ),
+        (false, Some(_)) => {
+            problems.push("give `request` or `call`, not both".to_owned());
+        }
+        _ => {}
     }
     if !task.root.is_absolute() {
         problems.push(format!(
@@ -129,7 +143,13 @@ impl Engine {
                 .unwrap_or_default();
             let at = || humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
             let text = std::fs::read_to_string(&path).unwrap_or_default();
-            let task = match read_task(&text) {
+            let task = match read_task(&text).and_then(|t| match &t.call {
+                Some(call) => self
+                    .tool_call_plan(call)
+                    .map(|_| t)
+                    .map_err(|e| format!("`call`: {}", e.payload().message)),
+                None => Ok(t),
+            }) {
                 Ok(t) => t,
                 Err(message) => {
                     let answer = TaskAnswer {
@@ -150,12 +170,22 @@ impl Engine {
                     .map(|s| s.to_string_lossy())
                     .unwrap_or_default()
             );
-            let (outcome, error) =
-                match self.settle_request(&source, &task.root, &task.request, task.trusted) {
-                    Err(EngineError::Busy) => continue,
-                    Ok(o) => (Some(o), None),
-                    Err(e) => (None, Some(e.payload())),
-                };
+            let request = match &task.call {
+                Some(call) => call.text(),
+                None => task.request.clone(),
+            };
+            let settled = self.settle_request(
+                &source,
+                &task.root,
+                &request,
+                task.call.as_ref(),
+                task.trusted,
+            );
+            let (outcome, error) = match settled {
+                Err(EngineError::Busy) => continue,
+                Ok(o) => (Some(o), None),
+                Err(e) => (None, Some(e.payload())),
+            };
             let answer = TaskAnswer {
                 task: name.clone(),
                 ok: error.is_none(),

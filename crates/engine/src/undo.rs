@@ -3,10 +3,10 @@
 //! the working folder, found and reported or finished.
 
 use pipeline::{CommittedRun, UndoReport};
-use sandbox::{RecoveryReport, Sandbox, ScanOptions};
+use sandbox::{RecoveryReport, ScanOptions};
 
 use crate::ledger::Ledger;
-use crate::questions::{Message, WindowInteraction};
+use crate::questions::Message;
 use crate::{Engine, EngineError, Notice, Result, ViewSource, lock, read, write};
 
 impl Engine {
@@ -38,35 +38,9 @@ impl Engine {
         if core.audit.is_none() {
             core.audit = Some(ledger.open_audit()?);
         }
-        let notify = self.notify.clone();
-        let run = record.run.id.clone();
-        let mut forward = move |m: Message| {
-            if let Message::Event { event } = &m {
-                notify(Notice::Pipeline {
-                    run_id: run.clone(),
-                    event: event.clone(),
-                });
-            }
-            sink(m);
-        };
         let showing = read(&self.root)
             .is_some_and(|r| std::fs::canonicalize(r).is_ok_and(|r| r == record.root));
-        let view = &self.view;
-        let notify = self.notify.clone();
-        let mut on_sandbox = move |s: &Sandbox| {
-            if showing {
-                write(view, Some(ViewSource::of(s)));
-                notify(Notice::GraphChanged {
-                    reason: "delta".into(),
-                });
-            }
-        };
-        let mut ui = WindowInteraction {
-            board: &self.board,
-            sink: &mut forward,
-            cancel,
-            on_sandbox: &mut on_sandbox,
-        };
+        let mut ui = self.window_interaction(&record.run.id, sink, cancel, showing);
         let audit = core.audit.as_mut().expect("opened above");
         let report = ledger.undo(&mut sandbox, &record, dry_run, &mut ui, audit)?;
         if showing && !report.committed {

@@ -64,6 +64,10 @@ pub struct InboxItem {
     pub destructive: bool,
     /// The simulated run's report.
     pub summary: String,
+    /// Set when the item is one tool call (a task file's `call`): approving runs it, not
+    /// `request` planned again.
+    #[serde(default)]
+    pub call: Option<contracts::ToolCall>,
 }
 
 /// What handling a watched folder did.
@@ -79,7 +83,7 @@ pub enum WatchOutcome {
         summary: String,
     },
     /// Waiting in the inbox.
-    Parked { item: InboxItem },
+    Parked { item: Box<InboxItem> },
 }
 
 fn millis(t: SystemTime) -> u64 {
@@ -234,7 +238,8 @@ impl Engine {
         // Taken before the scan: whatever changes from here on is newer and handled again (a
         // trusted commit's own changes once more, which then finds nothing to do).
         let started = millis(SystemTime::now());
-        let outcome = self.settle_request(&watch.id, &watch.root, &watch.request, watch.trusted)?;
+        let outcome =
+            self.settle_request(&watch.id, &watch.root, &watch.request, None, watch.trusted)?;
         let mut watches = self.watches()?;
         if let Some(w) = watches.iter_mut().find(|w| w.id == watch.id) {
             w.last_handled_ms = Some(started);
@@ -250,14 +255,17 @@ impl Engine {
         source: &str,
         root: &Path,
         request: &str,
+        call: Option<&contracts::ToolCall>,
         trusted: bool,
     ) -> Result<WatchOutcome> {
+        let plan = call.map(|c| self.tool_call_plan(c)).transpose()?;
         let ledger = crate::Ledger::new(self.config());
         let mut sandbox = ledger.open_sandbox(root, &sandbox::ScanOptions::default())?;
         let simulate = RunSettings {
             hitl: Some(config::HitlMode::Bypass),
             dry_run: true,
             request_id: None,
+            plan: plan.clone(),
         };
         let report = self.run_in(
             &mut sandbox,
@@ -277,6 +285,7 @@ impl Engine {
                 hitl: Some(config::HitlMode::Bypass),
                 dry_run: false,
                 request_id: None,
+                plan,
             };
             let done = self.run_in(&mut sandbox, request, &commit, &mut AutoApprove::default())?;
             WatchOutcome::Committed {
@@ -295,12 +304,15 @@ impl Engine {
                 counts: sandbox::count_text(&ops),
                 destructive,
                 summary: report.text,
+                call: call.cloned(),
             };
             for old in self.inbox()?.into_iter().filter(|i| i.watch == source) {
                 self.inbox_discard(&old.id)?;
             }
             write_json(&self.inbox_dir().join(format!("{}.json", item.id)), &item)?;
-            WatchOutcome::Parked { item }
+            WatchOutcome::Parked {
+                item: Box::new(item),
+            }
         };
         self.emit(Notice::InboxChanged {
             count: self.inbox()?.len(),
@@ -371,6 +383,7 @@ impl Engine {
             request: item.request.clone(),
             dry_run: false,
             hitl: None,
+            call: item.call.clone(),
         };
         let report = self.run_at(&item.root, &request, sink)?;
         if report.committed {

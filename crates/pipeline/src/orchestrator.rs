@@ -110,6 +110,10 @@ pub struct RunReport {
     /// Its postconditions as found on the disk after the commit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<contracts::ConditionOutcome>,
+    /// What the commit did, in numbers (with the run's history id); `None` when nothing was
+    /// committed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<CommitReport>,
 }
 
 /// The states of the machine. Per-step states carry the step's index in the plan.
@@ -259,6 +263,7 @@ impl<'a> Orchestrator<'a> {
                 rollbacks: 0,
                 workflow: None,
                 conditions: Vec::new(),
+                commit: None,
             },
             context: PipelineContext::default(),
             work: None,

@@ -113,7 +113,7 @@ struct Overlay<'a> {
     root: &'a Path,
     entries: HashMap<String, Entry>,
     /// The system trash's item ids, listed once when a change restores from it.
-    trash: std::cell::OnceCell<std::collections::HashSet<PathBuf>>,
+    trash: std::cell::OnceCell<Vec<crate::history::TrashedEntry>>,
 }
 
 fn disk_path(root: &Path, id: &str) -> PathBuf {
@@ -366,13 +366,8 @@ impl<'a> Overlay<'a> {
                 ..
             } => {
                 if self.target(path, out) {
-                    let trash = self.trash.get_or_init(|| {
-                        crate::history::trash_list()
-                            .into_iter()
-                            .map(|i| i.id)
-                            .collect()
-                    });
-                    if !trash.contains(&trashed.id) {
+                    let trash = self.trash.get_or_init(crate::trash_can::list);
+                    if !crate::trash_can::contains(trashed, trash) {
                         out.push(Conflict::SourceMissing {
                             path: format!("{path} (in the trash)"),
                         });
@@ -482,7 +477,12 @@ impl CommitReport {
 }
 
 /// Applies one change to the disk. Never overwrites: a target that appeared since the precheck fails.
-pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io::Result<()> {
+pub fn apply_op(
+    root: &Path,
+    op: &ChangeOp,
+    delete_mode: DeleteMode,
+    started_at: i64,
+) -> std::io::Result<()> {
     use std::io::{Error, ErrorKind, Write};
     let exists_err = |p: &Path| {
         Error::new(
@@ -560,7 +560,7 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
         ChangeOp::Restore { path, trashed, .. } => {
             let dst = disk_path(root, path);
             free(&dst)?;
-            crate::history::restore_from_trash(trashed)
+            crate::trash_can::restore(trashed)
         }
         ChangeOp::RemoveDir { path } => std::fs::remove_dir(disk_path(root, path)),
         ChangeOp::Unlink { path, mtime_ns, .. } => {
@@ -594,8 +594,7 @@ pub fn apply_op(root: &Path, op: &ChangeOp, delete_mode: DeleteMode) -> std::io:
             let p = disk_path(root, path);
             std::fs::symlink_metadata(&p)?;
             match delete_mode {
-                DeleteMode::Trash => trash::delete(&p)
-                    .map_err(|e| Error::other(format!("moving to the trash failed: {e}"))),
+                DeleteMode::Trash => crate::trash_can::delete(&p, started_at),
                 DeleteMode::Permanent => remove_tree(&p),
             }
         }

@@ -205,112 +205,6 @@ pub fn undone_by(records: &[RunRecord]) -> HashMap<String, String> {
     undone
 }
 
-/// Where the system trash put the deleted `paths` (absolute) since `since` (epoch seconds): the
-/// newest matching item for each. One listing of the trash per commit.
-pub fn find_trashed(paths: &[PathBuf], since: i64) -> HashMap<PathBuf, TrashedEntry> {
-    let mut found: HashMap<PathBuf, TrashedEntry> = HashMap::new();
-    if paths.is_empty() {
-        return found;
-    }
-    for item in trash_list() {
-        let original = item.original_parent.join(&item.name);
-        if item.time_deleted + 1 < since || !paths.contains(&original) {
-            continue;
-        }
-        if found
-            .get(&original)
-            .is_none_or(|f| f.time_deleted <= item.time_deleted)
-        {
-            found.insert(original, item);
-        }
-    }
-    found
-}
-
-/// The items in the system trash, where the platform can list them.
-pub fn trash_list() -> Vec<TrashedEntry> {
-    system_trash::list()
-}
-
-/// Moves a trashed entry back to where it was; never overwrites.
-pub fn restore_from_trash(entry: &TrashedEntry) -> std::io::Result<()> {
-    system_trash::restore(entry)
-}
-
-/// The trash crate's listing and restore, where it has them (Windows, freedesktop).
-#[cfg(any(
-    target_os = "windows",
-    all(
-        unix,
-        not(target_os = "macos"),
-        not(target_os = "ios"),
-        not(target_os = "android")
-    )
-))]
-mod system_trash {
-    use std::path::PathBuf;
-
-    use super::TrashedEntry;
-
-    pub fn list() -> Vec<TrashedEntry> {
-        match trash::os_limited::list() {
-            Ok(items) => items
-                .into_iter()
-                .map(|i| TrashedEntry {
-                    id: PathBuf::from(i.id),
-                    name: i.name.to_string_lossy().into_owned(),
-                    original_parent: i.original_parent,
-                    time_deleted: i.time_deleted,
-                })
-                .collect(),
-            Err(e) => {
-                tracing::warn!(error = %e, "the system trash could not be listed");
-                Vec::new()
-            }
-        }
-    }
-
-    pub fn restore(entry: &TrashedEntry) -> std::io::Result<()> {
-        let item = trash::TrashItem {
-            id: entry.id.clone().into_os_string(),
-            name: entry.name.clone().into(),
-            original_parent: entry.original_parent.clone(),
-            time_deleted: entry.time_deleted,
-        };
-        trash::os_limited::restore_all([item])
-            .map_err(|e| std::io::Error::other(format!("restoring from the trash failed: {e}")))
-    }
-}
-
-/// Platforms whose trash the app cannot list (macOS): deletes there are not restorable by undo.
-#[cfg(not(any(
-    target_os = "windows",
-    all(
-        unix,
-        not(target_os = "macos"),
-        not(target_os = "ios"),
-        not(target_os = "android")
-    )
-)))]
-mod system_trash {
-    use super::TrashedEntry;
-
-    pub fn list() -> Vec<TrashedEntry> {
-        Vec::new()
-    }
-
-    pub fn restore(_entry: &TrashedEntry) -> std::io::Result<()> {
-        Err(std::io::Error::other(
-            "this platform's trash cannot be restored from by the app; put it back from the Trash",
-        ))
-    }
-}
-
-/// Whether a trashed entry is still in the trash (it may have been emptied or restored by hand).
-pub fn still_in_trash(entry: &TrashedEntry, listing: &[TrashedEntry]) -> bool {
-    listing.iter().any(|i| i.id == entry.id)
-}
-
 /// What the path `op` produced looks like on disk now (`None`: it produced none, or it is gone).
 pub(crate) fn stat_after(root: &Path, op: &ChangeOp) -> Option<Fingerprint> {
     let path = op.produced()?;
@@ -339,7 +233,7 @@ pub(crate) fn record_commit(
             _ => None,
         })
         .collect();
-    let trashed = find_trashed(&deleted, started_at);
+    let trashed = crate::trash_can::find(&deleted, started_at);
     let changes = ops
         .iter()
         .zip(after.into_iter().chain(std::iter::repeat(None)))

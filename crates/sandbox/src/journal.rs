@@ -232,9 +232,7 @@ pub(crate) fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
             }
         }
         ChangeOp::Restore { path, trashed, .. } => {
-            let in_trash = crate::history::trash_list()
-                .iter()
-                .any(|i| i.id == trashed.id);
+            let in_trash = crate::trash_can::contains(trashed, &crate::trash_can::list());
             match (exists(path), in_trash) {
                 (false, _) => InDoubt::NotApplied,
                 (true, false) => InDoubt::Applied,
@@ -437,12 +435,14 @@ pub fn recover(path: &Path, complete: bool) -> Result<RecoveryReport> {
     let mut after = vec![None; state.header.ops.len()];
     for &i in &pending {
         let op = &state.header.ops[i];
-        apply_op(&root, op, mode).map_err(|e| SandboxError::CommitFailed {
-            index: i,
-            op: op.render(),
-            message: e.to_string(),
-            done: done.applied,
-            journal_kept: true,
+        apply_op(&root, op, mode, state.header.started_at).map_err(|e| {
+            SandboxError::CommitFailed {
+                index: i,
+                op: op.render(),
+                message: e.to_string(),
+                done: done.applied,
+                journal_kept: true,
+            }
         })?;
         journal.mark_done(i)?;
         after[i] = crate::history::stat_after(&root, op);

@@ -23,6 +23,7 @@ pub mod parse;
 mod primitives;
 mod scan;
 mod scope;
+mod trash_can;
 mod undo;
 mod view;
 
@@ -52,6 +53,7 @@ pub use params::{format_time, now_secs, parse_date, parse_size};
 pub use primitives::graph_primitive_table;
 pub use scan::{ScanIssue, ScanOptions};
 pub use scope::{Scope, ScopeError};
+pub use trash_can::RecordedTrash;
 pub use undo::{UndoKept, UndoPlan};
 pub use view::{
     Totals, TreeView, ViewKind, ViewNode, ViewOptions, ViewStatus, render_view, tree_view,
@@ -418,7 +420,9 @@ impl Sandbox {
         let mut after = Vec::with_capacity(ops.len());
         for (i, op) in ops.iter().enumerate() {
             tracing::debug!(index = i, op = %op.render(), "applying");
-            if let Err(e) = commit::apply_op(self.root(), op, self.config.delete_mode) {
+            if let Err(e) =
+                commit::apply_op(self.root(), op, self.config.delete_mode, header.started_at)
+            {
                 tracing::error!(index = i, op = %op.render(), error = %e, "commit stopped");
                 // Refused before anything changed (a locked folder, say): nothing to recover.
                 let untouched = i == 0 && journal::inspect(self.root(), op) == InDoubt::NotApplied;

@@ -12,8 +12,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::graph::{ChangeOp, FileSystemGraph, GraphError, SnapshotId};
-use crate::history::{RecordedChange, RunRecord, TrashedEntry, still_in_trash, trash_list};
+use crate::history::{RecordedChange, RunRecord, TrashedEntry};
 use crate::node::{Fingerprint, Node, NodeKind, ROOT_ID, join, parent_of};
+use crate::trash_can;
 
 /// A recorded change the undo leaves as it is, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -47,7 +48,7 @@ pub(crate) fn plan_undo(
     now: i64,
 ) -> UndoPlan {
     let listing = if record.changes.iter().any(|c| c.trashed.is_some()) {
-        trash_list()
+        trash_can::list()
     } else {
         Vec::new()
     };
@@ -287,7 +288,7 @@ impl TurnBack<'_> {
                 .push(format!("`{path}` was deleted permanently"));
             return;
         };
-        if !still_in_trash(entry, self.listing) {
+        if !trash_can::contains(entry, self.listing) {
             self.plan
                 .not_restorable
                 .push(format!("`{path}` is no longer in the trash"));

@@ -7,9 +7,11 @@
 //! skill store and the skill index only.
 
 mod answer;
+mod combined;
 mod draft;
 mod error;
 mod fallback;
+mod given;
 #[cfg(feature = "mistralrs")]
 mod llm;
 mod prompt;
@@ -29,11 +31,13 @@ use serde::Serialize;
 use skills::SkillStore;
 
 pub use answer::{ModelAnswer, ModelStep, answer_text, into_plan};
+pub use combined::{RulesWhenSure, rules_are_sure};
 pub use draft::{
     DraftedTools, MAX_DRAFTED_TOOLS, ToolDraftRequest, check_draft, draft_prompt, tool_draft_schema,
 };
 pub use error::{Result, ThinkerError, render_problems};
 pub use fallback::{Fallback, WithRuleFallback};
+pub use given::{GIVEN_PLANNER, GivenPlan};
 #[cfg(feature = "mistralrs")]
 pub use llm::{GenerationTiming, LlmLimits, LlmPlanner};
 pub use prompt::{
@@ -178,7 +182,8 @@ pub trait Planner: Send {
 
 /// The planner the config asks for: the rule planner by default, the LLM planner when
 /// `thinker_backend: mistralrs` (its model loads here, so errors surface before any request),
-/// with the rule planner behind it for requests the model cannot plan; either way a request
+/// with the rule planner behind it for requests the model cannot plan and, under
+/// `thinker_rules_first`, in front of it for requests the rule planner is sure of; either way a request
 /// that says a saved workflow's trigger is planned as that workflow.
 pub fn build_planner(config: &PipelineConfig) -> Result<Box<dyn Planner>> {
     let inner: Box<dyn Planner> = match config.thinker_backend {
@@ -190,7 +195,12 @@ pub fn build_planner(config: &PipelineConfig) -> Result<Box<dyn Planner>> {
                 .as_deref()
                 .ok_or(ThinkerError::ModelNotConfigured)?;
             let model = LlmPlanner::load(path, LlmLimits::from_config(config))?;
-            Box::new(WithRuleFallback::new(Box::new(model)))
+            let model = Box::new(WithRuleFallback::new(Box::new(model)));
+            if config.thinker_rules_first {
+                Box::new(RulesWhenSure::new(model))
+            } else {
+                model
+            }
         }
         #[cfg(not(feature = "mistralrs"))]
         ThinkerBackend::Mistralrs => return Err(ThinkerError::Unavailable),

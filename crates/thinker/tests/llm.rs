@@ -56,6 +56,9 @@ fn world() -> World {
         state_dir: Some(state.path().to_owned()),
         thinker_backend: ThinkerBackend::Mistralrs,
         thinker_model_path: Some(model.clone()),
+        // The model plans every request here; `rules_first_asks_the_model_only_when_unsure`
+        // covers the default.
+        thinker_rules_first: false,
         top_k: 2,
         max_plan_steps: 3,
         max_context_tokens: tiny_models::LLAMA_MAX_POSITIONS,
@@ -252,6 +255,46 @@ fn bad_model_locations_get_clear_errors() {
     };
     let err = thinker::build_planner(&config).map(|_| ()).unwrap_err();
     assert_eq!(err.code(), "MODEL_NOT_CONFIGURED");
+}
+
+/// The default with a model (`thinker_rules_first`): a plain request the rule planner is sure of
+/// is its plan and the model reads nothing; a request it does not understand goes to the model.
+#[test]
+fn rules_first_asks_the_model_only_when_unsure() {
+    let mut w = world();
+    w.config.thinker_rules_first = true;
+    let mut planner = thinker::build_planner(&w.config).unwrap();
+    assert_eq!(planner.name(), "rule, then mistralrs:tiny-llama");
+    let plan = |planner: &mut Box<dyn Planner>, text: &str| {
+        let tokens = Mutex::new(0usize);
+        let sink = |_: &str| *tokens.lock().unwrap() += 1;
+        let control = PlanControl {
+            cancel: None,
+            on_token: Some(&sink),
+        };
+        let request = PlanRequest {
+            text: text.into(),
+            root_name: Some("Downloads".into()),
+            entries: vec!["reports".into()],
+            learned: Vec::new(),
+        };
+        let planned = planner.plan(&request, &w.cx(), &control).unwrap();
+        (planned, tokens.into_inner().unwrap())
+    };
+    let (sure, tokens) = plan(&mut planner, "zip the reports folder");
+    assert_eq!(sure.usage.planner, "rule (sure)", "{:?}", sure.notes);
+    assert_eq!((tokens, sure.usage.completion_tokens), (0, 0));
+    assert_eq!(sure.plan.steps[0].skill, "archive-files");
+    assert!(thinker::rules_are_sure(&sure, w.config.planner_sure_margin));
+
+    let (unsure, tokens) = plan(&mut planner, "frobnicate the blorps quietly");
+    assert!(tokens > 0, "the model was asked: {:?}", unsure.notes);
+    assert!(
+        unsure.usage.planner.starts_with("mistralrs:")
+            || unsure.usage.planner.starts_with("rule (fallback"),
+        "{:?}",
+        unsure.usage
+    );
 }
 
 #[test]

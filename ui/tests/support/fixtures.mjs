@@ -290,6 +290,7 @@ export const watchAdded = { id: 'inbox-5c7e22', root: '/home/u', folder: 'Inbox'
 /**
  * inbox_list(): what the two watches would change, oldest first. Downloads' item is the seed run's
  * diff (it deletes, so even its trusted watch parks it); Scans' only moves files into a new folder.
+ * Both are requests planned again on approval, not one tool call (`call: null`).
  */
 export function inboxItems() {
   const { reviewDiff } = seedScript();
@@ -304,6 +305,7 @@ export function inboxItems() {
       counts: '3 deletions · 4 moves · 4 new folders',
       destructive: true,
       summary: reviewDiff.summary,
+      call: null,
     },
     {
       id: 'scans-9b01de-r21',
@@ -315,6 +317,7 @@ export function inboxItems() {
       counts: '1 move · 1 new folder',
       destructive: false,
       summary: 'Organized 1 file into 1 subfolder.',
+      call: null,
     },
   ];
 }

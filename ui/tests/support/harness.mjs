@@ -1,8 +1,9 @@
-// Playwright harness: opens a built page with the Tauri mock, exposes helpers, fails on page errors and CSP violations.
+// Playwright harness: opens a built page with the Tauri mock, exposes helpers, fails on page errors, CSP violations and answers that do not fit the contract.
 import { test as base, expect } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { installTauriMock } from './tauri-mock.js';
+import { answerProblems } from './ipc-contract.mjs';
 
 export { expect };
 
@@ -39,6 +40,11 @@ class App {
   async waitForCalls(cmd, n = 1) {
     await expect.poll(async () => (await this.calls(cmd)).length, { message: `${cmd} called ${n}×` }).toBeGreaterThanOrEqual(n);
     return this.calls(cmd);
+  }
+
+  /** Every answer the page sent so far, as { id, answer, question } (`question`: the type of the question answered). */
+  answers() {
+    return this.page.evaluate(() => window.__mock?.answers ?? []);
   }
 
   async lastCall(cmd) {
@@ -91,5 +97,9 @@ export const test = base.extend({
     await use(app);
     // No uncaught errors, no CSP violations ("Refused to …") in any test.
     expect(errors, 'page errors / CSP violations').toEqual([]);
+    // Every answer the page sent fits the schema of the question it answers (answers/<type>).
+    if (!page.isClosed()) {
+      expect(answerProblems(await app.answers()), 'answers that do not fit the contract (ipc.schema.json answers/<question type>)').toEqual([]);
+    }
   },
 });

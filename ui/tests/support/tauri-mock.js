@@ -5,6 +5,9 @@
  * Installs window.__TAURI_INTERNALS__ (invoke, transformCallback, unregisterCallback, runCallback) and
  * window.__mock, the test's remote control:
  *   __mock.calls                      every invoke as { cmd, args } (Channels appear as "__CHANNEL__:<id>")
+ *   __mock.answers                    every answer call as { id, answer, question }, `question` the type of
+ *                                     the question `id` sent last before it (null if none was), so the
+ *                                     harness can check each answer against the schema of its question
  *   __mock.responses[cmd] = value     static answer; { __error: {code, message} } rejects
  *   __mock.handlers[cmd] = (args) =>  computed answer (may throw {code, message} or return a promise)
  *   __mock.send(msg | [msg…])         delivers messages on the latest run_request / undo_run / inbox_approve channel
@@ -23,6 +26,8 @@ export function installTauriMock(config) {
   const STREAMED = ['undo_run', 'inbox_approve'];
   const mock = {
     calls: [],
+    answers: [],
+    asked: {}, // question id → type of the question last sent with that id
     responses: clone(config?.responses ?? {}),
     handlers: {},
     runs: [],
@@ -32,6 +37,7 @@ export function installTauriMock(config) {
       for (const message of Array.isArray(msgs) ? msgs : [msgs]) {
         const cb = callbacks.get(run.channelId);
         if (!cb) throw new Error(`channel ${run.channelId} is gone`);
+        if (message?.kind === 'question') mock.asked[message.id] = message.question?.type ?? null;
         cb({ index: run.index++, message: clone(message) });
       }
     },
@@ -64,6 +70,7 @@ export function installTauriMock(config) {
 
   async function invoke(cmd, args = {}) {
     mock.calls.push({ cmd, args: clone(args) });
+    if (cmd === 'answer') mock.answers.push({ id: args.id, answer: clone(args.answer), question: mock.asked[args.id] ?? null });
     if (cmd === 'plugin:event|listen') {
       if (!listeners.has(args.event)) listeners.set(args.event, []);
       listeners.get(args.event).push(args.handler);

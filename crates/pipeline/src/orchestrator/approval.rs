@@ -215,6 +215,7 @@ impl Orchestrator<'_> {
         }
         run.report.committed = true;
         run.report.applied_changes = report.applied;
+        run.report.commit = Some(report.clone());
         self.create_deferred_skills(run)?;
         ui.event(&Event::Committed {
             applied: report.applied,
