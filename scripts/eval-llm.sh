@@ -3,6 +3,8 @@
 # (the same scorer: `scope-weaver plan --file`). Release build; models from scripts/fetch-models.sh.
 #
 #   bash scripts/eval-llm.sh [smollm] [qwen05] [qwen15]      (default: qwen05 qwen15)
+#   bash scripts/eval-llm.sh rule+qwen15                     (only the default with that model: the
+#                                                             model plans what the rules leave open)
 #   SCOPE_WEAVER_EVAL_EVERY=4 bash scripts/eval-llm.sh ...   (every 4th request only: a quick look)
 #
 # The table goes to bench-results/llm-eval.md (and stdout); each planner's JSON to
@@ -42,14 +44,19 @@ score() { # name, then env assignments
 score rule SCOPE_WEAVER_THINKER_BACKEND=rule
 names=(rule)
 for key in "${keys[@]}"; do
-    model="$(bash "$ROOT/scripts/fetch-models.sh" "$cache/models" "$key")"
-    # The model on every request, then the default with a model: the rule planner's plan when it
-    # is sure of every step, the model's otherwise (`thinker_rules_first`).
-    score "$key" SCOPE_WEAVER_THINKER_BACKEND=mistralrs SCOPE_WEAVER_THINKER_MODEL_PATH="$model" \
-        SCOPE_WEAVER_THINKER_RULES_FIRST=false
-    score "rule+$key" SCOPE_WEAVER_THINKER_BACKEND=mistralrs SCOPE_WEAVER_THINKER_MODEL_PATH="$model" \
-        SCOPE_WEAVER_THINKER_RULES_FIRST=true
-    names+=("$key" "rule+$key")
+    model_key="${key#rule+}"
+    model="$(bash "$ROOT/scripts/fetch-models.sh" "$cache/models" "$model_key")"
+    # The model on every request (unless only `rule+KEY` was asked for), then the default with a
+    # model: the rule planner's plan when it is sure of every step or asks the person, the
+    # model's otherwise (`thinker_rules_first`).
+    if [ "$key" = "$model_key" ]; then
+        score "$key" SCOPE_WEAVER_THINKER_BACKEND=mistralrs SCOPE_WEAVER_THINKER_MODEL_PATH="$model" \
+            SCOPE_WEAVER_THINKER_RULES_FIRST=false
+        names+=("$key")
+    fi
+    score "rule+$model_key" SCOPE_WEAVER_THINKER_BACKEND=mistralrs \
+        SCOPE_WEAVER_THINKER_MODEL_PATH="$model" SCOPE_WEAVER_THINKER_RULES_FIRST=true
+    names+=("rule+$model_key")
 done
 
 python3 - "$out" "${names[@]}" >"$out/llm-eval.md" <<'EOF'

@@ -36,6 +36,7 @@ const COMMANDS: &[&str] = &[
     "skill_search",
     "settings_get",
     "settings_set",
+    "model_load_cancel",
 ];
 
 fn main() {

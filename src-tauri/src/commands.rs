@@ -316,6 +316,13 @@ pub async fn settings_set(
     Ok(saved)
 }
 
+/// Stops waiting for the models Settings started loading; the models in use stay and their
+/// settings are saved back (`None`: nothing was loading).
+#[tauri::command]
+pub fn model_load_cancel(engine: Shared<'_>) -> Reply<Option<Settings>> {
+    engine.cancel_model_load().map_err(|e| e.payload())
+}
+
 /// Every command, for the builder.
 pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static {
     tauri::generate_handler![
@@ -352,7 +359,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         skill_create,
         skill_search,
         settings_get,
-        settings_set
+        settings_set,
+        model_load_cancel
     ]
 }
 

@@ -1,36 +1,60 @@
 //! Plan quality as a test with floors: the rule planner scored on `eval/plans.jsonl` by the same
 //! scorer a person runs (`scope-weaver plan --file`). Raise a floor when the planner gets better;
-//! never lower one.
+//! never lower one for the same set.
+//!
+//! 2026-11-25: the set grew from 156 to 301 requests written by someone who had not seen the
+//! planner's answers (a spread over every tool, 43 German, 30 vague), and 230 of them label the
+//! parameters the request states. The floors were set again on that set: skills right 79.6% →
+//! 72.4%, accepted-without-picker precision 93.3% → 91.2%, and a new floor with parameters
+//! checked (52.2%; the issue's goal is 90%).
 
 use std::path::Path;
 
 use super::Env;
 
-/// Share of `eval/plans.jsonl` planned with the right skills in the right order (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 79.0;
-/// Share of clear requests planned without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 78.5;
+/// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
+/// (percent).
+const PLAN_ACCURACY_FLOOR: f64 = 52.0;
+/// Share planned with the right skills in the right order, parameters not checked (percent).
+const SKILLS_ACCURACY_FLOOR: f64 = 72.0;
+/// Share of clear requests planned with the right skills without asking (percent).
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 72.5;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
 const PICKER_SHARE_CEILING: f64 = 10.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
 /// once to 93.0 when organize-by-content (sorting by topic) joined the shipped skills and took
 /// one clear "how many images, docs … would each folder get" step from organize-by-type (issue 20
 /// note, 2026-11-25).
-const ACCEPTED_PRECISION_FLOOR: f64 = 93.0;
+/// Set again to 91.0 on the grown set (see the top of this file).
+const ACCEPTED_PRECISION_FLOOR: f64 = 91.0;
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
     let env = Env::new(&[]);
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/plans.jsonl");
     let score = env.json(&["plan", "--file", file.to_str().unwrap()]);
-    let accuracy = score["accuracy"].as_f64().expect("accuracy");
+    let skills = score["skills"]["accuracy"]
+        .as_f64()
+        .expect("skills.accuracy");
     assert!(
-        score["total"].as_u64().unwrap() >= 156,
+        score["total"].as_u64().unwrap() >= 301,
         "the labelled set only grows: {score}"
     );
     assert!(
+        score["params_checked"]["total"].as_u64().unwrap() >= 230,
+        "labelled parameters only grow: {}",
+        score["params_checked"]
+    );
+    let accuracy = score["accuracy"].as_f64().expect("accuracy");
+    assert!(
         accuracy >= PLAN_ACCURACY_FLOOR,
-        "plan accuracy {accuracy:.1}% fell below {PLAN_ACCURACY_FLOOR}% (by kind: {})",
+        "plans right (skills and labelled parameters) on {accuracy:.1}%, below \
+         {PLAN_ACCURACY_FLOOR}% (by kind: {})",
+        score["by_kind"]
+    );
+    assert!(
+        skills >= SKILLS_ACCURACY_FLOOR,
+        "skills right on {skills:.1}%, below {SKILLS_ACCURACY_FLOOR}% (by kind, parameters checked: {})",
         score["by_kind"]
     );
     let clear = &score["acts_when_clear"];

@@ -102,6 +102,8 @@ export const api = {
   // Settings
   settingsGet: () => call('settings_get'),
   settingsSet: (settings) => call('settings_set', { settings }),
+  // Stops waiting for the models settings_set started loading: the Settings with the models still in use, or null.
+  modelLoadCancel: () => call('model_load_cancel'),
 };
 
 export const EVENTS = {

@@ -30,6 +30,17 @@ test('the saved-workflow fixtures match their commands', () => {
   check('commands/workflow_suggestions', f.workflowSuggestions);
 });
 
+test('the model-loading fixtures match settings_set, model_load_cancel and models://progress', () => {
+  // The schema gains model_load_cancel when the engine's contract test regenerates src/generated/.
+  test.skip(!schema.commands.model_load_cancel, 'src/generated/ipc.schema.json predates model_load_cancel');
+  check('commands/settings_set', f.settingsWithModels);
+  check('commands/model_load_cancel', f.settings);
+  check('commands/model_load_cancel', null);
+  for (const p of [...f.modelsLoading, ...f.modelsCancelled]) check('event', p);
+  const { thinker_backend, ...partial } = f.settings;
+  expect(validator('commands/model_load_cancel')(partial)).toBe(false); // a Settings object is whole
+});
+
 test('the watched-folder and inbox fixtures match their commands and event', () => {
   // The schema gains these commands when the engine's contract test regenerates src/generated/.
   const names = ['watches_list', 'watch_add', 'watch_remove', 'inbox_list', 'inbox_approve'];

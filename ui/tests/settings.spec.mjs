@@ -1,6 +1,6 @@
-// Settings window: load, pickers, backend-dependent model fields, save, CONFIG_INVALID problem list, model progress, watched folders.
+// Settings window: load, pickers, backend-dependent model fields, rule planner first, drop folder, save, CONFIG_INVALID problem list, model progress, cancelling a model load, watched folders.
 import { test, expect } from './support/harness.mjs';
-import { settings, appInfo, watches, watchAdded, SEED_REQUEST } from './support/fixtures.mjs';
+import { settings, settingsWithModels, modelsLoading, modelsCancelled, appInfo, watches, watchAdded, SEED_REQUEST } from './support/fixtures.mjs';
 
 async function openSettings(app, extra = {}) {
   await app.open('settings', { responses: { settings_get: settings, watches_list: [], ...extra } });
@@ -60,10 +60,12 @@ test('Save sends every setting; CONFIG_INVALID lists every problem', async ({ ap
       working_root: '/home/u',
       thinker_backend: 'mistralrs',
       thinker_model_path: '/nope.gguf',
+      thinker_rules_first: true,
       embedding_backend: 'words',
       embedding_model_path: null,
       hitl_mode: 'all',
       shortcut: 'Hyper+Q',
+      drop_folder: null,
       config_file: settings.config_file,
     },
   });
@@ -134,6 +136,230 @@ test('no line when the saved folder is the one in use', async ({ app, page }) =>
   await app.waitForCalls('app_info');
   await expect(page.locator('#working-root')).toHaveAttribute('placeholder', '/home/u');
   await expect(page.locator('.in-use')).toBeHidden();
+});
+
+// ---------------------------------------------------------------- cancelling a model load
+
+test('Cancel loading: shown while a model loads; model_load_cancel refills the model fields from its reply, the cancelled notices say so, Save keeps the models in use', async ({ app, page }) => {
+  await openSettings(app, { settings_set: settingsWithModels });
+  // The engine answers model_load_cancel as the app does: a `cancelled` notice for each loading component, then the settings in use.
+  await page.evaluate(([restored, cancelled]) => {
+    window.__mock.handlers.model_load_cancel = () => {
+      for (const p of cancelled) window.__mock.emit('models://progress', p);
+      return restored;
+    };
+  }, [settings, modelsCancelled]);
+  const cancel = page.getByRole('button', { name: 'Cancel loading' });
+  await expect(cancel).toBeHidden();
+
+  // Choose a big planner model and a BERT embedder, and save: they load in the background.
+  await page.locator('label.seg-option', { hasText: 'Local LLM' }).click();
+  await page.locator('#planner-model').fill(settingsWithModels.thinker_model_path);
+  await page.locator('label.rules-first-option').click();
+  await page.locator('label.seg-option', { hasText: 'BERT' }).click();
+  await page.locator('#embedder-model').fill(settingsWithModels.embedding_model_path);
+  await page.locator('button.save').click();
+  await expect(page.locator('.save-status')).toHaveText('Saved · models load in the background');
+  expect((await app.lastCall('settings_set')).settings).toEqual(settingsWithModels);
+  await expect(cancel).toBeHidden();
+
+  await app.waitForListener('models://progress');
+  await app.emit('models://progress', modelsLoading[0]);
+  await expect(cancel).toBeVisible();
+  await expect(page.locator('.load-cancel-note')).toHaveText('Loading the planner model; the ones in use stay until then.');
+  await app.emit('models://progress', modelsLoading[1]);
+  await expect(page.locator('.load-cancel-note')).toHaveText('Loading the planner and embedder models; the ones in use stay until then.');
+  await expect(cancel).toHaveCount(1); // one button for both
+  await expect(page.locator('.model-chip')).toHaveText(['planner loading', 'embedder loading']);
+  // An edit not saved yet is not a model setting: cancelling leaves it.
+  await page.locator('#shortcut').fill('Hyper+Q');
+  await page.locator('.progress-list').scrollIntoViewIfNeeded();
+  await app.screenshot('settings-model-loading');
+
+  await cancel.click();
+  await expect.poll(() => app.calls('model_load_cancel')).toEqual([{}]);
+  // The cancelled notices: their messages in the log, the chips, no button.
+  await expect(cancel).toBeHidden();
+  await expect(page.locator('.progress-line.cancelled .p-message')).toHaveText(modelsCancelled.map((p) => p.message));
+  await expect(page.locator('.progress-line[data-state="cancelled"] .p-component')).toHaveText(['planner', 'embedder']);
+  await expect(page.locator('.progress-line.loading .spinner')).toHaveCount(0);
+  await expect(page.locator('.model-chip')).toHaveText(['planner cancelled', 'embedder cancelled']);
+  await expect(page.locator('.save-status')).toHaveText('Loading cancelled');
+  // The model fields show the models in use (the reply), the rest of the form what was typed.
+  await expect(page.locator('input[name="planner"][value="rule"]')).toBeChecked();
+  await expect(page.locator('#planner-model')).toHaveValue('');
+  await expect(page.locator('#planner-model')).toBeDisabled();
+  await expect(page.getByRole('checkbox', { name: 'Rule planner first' })).toBeChecked();
+  await expect(page.locator('input[name="embedder"][value="words"]')).toBeChecked();
+  await expect(page.locator('#embedder-model')).toHaveValue('');
+  await expect(page.locator('#embedder-model')).toBeDisabled();
+  await expect(page.locator('#shortcut')).toHaveValue('Hyper+Q');
+  await app.screenshot('settings-model-load-cancelled');
+
+  // A later Save does not ask for the cancelled models again.
+  await app.respond('settings_set', { ...settings, shortcut: 'Hyper+Q' });
+  await page.locator('button.save').click();
+  await app.waitForCalls('settings_set', 2);
+  expect((await app.lastCall('settings_set')).settings).toEqual({ ...settings, shortcut: 'Hyper+Q' });
+  await expect(page.locator('.save-status')).toHaveText('Saved · models load in the background');
+  expect(await app.calls('model_load_cancel')).toHaveLength(1);
+});
+
+test('Cancel loading is shown only while a component loads: ready, failed, fallback and cancelled hide it; a null reply just hides it', async ({ app, page }) => {
+  await openSettings(app, { settings_get: settingsWithModels, model_load_cancel: null });
+  const cancel = page.getByRole('button', { name: 'Cancel loading' });
+  await app.waitForListener('models://progress');
+  await expect(cancel).toBeHidden();
+
+  await app.emit('models://progress', modelsLoading[0]);
+  await expect(cancel).toBeVisible();
+  await app.emit('models://progress', { component: 'planner', state: 'ready', message: 'qwen2.5-14b-instruct-q4_k_m.gguf ready' });
+  await expect(cancel).toBeHidden();
+
+  await app.emit('models://progress', modelsLoading[1]);
+  await expect(cancel).toBeVisible();
+  await app.emit('models://progress', { component: 'embedder', state: 'failed', message: 'no config.json in /models/bge-large-en-v1.5' });
+  await expect(cancel).toBeHidden();
+  await app.emit('models://progress', { component: 'embedder', state: 'fallback', message: 'using the built-in embedder' });
+  await expect(cancel).toBeHidden();
+
+  // Both load; one finishing leaves the button for the other.
+  await app.emit('models://progress', modelsLoading[0]);
+  await app.emit('models://progress', modelsLoading[1]);
+  await app.emit('models://progress', { component: 'embedder', state: 'ready', message: 'bge-large-en-v1.5 ready' });
+  await expect(cancel).toBeVisible();
+  await expect(page.locator('.load-cancel-note')).toHaveText('Loading the planner model; the ones in use stay until then.');
+  // Cancelled elsewhere (another Settings window): its notice is shown and the button goes.
+  await app.emit('models://progress', modelsCancelled[0]);
+  await expect(cancel).toBeHidden();
+  await expect(page.locator('.progress-line.cancelled .p-message')).toHaveText([modelsCancelled[0].message]);
+  expect(await app.calls('model_load_cancel')).toEqual([]);
+
+  // The load finished before the click reached the engine: null, the button goes, nothing else changes.
+  await app.emit('models://progress', modelsLoading[0]);
+  await expect(cancel).toBeVisible();
+  await page.locator('#planner-model').fill('/models/other.gguf');
+  await cancel.click();
+  await expect.poll(() => app.calls('model_load_cancel')).toEqual([{}]);
+  await expect(cancel).toBeHidden();
+  await expect(page.locator('#planner-model')).toHaveValue('/models/other.gguf');
+  await expect(page.locator('input[name="planner"][value="mistralrs"]')).toBeChecked();
+  await expect(page.locator('#embedder-model')).toHaveValue(settingsWithModels.embedding_model_path);
+  await expect(page.locator('.save-status')).toHaveText('');
+  // Its own notice follows as usual.
+  await app.emit('models://progress', { component: 'planner', state: 'ready', message: 'qwen2.5-14b-instruct-q4_k_m.gguf ready' });
+  await expect(page.locator('.model-chip')).toHaveText(['planner ready', 'embedder ready']);
+  await expect(cancel).toBeHidden();
+
+  // The engine could not save the settings back: said in the footer; the button stays to try again.
+  await app.emit('models://progress', modelsLoading[1]);
+  await app.respond('model_load_cancel', { __error: { code: 'WRITE_FAILED', message: 'cannot write /home/u/.config/scope-weaver/config.toml: read-only file system' } });
+  await cancel.click();
+  await expect(page.locator('.save-status')).toHaveText('Could not cancel loading — WRITE_FAILED: cannot write /home/u/.config/scope-weaver/config.toml: read-only file system');
+  await expect(cancel).toBeVisible();
+  await expect(cancel).toBeEnabled();
+});
+
+// ---------------------------------------------------------------- rule planner first, drop folder
+
+test('"Rule planner first" is ticked and off with the rule planner, on with a model; unticking sends thinker_rules_first: false', async ({ app, page }) => {
+  await openSettings(app, { settings_set: { ...settings, thinker_backend: 'mistralrs', thinker_model_path: '/models/q.gguf', thinker_rules_first: false } });
+  const rulesFirst = page.getByRole('checkbox', { name: 'Rule planner first' });
+  const option = page.locator('label.rules-first-option');
+  // The rule planner plans everything itself: the choice is kept but cannot be changed, and looks it.
+  await expect(rulesFirst).toBeChecked();
+  await expect(rulesFirst).toBeDisabled();
+  await expect(option).toHaveClass(/disabled/);
+  await expect(option).toHaveCSS('opacity', '0.4');
+  await option.scrollIntoViewIfNeeded();
+  await app.screenshot('settings-rules-first-off');
+  await expect(rulesFirst).toHaveAccessibleDescription(/planned without asking the model \(faster\); the model plans the rest\.$/);
+
+  await page.locator('label.seg-option', { hasText: 'Local LLM' }).click();
+  await expect(rulesFirst).toBeEnabled();
+  await expect(option).not.toHaveClass(/disabled/);
+  await expect(option).toHaveCSS('opacity', '1');
+  await page.locator('#planner-model').fill('/models/q.gguf');
+  await option.click(); // the label (its text) toggles it too
+  await expect(rulesFirst).not.toBeChecked();
+  await option.scrollIntoViewIfNeeded();
+  await app.screenshot('settings-rules-first');
+  await page.locator('button.save').click();
+  const [sent] = await app.waitForCalls('settings_set');
+  expect(sent.settings).toMatchObject({ thinker_backend: 'mistralrs', thinker_model_path: '/models/q.gguf', thinker_rules_first: false, drop_folder: null });
+  await expect(page.locator('.save-status')).toHaveText('Saved · models load in the background');
+  await expect(rulesFirst).not.toBeChecked();
+  await expect(rulesFirst).toBeEnabled();
+
+  // Back to the rule planner: off again, its tick kept and still sent.
+  await page.locator('label.seg-option', { hasText: 'Rule-based' }).click();
+  await expect(rulesFirst).toBeDisabled();
+  await expect(rulesFirst).not.toBeChecked();
+  await app.respond('settings_set', settings);
+  await page.locator('button.save').click();
+  await app.waitForCalls('settings_set', 2);
+  expect((await app.lastCall('settings_set')).settings).toMatchObject({ thinker_backend: 'rule', thinker_rules_first: false });
+  // The reply is what the window shows.
+  await expect(rulesFirst).toBeChecked();
+});
+
+test('"Rule planner first" loads unticked from settings_get with a model chosen', async ({ app, page }) => {
+  await openSettings(app, { settings_get: { ...settings, thinker_backend: 'mistralrs', thinker_model_path: '/models/q.gguf', thinker_rules_first: false } });
+  const rulesFirst = page.getByRole('checkbox', { name: 'Rule planner first' });
+  await expect(rulesFirst).not.toBeChecked();
+  await expect(rulesFirst).toBeEnabled();
+});
+
+test('the drop folder: loaded, chosen or typed, saved as typed (empty: null); CONFIG_INVALID naming drop_folder is listed and marks the field', async ({ app, page }) => {
+  await openSettings(app, { settings_get: { ...settings, drop_folder: '/home/u/Drop' }, pick_folder: '/home/u/Tasks' });
+  const group = page.getByRole('region', { name: 'Task files' });
+  const field = group.getByRole('textbox');
+  await expect(field).toHaveValue('/home/u/Drop');
+  await expect(field).toHaveAccessibleDescription(/^A task file is a JSON file like /);
+  await expect(group.locator('.drop-note')).toContainText('A task file is a JSON file like {"request": "tidy up", "root": "/abs/folder"} or one tool call');
+  await group.getByRole('button', { name: 'Choose drop folder' }).click();
+  await expect(field).toHaveValue('/home/u/Tasks');
+
+  // A relative folder: the engine refuses it; the problem is listed like any other and the field is marked.
+  await app.respond('settings_set', {
+    __error: { code: 'CONFIG_INVALID', message: 'invalid configuration:\n  - `drop_folder` (from file): must be an absolute path, not Tasks' },
+  });
+  await field.fill('Tasks');
+  await field.press('Enter'); // Enter in a settings field saves the settings
+  const [refused] = await app.waitForCalls('settings_set');
+  expect(refused.settings).toEqual({ ...settings, drop_folder: 'Tasks' });
+  const errors = page.locator('.errors');
+  await expect(errors.locator('.errors-head')).toHaveText('1 problem — nothing was saved');
+  await expect(errors.locator('li')).toHaveText(['`drop_folder` (from file): must be an absolute path, not Tasks']);
+  await expect(page.locator('.save-status')).toHaveText('Not saved');
+  await expect(field).toHaveAttribute('aria-invalid', 'true');
+  await expect(field).toHaveClass(/invalid/);
+  await expect(page.locator('#working-root')).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(field).toHaveValue('Tasks');
+  await field.blur(); // the focus ring would hide the red border
+  await group.scrollIntoViewIfNeeded();
+  await app.screenshot('settings-drop-folder-error');
+
+  // An absolute folder goes out as typed (trimmed); the reply clears the error.
+  await app.respond('settings_set', { ...settings, drop_folder: '/home/u/Tasks' });
+  await field.fill('  /home/u/Tasks ');
+  await page.locator('button.save').click();
+  await app.waitForCalls('settings_set', 2);
+  expect((await app.lastCall('settings_set')).settings).toEqual({ ...settings, drop_folder: '/home/u/Tasks' });
+  await expect(page.locator('.save-status')).toHaveText('Saved · models load in the background');
+  await expect(errors).toBeHidden();
+  await expect(field).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(field).not.toHaveClass(/invalid/);
+  await expect(field).toHaveValue('/home/u/Tasks');
+
+  // Emptied: no drop folder.
+  await app.respond('settings_set', settings);
+  await field.fill('');
+  await page.locator('button.save').click();
+  await app.waitForCalls('settings_set', 3);
+  expect((await app.lastCall('settings_set')).settings.drop_folder).toBeNull();
+  await expect(field).toHaveValue('');
+  await expect(field).toHaveAttribute('placeholder', 'No drop folder');
 });
 
 // ---------------------------------------------------------------- watched folders

@@ -8,6 +8,7 @@ mod demo;
 mod eval_sort;
 mod output;
 mod plan;
+mod plan_score;
 mod run;
 mod search;
 mod tool;

@@ -1,5 +1,6 @@
 //! `scope-weaver plan`: what the planner makes of a request (no sandbox changes), and `--file` to
-//! score the planner on a labelled set (eval/plans.jsonl).
+//! score the planner on a labelled set (eval/plans.jsonl): the skills in order, and the labelled
+//! parameters (`plan_score`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -132,6 +133,21 @@ pub fn plan_cmd(
     let mut latency = 0.0;
     // Requests a model planner could not plan, answered by the rule planner: (right, total).
     let mut fallbacks = (0, 0);
+    let defaults: crate::plan_score::ToolDefaults = crate::commands::load_skills(env)?
+        .skills()
+        .flat_map(|s| {
+            s.definition.tools.values().map(|t| {
+                (
+                    format!("{}/{}", s.definition.name, t.name),
+                    t.planning.defaults.clone(),
+                )
+            })
+        })
+        .collect();
+    // Requests whose skills are right (parameters not checked), and labelled cases whose
+    // parameters are all there: (right, total).
+    let mut skills_right = 0;
+    let mut params_checked = (0, 0);
     let mut calibration = Calibration::default();
     // One record per request (JSON output): what it got, how long it took, how many tokens.
     let mut cases: Vec<Value> = Vec::new();
@@ -157,11 +173,23 @@ pub fn plan_cmd(
         let got = skill_sequence(&planned.plan);
         let asks = planned.clarification.is_some() || !missing.is_empty();
         let matches = sequence_matches(&got, &expected);
-        let ok = if clarify {
+        let skills_ok = if clarify {
             asks && (expected.is_empty() || planned.plan.steps.is_empty() || matches)
         } else {
             !asks && matches
         };
+        // The labelled parameters, checked too: a case is right when its skills and its
+        // parameters are.
+        let misses = item["params"]
+            .as_object()
+            .map(|p| crate::plan_score::param_misses(&planned.plan, p, &defaults))
+            .unwrap_or_default();
+        if item["params"].is_object() {
+            params_checked.1 += 1;
+            params_checked.0 += usize::from(misses.is_empty());
+        }
+        skills_right += usize::from(skills_ok);
+        let ok = skills_ok && misses.is_empty();
         if !clarify {
             // A step is right when the plan is, or when its skill is one the request needs.
             let needed = |skill: &str| expected.iter().any(|e| e.split('|').any(|a| a == skill));
@@ -183,11 +211,14 @@ pub fn plan_cmd(
         } else {
             &mut must_act
         };
+        // Asking or acting is about the request, not its parameters.
         by_clarify.1 += 1;
-        by_clarify.0 += usize::from(ok);
+        by_clarify.0 += usize::from(skills_ok);
         cases.push(json!({
             "id": item["id"], "request": request, "expected": expected, "clarify": clarify,
-            "got": got, "asks": asks, "right": ok, "fallback": planned.fallback,
+            "got": got, "asks": asks, "question": planned.clarification.is_some(),
+            "right": ok, "skills_right": skills_ok,
+            "param_misses": misses, "fallback": planned.fallback,
             "steps": planned.plan.steps.iter()
                 .map(|s| json!({"skill": s.skill, "tool": s.tool, "params": s.params}))
                 .collect::<Vec<_>>(),
@@ -209,6 +240,9 @@ pub fn plan_cmd(
                     ""
                 }
             );
+            for miss in &misses {
+                println!("    param {miss}");
+            }
             for s in &planned.plan.steps {
                 println!(
                     "      {}/{} {}",
@@ -227,6 +261,9 @@ pub fn plan_cmd(
             .collect();
         print_json(&json!({
             "right": right, "total": total, "accuracy": pct(right, total),
+            "skills": {"right": skills_right, "total": total, "accuracy": pct(skills_right, total)},
+            "params_checked": {"right": params_checked.0, "total": params_checked.1,
+                               "accuracy": pct(params_checked.0, params_checked.1)},
             "by_kind": kinds, "mean_latency_ms": latency / total.max(1) as f64,
             "asks_when_needed": {"right": must_ask.0, "total": must_ask.1, "accuracy": pct(must_ask.0, must_ask.1)},
             "acts_when_clear": {"right": must_act.0, "total": must_act.1, "accuracy": pct(must_act.0, must_act.1)},
@@ -242,6 +279,16 @@ pub fn plan_cmd(
         println!(
             "| **all** | {right} | {total} | **{:.1}%** |",
             pct(right, total)
+        );
+        println!(
+            "\nright = the skills in order and every labelled parameter. Skills alone: {}/{} \
+             ({:.1}%) · labelled parameters all there: {}/{} ({:.1}%)",
+            skills_right,
+            total,
+            pct(skills_right, total),
+            params_checked.0,
+            params_checked.1,
+            pct(params_checked.0, params_checked.1)
         );
         println!(
             "\nasks when it must (clarify: true): {}/{} ({:.1}%) · acts without asking when the \

@@ -323,6 +323,14 @@ impl PipelineConfig {
                 ),
             ));
         }
+        if let Some(dir) = &self.drop_folder
+            && !dir.is_absolute()
+        {
+            out.push((
+                "drop_folder",
+                format!("must be an absolute path, not {}", dir.display()),
+            ));
+        }
         if self.thinker_backend == ThinkerBackend::Mistralrs && self.thinker_model_path.is_none() {
             out.push((
                 "thinker_model_path",

@@ -90,6 +90,10 @@ pub fn ipc_schema() -> Value {
     );
     command("settings_get", generator.subschema_for::<Settings>());
     command("settings_set", generator.subschema_for::<Settings>());
+    command(
+        "model_load_cancel",
+        generator.subschema_for::<Option<Settings>>(),
+    );
     let channel = generator.subschema_for::<Message>().to_value();
     let event = generator.subschema_for::<Notice>().to_value();
     let error = generator

@@ -24,7 +24,7 @@ mod watch_loop;
 mod workflows;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
@@ -243,6 +243,11 @@ pub struct Engine {
     shortcut_error: RwLock<Option<String>>,
     /// Bumped when the watches change: the background watcher starts over with the new set.
     watch_generation: AtomicUsize,
+    /// Bumped when a model load starts or is cancelled: a load whose number is no longer current
+    /// is dropped when it finishes.
+    model_generation: AtomicU64,
+    /// The model load under way, if any (`cancel_model_load`).
+    model_load: Mutex<Option<settings::ModelLoad>>,
     /// Read-only audit store for the history list (the run's own log is in `Core`).
     history_store: Mutex<Option<audit::AuditStore>>,
     notify: Notify,
@@ -310,6 +315,8 @@ impl Engine {
             shortcut_error: RwLock::new(None),
             history_store: Mutex::new(None),
             watch_generation: AtomicUsize::new(0),
+            model_generation: AtomicU64::new(0),
+            model_load: Mutex::new(None),
             notify,
         });
         Ok(engine)

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use config::{EmbeddingBackend, PipelineConfig, ThinkerBackend};
 use retrieval::RetrievalPipeline;
@@ -14,7 +15,8 @@ use skills::SkillStore;
 use thinker::Planner;
 
 use crate::error::{EngineError, Result};
-use crate::{Engine, Notice, Notify, lock, write};
+
+use crate::{Engine, Notice, Notify, lock, read, write};
 
 /// The levers the Settings window edits.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -22,13 +24,51 @@ pub struct Settings {
     pub working_root: Option<PathBuf>,
     pub thinker_backend: String,
     pub thinker_model_path: Option<PathBuf>,
+    /// With a model: the rule planner's plan when it is sure of every step, the model's otherwise.
+    #[serde(default = "rules_first_default")]
+    pub thinker_rules_first: bool,
     pub embedding_backend: String,
     pub embedding_model_path: Option<PathBuf>,
     pub hitl_mode: String,
     pub shortcut: String,
+    /// Task files dropped here are taken by the app (absolute; none: no drop folder).
+    #[serde(default)]
+    pub drop_folder: Option<PathBuf>,
     /// Where they are saved (read-only).
     #[serde(default)]
     pub config_file: Option<PathBuf>,
+}
+
+/// The settings that decide which models are loaded.
+fn model_keys(
+    c: &PipelineConfig,
+) -> (
+    ThinkerBackend,
+    Option<&PathBuf>,
+    bool,
+    EmbeddingBackend,
+    Option<&PathBuf>,
+) {
+    (
+        c.thinker_backend,
+        c.thinker_model_path.as_ref(),
+        c.thinker_rules_first,
+        c.embedding_backend,
+        c.embedding_model_path.as_ref(),
+    )
+}
+
+/// A model load `set_settings` started and nobody has cancelled yet.
+#[derive(Debug, Clone)]
+pub(crate) struct ModelLoad {
+    pub generation: u64,
+    /// The configuration before (what cancelling saves back) and the one being loaded.
+    pub before: PipelineConfig,
+    pub after: PipelineConfig,
+}
+
+fn rules_first_default() -> bool {
+    true
 }
 
 fn progress(notify: &Notify, component: &str, state: &str, message: String) {
@@ -185,17 +225,91 @@ impl Engine {
             working_root: c.working_root.clone(),
             thinker_backend: c.thinker_backend.as_str().into(),
             thinker_model_path: c.thinker_model_path.clone(),
+            thinker_rules_first: c.thinker_rules_first,
             embedding_backend: c.embedding_backend.as_str().into(),
             embedding_model_path: c.embedding_model_path.clone(),
             hitl_mode: c.hitl_mode.as_str().into(),
             shortcut: c.shortcut.clone(),
+            drop_folder: c.drop_folder.clone(),
             config_file: self.config_file(),
         }
     }
 
     /// Validates and saves `settings`, then applies them: a new working folder is scanned, new
-    /// models load on a background thread (progress as `ModelProgress`).
+    /// models load on a background thread (progress as `ModelProgress`; `cancel_model_load`
+    /// stops waiting for them).
     pub fn set_settings(self: &Arc<Self>, settings: &Settings) -> Result<Settings> {
+        let before = self.config();
+        let config = self.save_settings(settings)?;
+        if config.working_root != before.working_root
+            && let Some(root) = &config.working_root
+        {
+            self.set_root(root)?;
+        }
+        if model_keys(&config) != model_keys(&before) {
+            let generation = self.model_generation.fetch_add(1, Ordering::SeqCst) + 1;
+            *lock(&self.model_load) = Some(ModelLoad {
+                generation,
+                before: before.clone(),
+                after: config.clone(),
+            });
+            let engine = Arc::clone(self);
+            std::thread::spawn(move || Engine::reload_models(&engine, &config, generation));
+        }
+        Ok(self.settings())
+    }
+
+    /// Stops waiting for the models `set_settings` started loading: the models in use stay, the
+    /// model settings are saved back as they were, and whatever the load still produces is
+    /// dropped unannounced (`ModelProgress` `cancelled` now). `None` when nothing is loading.
+    pub fn cancel_model_load(&self) -> Result<Option<Settings>> {
+        // Held to the end: the loader swaps its models in only under this lock, so it cannot
+        // slip in between saving the settings back and stopping it. A save that fails leaves the
+        // load going (and cancellable again).
+        let mut under_way = lock(&self.model_load);
+        let Some(load) = under_way.clone() else {
+            return Ok(None);
+        };
+        let before = &load.before;
+        let restored = Settings {
+            thinker_backend: before.thinker_backend.as_str().into(),
+            thinker_model_path: before.thinker_model_path.clone(),
+            thinker_rules_first: before.thinker_rules_first,
+            embedding_backend: before.embedding_backend.as_str().into(),
+            embedding_model_path: before.embedding_model_path.clone(),
+            ..self.settings()
+        };
+        self.save_settings(&restored)?;
+        self.model_generation.fetch_add(1, Ordering::SeqCst);
+        *under_way = None;
+        drop(under_way);
+        let (planner, embedder) = read(&self.labels);
+        let after = &load.after;
+        let changed = model_keys(after);
+        let was = model_keys(before);
+        if (changed.0, changed.1, changed.2) != (was.0, was.1, was.2) {
+            progress(
+                &self.notify,
+                "planner",
+                "cancelled",
+                format!("loading cancelled; still planning with {planner}"),
+            );
+        }
+        if (changed.3, changed.4) != (was.3, was.4) {
+            progress(
+                &self.notify,
+                "embedder",
+                "cancelled",
+                format!("loading cancelled; still embedding with {embedder}"),
+            );
+        }
+        Ok(Some(self.settings()))
+    }
+
+    /// Validates `settings` (every problem at once) and writes them to the user's config file,
+    /// which they replace only when the whole file is valid; the engine's config becomes the
+    /// result. Nothing is loaded or scanned here.
+    fn save_settings(&self, settings: &Settings) -> Result<PipelineConfig> {
         let file = self.config_file().ok_or_else(|| EngineError::Write {
             path: "config file".into(),
             message: "no config directory on this system".into(),
@@ -222,6 +336,11 @@ impl Engine {
                 Yaml::String(settings.thinker_backend.clone()),
             ),
             ("thinker_model_path", path(&settings.thinker_model_path)),
+            (
+                "thinker_rules_first",
+                Yaml::Bool(settings.thinker_rules_first),
+            ),
+            ("drop_folder", path(&settings.drop_folder)),
             (
                 "embedding_backend",
                 Yaml::String(settings.embedding_backend.clone()),
@@ -264,39 +383,38 @@ impl Engine {
             path: file.display().to_string(),
             message: e.to_string(),
         })?;
-        let before = self.config();
         write(&self.config, config.clone());
-        if config.working_root != before.working_root
-            && let Some(root) = &config.working_root
-        {
-            self.set_root(root)?;
-        }
-        let models_changed = (
-            config.thinker_backend,
-            &config.thinker_model_path,
-            config.embedding_backend,
-            &config.embedding_model_path,
-        ) != (
-            before.thinker_backend,
-            &before.thinker_model_path,
-            before.embedding_backend,
-            &before.embedding_model_path,
-        );
-        if models_changed {
-            let engine = Arc::clone(self);
-            std::thread::spawn(move || Engine::reload_models(&engine, &config));
-        }
-        Ok(self.settings())
+        Ok(config)
     }
 
-    /// Loads the configured models and swaps them in (after the running request, if any).
-    fn reload_models(self: &Arc<Self>, config: &PipelineConfig) {
+    /// Loads the configured models and swaps them in (after the running request, if any), unless
+    /// the load was cancelled or superseded meanwhile (then its notices stop and the result is
+    /// dropped).
+    fn reload_models(self: &Arc<Self>, config: &PipelineConfig, generation: u64) {
         let store = {
             let core = lock(&self.core);
             core.store.clone()
         };
+        let engine = Arc::downgrade(self);
+        let wanted = move || {
+            engine
+                .upgrade()
+                .is_some_and(|e| e.model_generation.load(Ordering::SeqCst) == generation)
+        };
+        let inner = self.notify.clone();
+        let still_wanted = wanted.clone();
+        let notify: Notify = Arc::new(move |n| {
+            if still_wanted() {
+                inner(n);
+            }
+        });
         // With a fallback only the embedded defaults' own failure can end up here.
-        let (retrieval, planner) = match load_models(config, &store, &self.notify, true) {
+        let loaded = load_models(config, &store, &notify, true);
+        if !wanted() {
+            tracing::info!("a cancelled or superseded model load finished; dropped");
+            return;
+        }
+        let (retrieval, planner) = match loaded {
             Ok(loaded) => loaded,
             Err(e) => {
                 tracing::warn!("loading models: {e}");
@@ -308,7 +426,17 @@ impl Engine {
             retrieval.embedder().fingerprint().to_owned(),
         );
         let mut core = lock(&self.core);
-        let root = crate::read(&self.root);
+        {
+            // Checked again under the load lock: a cancel from now on finds nothing loading.
+            let mut load = lock(&self.model_load);
+            if !wanted() {
+                return;
+            }
+            if load.as_ref().is_some_and(|l| l.generation == generation) {
+                *load = None;
+            }
+        }
+        let root = read(&self.root);
         core.retrieval = retrieval;
         core.planner = planner;
         drop(core);

@@ -388,6 +388,24 @@ fn settings_report_every_problem_and_leave_the_file_as_it_was() {
             .contains("Ctrl+Shift+K")
     );
     assert_eq!(w.engine.info().shortcut, "Ctrl+Shift+K");
+
+    // The drop folder is chosen here too: absolute only; the app's task loop reads it each round.
+    let relative = Settings {
+        drop_folder: Some("tasks".into()),
+        ..w.engine.settings()
+    };
+    let err = w.engine.set_settings(&relative).unwrap_err().payload();
+    assert!(err.message.contains("drop_folder"), "{}", err.message);
+    let tasks = tempfile::tempdir().unwrap();
+    let with_tasks = Settings {
+        drop_folder: Some(tasks.path().to_owned()),
+        thinker_rules_first: false,
+        ..w.engine.settings()
+    };
+    let saved = w.engine.set_settings(&with_tasks).unwrap();
+    assert_eq!(saved.drop_folder.as_deref(), Some(tasks.path()));
+    assert!(!saved.thinker_rules_first);
+    assert_eq!(w.engine.config().drop_folder.as_deref(), Some(tasks.path()));
 }
 
 #[test]
@@ -716,5 +734,86 @@ fn a_task_dropped_into_the_configured_drop_folder_is_answered_and_parked_in_the_
     assert!(
         home.path().join("Downloads/report.pdf").exists(),
         "simulated only"
+    );
+}
+
+/// Picking a model that takes long to load, then changing one's mind: the cancel keeps the models
+/// in use, saves the model settings back as they were, and whatever the load still produces is
+/// dropped without a word. The model folder's config.json is a named pipe, so the load waits
+/// for the test to write it.
+#[test]
+fn a_model_load_can_be_cancelled_and_the_models_in_use_stay() {
+    let w = world();
+    let model = tempfile::tempdir().unwrap();
+    tiny_models::write_bert(model.path(), 32).unwrap();
+    let config_json = model.path().join("config.json");
+    let text = std::fs::read_to_string(&config_json).unwrap();
+    std::fs::remove_file(&config_json).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&config_json)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let states = |w: &World| -> Vec<String> {
+        w.notices
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|n| match n {
+                Notice::ModelProgress {
+                    component, state, ..
+                } => Some(format!("{component} {state}")),
+                _ => None,
+            })
+            .collect()
+    };
+    w.notices.lock().unwrap().clear();
+    let before = w.engine.settings();
+    assert!(
+        w.engine.cancel_model_load().unwrap().is_none(),
+        "nothing loads"
+    );
+    let bert = Settings {
+        embedding_backend: "bert".into(),
+        embedding_model_path: Some(model.path().to_owned()),
+        ..before.clone()
+    };
+    w.engine.set_settings(&bert).unwrap();
+    for _ in 0..200 {
+        if states(&w).contains(&"embedder loading".to_owned()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert_eq!(states(&w), ["embedder loading"]);
+
+    let restored = w
+        .engine
+        .cancel_model_load()
+        .unwrap()
+        .expect("a load under way");
+    assert_eq!(restored.embedding_backend, before.embedding_backend);
+    assert_eq!(restored.embedding_model_path, None);
+    let file = std::fs::read_to_string(restored.config_file.unwrap()).unwrap();
+    assert!(!file.contains("bert"), "saved back: {file}");
+    assert_eq!(states(&w), ["embedder loading", "embedder cancelled"]);
+    assert!(w.engine.cancel_model_load().unwrap().is_none(), "once");
+
+    // The load gets its file and finishes: its model is dropped, nothing more is announced.
+    std::fs::write(&config_json, text).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(states(&w), ["embedder loading", "embedder cancelled"]);
+    assert!(
+        w.engine.info().embedder.starts_with("words"),
+        "{}",
+        w.engine.info().embedder
+    );
+    assert_eq!(
+        w.engine
+            .skill_search("remove duplicate files")
+            .unwrap()
+            .hits[0]
+            .skill,
+        "remove-duplicates"
     );
 }

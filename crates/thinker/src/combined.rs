@@ -1,17 +1,25 @@
 //! The rule planner when it is sure, a model otherwise (`thinker_rules_first`): the rule planner
 //! reads the request first (tens of milliseconds); when it chose every step's skill by at least
 //! `planner_sure_margin` over its best reading with another skill and understood the whole request,
-//! its plan is taken and the model is not asked. Anything else — a step it is unsure of, a part it
-//! did not understand, nothing planned — goes to the model, whose failures still fall back to the
-//! rule planner (`WithRuleFallback`, the `model` given here).
+//! its plan is taken and the model is not asked. When it did not understand part of the request,
+//! its question to the person stands too: a question is safer than a guess, and the models tried
+//! guess on exactly those requests ("clean up my stuff" planned as a skill to write; BENCHMARKS.md,
+//! "Local models"). The rest — a plan whose skill choice it is unsure of, or nothing planned — goes
+//! to the model, whose failures still fall back to the rule planner (`WithRuleFallback`, the
+//! `model` given here).
 
 use crate::{
     DraftedTools, PlanControl, PlanRequest, Planned, Planner, PlanningContext, Result, RulePlanner,
     ToolDraftRequest,
 };
 
-/// Whether the rule planner's plan can be taken without asking a model: something planned, no
-/// question, every step chosen by at least `margin`.
+/// Whether the rule planner's plan can be taken without asking a model: it asks the person about
+/// part of the request, or it planned something with every step chosen by at least `margin`.
+pub fn rules_decide(planned: &Planned, margin: f32) -> bool {
+    planned.clarification.is_some() || rules_are_sure(planned, margin)
+}
+
+/// Something planned, no question, every step chosen by at least `margin`.
 pub fn rules_are_sure(planned: &Planned, margin: f32) -> bool {
     !planned.plan.steps.is_empty()
         && planned.clarification.is_none()
@@ -58,11 +66,21 @@ impl Planner for RulesWhenSure {
         control: &PlanControl,
     ) -> Result<Planned> {
         let mut ruled = self.rules.plan(request, cx, control)?;
-        if rules_are_sure(&ruled, cx.config.planner_sure_margin) {
+        let margin = cx.config.planner_sure_margin;
+        if rules_are_sure(&ruled, margin) {
             ruled.usage.planner = "rule (sure)".to_owned();
             ruled.notes.push(format!(
-                "Planned by the rule planner, sure of every step (margin ≥ {:.2}); {} was not asked.",
-                cx.config.planner_sure_margin,
+                "Planned by the rule planner, sure of every step (margin ≥ {margin:.2}); {} was \
+                 not asked.",
+                self.model.name()
+            ));
+            return Ok(ruled);
+        }
+        if rules_decide(&ruled, margin) {
+            ruled.usage.planner = "rule (asks)".to_owned();
+            ruled.notes.push(format!(
+                "The rule planner did not understand part of the request and asks about it; {} \
+                 was not asked to guess.",
                 self.model.name()
             ));
             return Ok(ruled);
@@ -111,6 +129,15 @@ mod tests {
                 .collect::<BTreeMap<_, _>>(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_question_of_the_rule_planner_stands_but_an_unsure_choice_goes_to_the_model() {
+        assert!(rules_decide(&planned(&[0.01], Some("which folder?")), 0.1));
+        assert!(rules_decide(&planned(&[], Some("what should I do?")), 0.1));
+        assert!(rules_decide(&planned(&[0.3], None), 0.1));
+        assert!(!rules_decide(&planned(&[0.3, 0.02], None), 0.1));
+        assert!(!rules_decide(&planned(&[], None), 0.1));
     }
 
     #[test]

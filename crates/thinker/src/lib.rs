@@ -31,7 +31,7 @@ use serde::Serialize;
 use skills::SkillStore;
 
 pub use answer::{ModelAnswer, ModelStep, answer_text, into_plan};
-pub use combined::{RulesWhenSure, rules_are_sure};
+pub use combined::{RulesWhenSure, rules_are_sure, rules_decide};
 pub use draft::{
     DraftedTools, MAX_DRAFTED_TOOLS, ToolDraftRequest, check_draft, draft_prompt, tool_draft_schema,
 };

@@ -258,14 +258,15 @@ fn bad_model_locations_get_clear_errors() {
 }
 
 /// The default with a model (`thinker_rules_first`): a plain request the rule planner is sure of
-/// is its plan and the model reads nothing; a request it does not understand goes to the model.
+/// is its plan and the model reads nothing, and so is a request it asks the person about; one whose
+/// skill it chose by less than `planner_sure_margin` goes to the model.
 #[test]
 fn rules_first_asks_the_model_only_when_unsure() {
     let mut w = world();
     w.config.thinker_rules_first = true;
     let mut planner = thinker::build_planner(&w.config).unwrap();
     assert_eq!(planner.name(), "rule, then mistralrs:tiny-llama");
-    let plan = |planner: &mut Box<dyn Planner>, text: &str| {
+    let plan = |w: &World, planner: &mut Box<dyn Planner>, text: &str| {
         let tokens = Mutex::new(0usize);
         let sink = |_: &str| *tokens.lock().unwrap() += 1;
         let control = PlanControl {
@@ -281,13 +282,20 @@ fn rules_first_asks_the_model_only_when_unsure() {
         let planned = planner.plan(&request, &w.cx(), &control).unwrap();
         (planned, tokens.into_inner().unwrap())
     };
-    let (sure, tokens) = plan(&mut planner, "zip the reports folder");
+    let (sure, tokens) = plan(&w, &mut planner, "zip the reports folder");
     assert_eq!(sure.usage.planner, "rule (sure)", "{:?}", sure.notes);
     assert_eq!((tokens, sure.usage.completion_tokens), (0, 0));
     assert_eq!(sure.plan.steps[0].skill, "archive-files");
     assert!(thinker::rules_are_sure(&sure, w.config.planner_sure_margin));
 
-    let (unsure, tokens) = plan(&mut planner, "frobnicate the blorps quietly");
+    // Not understood: the rule planner's question stands, the model is not asked to guess.
+    let (asks, tokens) = plan(&w, &mut planner, "frobnicate the blorps quietly");
+    assert_eq!(asks.usage.planner, "rule (asks)", "{:?}", asks.notes);
+    assert!(asks.clarification.is_some());
+    assert_eq!(tokens, 0);
+    // The same plain request when no margin is enough (planner_sure_margin 1.0): the model plans.
+    w.config.planner_sure_margin = 1.0;
+    let (unsure, tokens) = plan(&w, &mut planner, "zip the reports folder");
     assert!(tokens > 0, "the model was asked: {:?}", unsure.notes);
     assert!(
         unsure.usage.planner.starts_with("mistralrs:")

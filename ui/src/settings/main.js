@@ -1,4 +1,4 @@
-// Settings window: working folder, planner/embedder backends and model files, HITL mode, shortcut, watched folders; model progress.
+// Settings window: working folder, planner/embedder backends and model files (rule planner first), HITL mode, shortcut, drop folder, watched folders; model progress (Cancel loading while a model loads).
 import '../styles/base.css';
 import './settings.css';
 import { api, on, EVENTS } from '../ipc.js';
@@ -47,12 +47,20 @@ const ROOT_PLACEHOLDER = '/home/you';
 const root = textField('working-root', ROOT_PLACEHOLDER);
 const inUseEl = h('div.in-use', { hidden: true });
 const plannerModel = textField('planner-model', 'Path to a .gguf file or a model folder');
+// Only meaningful with a planner model: the rule planner's plan when it is sure, the model's otherwise.
+const rulesFirst = h('input#rules-first', { type: 'checkbox', 'aria-describedby': 'rules-first-hint' });
 const embedderModel = textField('embedder-model', 'Folder holding the model files');
+const dropFolder = textField('drop-folder', 'No drop folder');
+dropFolder.setAttribute('aria-describedby', 'drop-note'); // what a task file is
 const shortcut = textField('shortcut', 'Alt+Space');
 const configFile = h('span.code.config-file');
 const errorsEl = h('div.errors', { role: 'alert', hidden: true });
 const statusEl = h('span.save-status', { role: 'status', 'aria-live': 'polite' });
 const progressList = h('ul.progress-list', { 'aria-label': 'Model loading' });
+// Shown while a model loads: model_load_cancel stops waiting for it (the models in use stay).
+const cancelNote = h('span.hint.load-cancel-note');
+const cancelBtn = h('button.btn.small.load-cancel-btn', { type: 'button', onClick: () => cancelLoading() }, icon('stop'), 'Cancel loading');
+const cancelRow = h('div.load-cancel', { hidden: true }, cancelNote, cancelBtn);
 const modelsEl = h('span.model-summary');
 const latest = {};
 const saveBtn = h('button.btn.primary.save', { type: 'submit' }, 'Save', h('kbd', 'Ctrl S'));
@@ -108,6 +116,15 @@ const form = h(
           chooseBtn(plannerModel, () => api.pickFile([{ name: 'GGUF model', extensions: ['gguf'] }]), 'Choose planner GGUF file', 'File…'),
           chooseBtn(plannerModel, () => api.pickFolder(), 'Choose planner model folder', 'Folder…'),
         ),
+        h(
+          'label.check-option.rules-first-option',
+          rulesFirst,
+          h(
+            'span.check-text',
+            h('span.check-label', 'Rule planner first'),
+            h('span.hint#rules-first-hint', 'A request the built-in rule planner is sure of is planned without asking the model (faster); the model plans the rest.'),
+          ),
+        ),
       ),
       row('Embedder', 'Matches plan steps to skills.', segmented('embedder', [['words', 'Built in'], ['lexical', 'Lexical'], ['bert', 'BERT'], ['mistralrs', 'mistral.rs']])),
       row(
@@ -115,7 +132,7 @@ const form = h(
         'A model folder, for BERT or mistral.rs.',
         h('div.path-row.embedder-model', embedderModel, chooseBtn(embedderModel, () => api.pickFolder(), 'Choose embedder model folder')),
       ),
-      row('Model loading', 'Progress after saving.', progressList),
+      row('Model loading', 'Progress after saving.', progressList, cancelRow),
     ),
     h(
       'section.group',
@@ -133,6 +150,22 @@ const form = h(
       ),
       row('Shortcut', 'Shows the bar from anywhere.', shortcut),
     ),
+    h(
+      'section.group.drop',
+      { 'aria-labelledby': 'drop-title' },
+      h('h2#drop-title', 'Task files'),
+      row(
+        'Drop folder',
+        'An absolute folder the app takes task files from. Empty: none.',
+        h('div.path-row.drop-folder', dropFolder, chooseBtn(dropFolder, () => api.pickFolder(), 'Choose drop folder')),
+        h(
+          'p.hint.drop-note#drop-note',
+          'A task file is a JSON file like ',
+          h('span.code', '{"request": "tidy up", "root": "/abs/folder"}'),
+          ' or one tool call; changes wait in the bar’s inbox; NAME.answer.json answers it.',
+        ),
+      ),
+    ),
     watches.el,
     errorsEl,
   ),
@@ -146,6 +179,9 @@ function syncEnabled() {
   const plannerOn = radioValue('planner') === 'mistralrs';
   const embedderOn = ['bert', 'mistralrs'].includes(radioValue('embedder'));
   for (const el of form.querySelectorAll('.planner-model input, .planner-model button')) el.disabled = !plannerOn;
+  // Rule planner first only matters when a model plans; its tick is kept (and sent) either way.
+  rulesFirst.disabled = !plannerOn;
+  rulesFirst.closest('label').classList.toggle('disabled', !plannerOn);
   for (const el of form.querySelectorAll('.embedder-model input, .embedder-model button')) el.disabled = !embedderOn;
 }
 form.addEventListener('change', syncEnabled);
@@ -155,17 +191,24 @@ function setStatus(text, kind = '') {
   replace(statusEl, text ? [kind === 'ok' ? icon('check') : kind === 'error' ? icon('warning') : null, text] : []);
 }
 
+/** The planner and embedder fields from `s`; the other fields keep what is typed in them. */
+function fillModels(s) {
+  setRadio('planner', s.thinker_backend ?? 'rule');
+  plannerModel.value = s.thinker_model_path ?? '';
+  rulesFirst.checked = s.thinker_rules_first ?? true;
+  setRadio('embedder', s.embedding_backend ?? 'words');
+  embedderModel.value = s.embedding_model_path ?? '';
+  syncEnabled();
+}
+
 function fill(s) {
   current = s;
   root.value = s.working_root ?? '';
-  setRadio('planner', s.thinker_backend ?? 'rule');
-  plannerModel.value = s.thinker_model_path ?? '';
-  setRadio('embedder', s.embedding_backend ?? 'words');
-  embedderModel.value = s.embedding_model_path ?? '';
+  fillModels(s);
   setRadio('hitl', s.hitl_mode ?? 'key');
   shortcut.value = s.shortcut ?? '';
+  dropFolder.value = s.drop_folder ?? '';
   configFile.textContent = s.config_file ?? '—';
-  syncEnabled();
   showInUse();
 }
 
@@ -206,10 +249,12 @@ function read() {
     working_root: orNull(root.value),
     thinker_backend: radioValue('planner'),
     thinker_model_path: orNull(plannerModel.value),
+    thinker_rules_first: rulesFirst.checked,
     embedding_backend: radioValue('embedder'),
     embedding_model_path: orNull(embedderModel.value),
     hitl_mode: radioValue('hitl'),
     shortcut: shortcut.value.trim(),
+    drop_folder: orNull(dropFolder.value),
     config_file: current?.config_file ?? null,
   };
 }
@@ -221,13 +266,33 @@ function problems(message) {
   return bullets.length ? bullets : lines;
 }
 
+/** The text fields by the setting they edit: a CONFIG_INVALID problem naming `key` marks its field. */
+const FIELD_OF_KEY = {
+  working_root: root,
+  thinker_model_path: plannerModel,
+  embedding_model_path: embedderModel,
+  shortcut,
+  drop_folder: dropFolder,
+};
+
+function markInvalid(list) {
+  for (const [key, input] of Object.entries(FIELD_OF_KEY)) {
+    const bad = list.some((p) => p.includes(`\`${key}\``));
+    input.classList.toggle('invalid', bad);
+    if (bad) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
+}
+
 function showErrors(err) {
   if (!err) {
+    markInvalid([]);
     errorsEl.hidden = true;
     errorsEl.replaceChildren();
     return;
   }
   const list = err.code === 'CONFIG_INVALID' ? problems(err.message) : [`${err.code}: ${err.message}`];
+  markInvalid(err.code === 'CONFIG_INVALID' ? list : []);
   replace(
     errorsEl,
     h('div.errors-head', icon('warning'), err.code === 'CONFIG_INVALID' ? `${list.length} problem${list.length === 1 ? '' : 's'} — nothing was saved` : 'Could not save'),
@@ -270,7 +335,37 @@ document.addEventListener('keydown', (e) => {
   }
 });
 
-const STATE_ICON = { loading: null, ready: 'check', failed: 'x', fallback: 'undo' };
+const STATE_ICON = { loading: null, ready: 'check', failed: 'x', fallback: 'undo', cancelled: 'stop' };
+
+// The components whose latest progress is `loading` and whose load may still be cancelled.
+const loading = new Set();
+
+function syncCancel() {
+  cancelRow.hidden = loading.size === 0;
+  if (loading.size === 0) return;
+  const names = [...loading].sort((a, b) => (a === 'planner' ? -1 : b === 'planner' ? 1 : a.localeCompare(b)));
+  cancelNote.textContent = `Loading the ${names.join(' and ')} model${names.length > 1 ? 's' : ''}; the ones in use stay until then.`;
+}
+
+/** Stops waiting for the models loading: the reply's model settings (those in use) refill the form; null: nothing was loading any more. */
+async function cancelLoading() {
+  cancelBtn.disabled = true;
+  try {
+    const s = await api.modelLoadCancel();
+    loading.clear();
+    if (s) {
+      current = s;
+      fillModels(s);
+      showInUse();
+      setStatus('Loading cancelled', 'ok');
+    }
+  } catch (err) {
+    setStatus(`Could not cancel loading — ${err.code}: ${err.message}`, 'error');
+  } finally {
+    cancelBtn.disabled = false;
+    syncCancel();
+  }
+}
 
 function onProgress(p) {
   if (!p) return;
@@ -293,6 +388,9 @@ function onProgress(p) {
   }
   while (progressList.children.length > 40) progressList.firstChild.remove();
   latest[p.component] = p.state;
+  if (p.state === 'loading') loading.add(p.component);
+  else loading.delete(p.component);
+  syncCancel();
   replace(
     modelsEl,
     Object.entries(latest).map(([c, st]) => h(`span.model-chip.${st}`, { title: `${c}: ${st}` }, st === 'loading' ? h('span.spinner') : icon(STATE_ICON[st] ?? 'spark'), `${c} ${st}`)),

@@ -1,4 +1,4 @@
-// Test fixtures: app info, agents, history, skills, the seed run (with ops and questions) as a bar script, undo and recovery, saved workflows, watched folders and the inbox.
+// Test fixtures: app info, agents, history, skills, settings and model progress, the seed run (with ops and questions) as a bar script, undo and recovery, saved workflows, watched folders and the inbox.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -39,12 +39,34 @@ export const settings = {
   working_root: '/home/u',
   thinker_backend: 'rule',
   thinker_model_path: null,
+  thinker_rules_first: true,
   embedding_backend: 'words',
   embedding_model_path: null,
   hitl_mode: 'key',
   shortcut: 'Alt+Space',
+  drop_folder: null,
   config_file: '/home/u/.config/scope-weaver/config.toml',
 };
+
+/** settings_set's reply when a planner and an embedder model were chosen: they load in the background. */
+export const settingsWithModels = {
+  ...settings,
+  thinker_backend: 'mistralrs',
+  thinker_model_path: '/models/qwen2.5-14b-instruct-q4_k_m.gguf',
+  thinker_rules_first: false,
+  embedding_backend: 'bert',
+  embedding_model_path: '/models/bge-large-en-v1.5',
+};
+
+/** models://progress payloads while those load, and the engine's notices when the load is cancelled (model_load_cancel). */
+export const modelsLoading = [
+  { component: 'planner', state: 'loading', message: 'loading qwen2.5-14b-instruct-q4_k_m.gguf (8.4 GB)' },
+  { component: 'embedder', state: 'loading', message: 'loading bge-large-en-v1.5' },
+];
+export const modelsCancelled = [
+  { component: 'planner', state: 'cancelled', message: 'loading cancelled; still planning with the embedded rule planner' },
+  { component: 'embedder', state: 'cancelled', message: 'loading cancelled; still embedding with words-v1/glove100+lexical-v1/d284' },
+];
 
 /** The ChangeOps the seed run's graph_delta events carry (the recorded fixture predates `ops`). */
 export const OPS = {
