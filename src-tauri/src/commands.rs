@@ -106,7 +106,7 @@ pub async fn run_request(
         request,
         dry_run: dry_run.unwrap_or(false),
         hitl,
-        call: None,
+        plan: None,
     };
     blocking(&engine, move |e| {
         e.run(&request, &mut |m| drop(on_event.send(m)))

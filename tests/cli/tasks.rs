@@ -155,7 +155,7 @@ fn a_task_that_calls_one_tool_is_checked_parked_approved_and_undoable() {
     let parked = read(&drop.join("1-delete.answer.json"));
     assert_eq!(parked["outcome"]["outcome"], "parked", "{parked}");
     let item = &parked["outcome"]["item"];
-    assert_eq!(item["call"]["tool"], "delete", "{item}");
+    assert_eq!(item["plan"]["steps"][0]["tool"], "delete", "{item}");
     assert_eq!(
         item["request"],
         "manage-files/delete path=Downloads/old.log"
@@ -175,7 +175,7 @@ fn a_task_that_calls_one_tool_is_checked_parked_approved_and_undoable() {
         both["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("not both"),
+            .contains("not several"),
         "{both}"
     );
 
@@ -214,4 +214,94 @@ fn a_task_that_calls_one_tool_is_checked_parked_approved_and_undoable() {
         std::fs::read_to_string(home.join("Downloads/old.log")).unwrap(),
         "log"
     );
+}
+
+/// A task can be a whole plan (steps with `$step(n)` references, as a planner makes them): checked
+/// against the skills first (a bad one gets an error file naming every problem), then parked or
+/// committed like any task. A task that failed for a passing reason waits beside itself until its
+/// pause is over, unless it is changed.
+#[test]
+fn a_task_with_a_plan_is_checked_and_run_and_a_waiting_retry_is_respected() {
+    let env = Env::new(&[
+        ("home/Inbox/a.pdf", "same"),
+        ("home/Inbox/b.pdf", "same"),
+        ("home/Inbox/song.mp3", "mp3"),
+    ]);
+    let home = env.root.path().join("home");
+    let drop = env.root.path().join("drop");
+    std::fs::create_dir_all(&drop).unwrap();
+    let write =
+        |name: &str, body: Value| std::fs::write(drop.join(name), body.to_string()).unwrap();
+    write(
+        "1-plan.json",
+        json!({"plan": {"steps": [
+            {"step": 1, "description": "sort Inbox by type", "skill": "organize-by-type",
+             "tool": "organize", "params": {"path": "Inbox"}},
+            {"step": 2, "description": "analyze it", "skill": "analyze-directory",
+             "tool": "analyze", "params": {"path": "Inbox"}}
+        ]}, "root": home, "trusted": true}),
+    );
+    write(
+        "2-bad-plan.json",
+        json!({"plan": {"steps": [
+            {"step": 1, "skill": "manage-files", "tool": "teleport", "params": {}},
+            {"step": 2, "skill": "nowhere", "tool": "list", "params": {"path": "$step(7).nodes"}}
+        ]}, "root": home}),
+    );
+    let out = env.run(&["--json", "tasks", drop.to_str().unwrap(), "--once"]);
+    assert_eq!(out.status.code(), Some(1), "one bad task file");
+    let done = read(&drop.join("1-plan.answer.json"));
+    assert_eq!(done["outcome"]["outcome"], "committed", "{done}");
+    assert!(home.join("Inbox/Documents/a.pdf").exists());
+    assert!(home.join("Inbox/Audio/song.mp3").exists());
+    let history = env.json(&["history"]);
+    assert_eq!(
+        history["runs"][0]["request"], "sort Inbox by type; then analyze it",
+        "{history}"
+    );
+    let bad = read(&drop.join("2-bad-plan.error.json"));
+    assert_eq!(bad["error"]["code"], "TASK_INVALID");
+    let message = bad["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("`plan`:")
+            && message.contains("teleport")
+            && message.contains("nowhere"),
+        "{message}"
+    );
+
+    // A task that failed for a passing reason waits until its pause is over ...
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        "3-later.json",
+        json!({"request": "sort Inbox by type", "root": home}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let far = u64::MAX / 2;
+    write(
+        "3-later.retry.json",
+        json!({"attempts": 1, "next_at_ms": far,
+               "error": {"code": "COMMIT_FAILED", "message": "a file was locked"}}),
+    );
+    let out = env.run(&["--json", "tasks", drop.to_str().unwrap(), "--once"]);
+    assert!(out.status.success());
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(drop.join("3-later.json").exists());
+    // ... unless the person changes it: then it is taken at once, and the wait is forgotten.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(
+        "3-later.json",
+        json!({"request": "sort Inbox by type", "root": home, "trusted": true}),
+    );
+    let out = env.run(&["--json", "tasks", drop.to_str().unwrap(), "--once"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(drop.join("done/3-later.json").exists());
+    assert!(!drop.join("3-later.retry.json").exists());
 }

@@ -192,9 +192,9 @@ pub fn inbox_cmd(env: &Env, command: Option<InboxCommand>) -> Result<ExitCode> {
             let item = engine.inbox_item(&id)?;
             let settings = RunSettings {
                 plan: item
-                    .call
+                    .plan
                     .as_ref()
-                    .map(|c| engine.tool_call_plan(c))
+                    .map(|p| engine.check_plan(p))
                     .transpose()?,
                 ..RunSettings::default()
             };

@@ -26,6 +26,22 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// How a given plan reads in the audit log and the history: each step's description (or
+    /// `skill/tool`), in order.
+    pub fn text(&self) -> String {
+        self.steps
+            .iter()
+            .map(|s| {
+                if s.description.trim().is_empty() {
+                    format!("{}/{}", s.skill, s.tool)
+                } else {
+                    s.description.trim().to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("; then ")
+    }
+
     /// The JSON Schema of a plan, for constrained decoding and for validating foreign input.
     pub fn json_schema() -> Value {
         serde_json::to_value(schemars::schema_for!(Plan)).expect("schema serialises")

@@ -27,6 +27,9 @@ pub enum EngineError {
     /// A tool called with parameters it lacks or does not take (every problem in the message).
     #[error("{0}")]
     InvalidParams(String),
+    /// A given plan (a task file's) that does not fit the loaded skills: every problem.
+    #[error("the plan cannot run: {0}")]
+    InvalidPlan(String),
     #[error("cannot write {path}: {message}")]
     Write { path: String, message: String },
     /// An error from a crate below (sandbox, pipeline, skills, …), with its own code.
@@ -46,6 +49,7 @@ impl ErrorCode for EngineError {
             EngineError::UnknownSkill(_) => "UNKNOWN_SKILL",
             EngineError::UnknownTool { .. } => "UNKNOWN_TOOL",
             EngineError::InvalidParams(_) => "INVALID_PARAMS",
+            EngineError::InvalidPlan(_) => "INVALID_PLAN",
             EngineError::Write { .. } => "WRITE_FAILED",
             // Errors from below keep their own code; see `payload`.
             EngineError::Coded { .. } => "ENGINE_ERROR",

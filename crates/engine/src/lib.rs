@@ -194,9 +194,10 @@ pub struct RunRequest {
     pub dry_run: bool,
     #[serde(default)]
     pub hitl: Option<String>,
-    /// One tool to call instead of a request to plan (`request` may then be empty).
+    /// A plan to run as it is instead of a request to plan (`request` may then be empty): one
+    /// tool call (`ToolCall::plan`) or several steps; checked by [`Engine::check_plan`].
     #[serde(default)]
-    pub call: Option<contracts::ToolCall>,
+    pub plan: Option<contracts::Plan>,
 }
 
 /// What the graph window draws: the view of the latest graph (scan, or the running request's).
@@ -480,12 +481,12 @@ impl Engine {
         sink: &mut (dyn FnMut(Message) + Send),
     ) -> Result<RunReport> {
         let plan = request
-            .call
+            .plan
             .as_ref()
-            .map(|c| self.tool_call_plan(c))
+            .map(|p| self.check_plan(p))
             .transpose()?;
-        let text = match &request.call {
-            Some(call) if request.request.trim().is_empty() => call.text(),
+        let text = match &plan {
+            Some(plan) if request.request.trim().is_empty() => plan.text(),
             _ => request.request.clone(),
         };
         let (cancel, _running) = self.start_run()?;

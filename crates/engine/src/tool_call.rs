@@ -1,6 +1,7 @@
-//! One tool called directly (`scope-weaver tool`, a task file with a `call`, an inbox item made
-//! from one): checked against the loaded skills, then run as a one-step plan through the same
-//! pipeline as a request — simulated, reviewed, committed through the journal, audited, undoable.
+//! A tool called directly (`scope-weaver tool`, a task file with a `call`) or a whole plan given
+//! (a task file with a `plan`, an inbox item made from either): checked against the loaded
+//! skills, then run through the same pipeline as a request in place of the planner's plan —
+//! simulated, reviewed, committed through the journal, audited, undoable.
 
 use contracts::{Plan, ToolCall};
 
@@ -39,5 +40,21 @@ impl Engine {
             return Err(EngineError::InvalidParams(message));
         }
         Ok(call.plan())
+    }
+
+    /// `plan` checked against the loaded skills as a planner's plan is (every problem at once:
+    /// unknown skills or tools, parameters, `$step(n)` references, too many steps), to run as
+    /// it is (a task file's `plan`, an inbox item made from one).
+    pub fn check_plan(&self, plan: &Plan) -> Result<Plan> {
+        let max_steps = self.config().max_plan_steps;
+        let core = lock(&self.core);
+        let problems = thinker::validate_plan(plan, &core.store, max_steps);
+        if problems.is_empty() {
+            Ok(plan.clone())
+        } else {
+            Err(EngineError::InvalidPlan(thinker::render_problems(
+                &problems,
+            )))
+        }
     }
 }

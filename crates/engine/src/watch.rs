@@ -64,10 +64,10 @@ pub struct InboxItem {
     pub destructive: bool,
     /// The simulated run's report.
     pub summary: String,
-    /// Set when the item is one tool call (a task file's `call`): approving runs it, not
-    /// `request` planned again.
+    /// Set when the item is a given plan (a task file's `call` or `plan`): approving runs it,
+    /// not `request` planned again.
     #[serde(default)]
-    pub call: Option<contracts::ToolCall>,
+    pub plan: Option<contracts::Plan>,
 }
 
 /// What handling a watched folder did.
@@ -255,10 +255,10 @@ impl Engine {
         source: &str,
         root: &Path,
         request: &str,
-        call: Option<&contracts::ToolCall>,
+        given: Option<&contracts::Plan>,
         trusted: bool,
     ) -> Result<WatchOutcome> {
-        let plan = call.map(|c| self.tool_call_plan(c)).transpose()?;
+        let plan = given.map(|p| self.check_plan(p)).transpose()?;
         let ledger = crate::Ledger::new(self.config());
         let mut sandbox = ledger.open_sandbox(root, &sandbox::ScanOptions::default())?;
         let simulate = RunSettings {
@@ -304,7 +304,7 @@ impl Engine {
                 counts: sandbox::count_text(&ops),
                 destructive,
                 summary: report.text,
-                call: call.cloned(),
+                plan: given.cloned(),
             };
             for old in self.inbox()?.into_iter().filter(|i| i.watch == source) {
                 self.inbox_discard(&old.id)?;
@@ -383,7 +383,7 @@ impl Engine {
             request: item.request.clone(),
             dry_run: false,
             hitl: None,
-            call: item.call.clone(),
+            plan: item.plan.clone(),
         };
         let report = self.run_at(&item.root, &request, sink)?;
         if report.committed {

@@ -312,7 +312,7 @@ export const watchAdded = { id: 'inbox-5c7e22', root: '/home/u', folder: 'Inbox'
 /**
  * inbox_list(): what the two watches would change, oldest first. Downloads' item is the seed run's
  * diff (it deletes, so even its trusted watch parks it); Scans' only moves files into a new folder.
- * Both are requests planned again on approval, not one tool call (`call: null`).
+ * Both are requests planned again on approval, not a given plan (`plan: null`).
  */
 export function inboxItems() {
   const { reviewDiff } = seedScript();
@@ -327,7 +327,7 @@ export function inboxItems() {
       counts: '3 deletions · 4 moves · 4 new folders',
       destructive: true,
       summary: reviewDiff.summary,
-      call: null,
+      plan: null,
     },
     {
       id: 'scans-9b01de-r21',
@@ -339,7 +339,7 @@ export function inboxItems() {
       counts: '1 move · 1 new folder',
       destructive: false,
       summary: 'Organized 1 file into 1 subfolder.',
-      call: null,
+      plan: null,
     },
   ];
 }
