@@ -6,7 +6,9 @@
 //! planner's answers (a spread over every tool, 43 German, 30 vague), and 230 of them label the
 //! parameters the request states. The floors were set again on that set: skills right 79.6% →
 //! 72.4%, accepted-without-picker precision 93.3% → 91.2%, and a new floor with parameters
-//! checked (52.2%; the issue's goal is 90%).
+//! checked (52.2%; the issue's goal is 90%). Raised the same day after planner fixes found on the
+//! grown set (German folder names, a named file's folder, "new folder a/b/c", words that choose
+//! values): 59.8% with parameters, 72.8% skills, 91.9% precision.
 
 use std::path::Path;
 
@@ -14,11 +16,11 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 52.0;
+const PLAN_ACCURACY_FLOOR: f64 = 59.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 72.0;
+const SKILLS_ACCURACY_FLOOR: f64 = 72.5;
 /// Share of clear requests planned with the right skills without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 72.5;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 73.0;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
 const PICKER_SHARE_CEILING: f64 = 10.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
@@ -26,7 +28,7 @@ const PICKER_SHARE_CEILING: f64 = 10.0;
 /// one clear "how many images, docs … would each folder get" step from organize-by-type (issue 20
 /// note, 2026-11-25).
 /// Set again to 91.0 on the grown set (see the top of this file).
-const ACCEPTED_PRECISION_FLOOR: f64 = 91.0;
+const ACCEPTED_PRECISION_FLOOR: f64 = 91.5;
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
@@ -197,4 +199,76 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
     let search = &score["search"];
     assert!(search["first_right"].as_f64().unwrap() >= 75.0, "{search}");
     assert!(search["no_hit"].as_f64().unwrap() <= 5.0, "{search}");
+}
+
+/// Regressions found on the grown labelled set (2026-11-25): each request and the step parameters
+/// it must give.
+#[test]
+fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
+    let env = Env::new(&[]);
+    let cases: [(&str, &str, serde_json::Value); 7] = [
+        (
+            "delete old.log from the Logs folder",
+            "manage-files/delete",
+            serde_json::json!({"path": ["Logs/old.log"]}),
+        ),
+        (
+            "new folder Documents/Taxes/2025",
+            "manage-files/create",
+            serde_json::json!({"path": "Documents/Taxes", "name": "2025", "type": "dir"}),
+        ),
+        (
+            "kopiere alle Fotos aus Downloads nach Bilder",
+            "manage-files/copy",
+            serde_json::json!({"target": "Bilder"}),
+        ),
+        (
+            "list everything on the Desktop including hidden files",
+            "manage-files/list",
+            serde_json::json!({"path": "Desktop", "include_hidden": true}),
+        ),
+        (
+            "list everything in Projects/site, subfolders included",
+            "manage-files/list",
+            serde_json::json!({"path": "Projects/site", "recursive": true}),
+        ),
+        (
+            "give me a CSV report of the duplicate files in Documents",
+            "remove-duplicates/scan",
+            serde_json::json!({"path": "Documents", "format": "csv"}),
+        ),
+        (
+            "whats takign up spcae in Movies",
+            "analyze-directory/analyze",
+            serde_json::json!({"path": "Movies"}),
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (request, tool, expected) in cases {
+        let plan = env.json(&["plan", request]);
+        let steps = plan["plan"]["steps"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let step = steps.iter().find(|s| {
+            format!(
+                "{}/{}",
+                s["skill"].as_str().unwrap(),
+                s["tool"].as_str().unwrap()
+            ) == tool
+        });
+        let fits = step.is_some_and(|s| {
+            expected
+                .as_object()
+                .unwrap()
+                .iter()
+                .all(|(k, v)| &s["params"][k] == v)
+        });
+        if !fits {
+            wrong.push(format!(
+                "{request:?}: wanted {tool} with {expected}, got {steps:?}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }

@@ -68,8 +68,22 @@ fn normalised(key: &str, value: &Value) -> Vec<String> {
             s.to_owned()
         }
     };
+    // "Invoices, Recipes and Meeting notes" lists the same three names as the array.
+    let listed = |s: &str| -> Vec<String> {
+        s.split(',')
+            .flat_map(|part| part.split(" and "))
+            .flat_map(|part| part.split(" und "))
+            .map(one)
+            .collect()
+    };
     let mut out: Vec<String> = match value {
         Value::String(s) if key.contains("extension") => s.split(',').map(one).collect(),
+        Value::String(s) if key == "categories" || key == "tags" => listed(s),
+        // A rename or folder pattern without an extension keeps the file's own (batch-rename's
+        // rule): `scan_{n:03}` names the same files as `scan_{n:03}.{ext}`.
+        Value::String(s) if key == "pattern" && !pattern_has_extension(s) => {
+            vec![one(&format!("{s}.{{ext}}"))]
+        }
         Value::String(s) => vec![one(s)],
         Value::Array(items) => items.iter().flat_map(|v| normalised(key, v)).collect(),
         Value::Null => Vec::new(),
@@ -79,6 +93,14 @@ fn normalised(key: &str, value: &Value) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Whether a name pattern ends in an extension of its own (`.jpg`, `.{ext}`).
+fn pattern_has_extension(pattern: &str) -> bool {
+    pattern.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && !ext.is_empty() && !ext.contains('/') && !ext.contains('}')
+            || ext == "{ext}"
+    })
 }
 
 /// Whether `got` is the labelled `expected` value of `key`.
@@ -247,6 +269,27 @@ mod tests {
         );
         assert!(param_misses(&p, labels, &defaults).is_empty());
         assert_eq!(size_bytes("8 KB"), Some([8000, 8192]));
+        let same = |key: &str, a: Value, b: Value| value_matches(key, &a, Some(&b));
+        assert!(same(
+            "categories",
+            json!("Invoices, Recipes and Meeting notes"),
+            json!("Invoices, Recipes, Meeting notes")
+        ));
+        assert!(same(
+            "pattern",
+            json!("scan_{n:03}.{ext}"),
+            json!("scan_{n:03}")
+        ));
+        assert!(!same(
+            "pattern",
+            json!("scan_{n:03}.jpg"),
+            json!("scan_{n:03}")
+        ));
+        assert!(same(
+            "pattern",
+            json!("{year}/{month}"),
+            json!("{year}/{month}")
+        ));
         assert_eq!(size_bytes("old"), None);
         assert_eq!(age_days("30 days").as_deref(), Some("30d"));
         assert_eq!(age_days("2022-01-01"), None);

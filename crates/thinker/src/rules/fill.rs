@@ -225,6 +225,21 @@ impl PlanBuilder<'_> {
             // A required name is the thing to make ("create a folder called X", "make X").
             ("name", _) if d.tool.required_params.iter().any(|r| r == "name") => {
                 match slots.name.clone().or(slots.objects.first().cloned()) {
+                    // "new folder Documents/Taxes/2025": the last part is the name, the rest
+                    // the folder it goes in.
+                    Some(n) if n.trim_end_matches('/').contains('/') => {
+                        let n = n.trim_end_matches('/');
+                        let (parent, last) = n.rsplit_once('/').expect("has a slash");
+                        d.used.insert("name");
+                        d.params.insert(name.into(), json!(last));
+                        let path_said_whole = d.params.get("path").is_none_or(|p| {
+                            p.as_str().is_some_and(|p| p.trim_end_matches('/') == n)
+                        });
+                        if path_said_whole && declared_param(d.tool, "path") {
+                            d.params.insert("path".into(), json!(parent));
+                        }
+                        Fill::Stated
+                    }
                     Some(n) => {
                         d.used.insert("name");
                         d.params.insert(name.into(), json!(n));
@@ -325,7 +340,17 @@ impl PlanBuilder<'_> {
             .collect();
         let selection_wanted = slots.has_filter() || acts_on == ActsOn::Files && files.is_empty();
         let fill = if !files.is_empty() && !slots.has_filter() {
-            d.params.insert(name.into(), json!(files));
+            // "delete old.log from the Logs folder": each file named is in the clause's folder.
+            let joined: Vec<String> = files
+                .iter()
+                .map(|o| match &d.clause_place {
+                    Some(l) if l != "." && !o.contains('/') && !looks_like_file(l) => {
+                        format!("{l}/{o}")
+                    }
+                    _ => (*o).clone(),
+                })
+                .collect();
+            d.params.insert(name.into(), json!(joined));
             Fill::Stated
         } else if slots.has_filter() && d.clause_place.is_some() {
             let place = d.clause_place.clone();
@@ -742,4 +767,12 @@ mod tests {
             Some(json!("zip"))
         );
     }
+}
+
+/// Whether `tool` takes a parameter called `name`.
+fn declared_param(tool: &ToolDefinition, name: &str) -> bool {
+    tool.required_params
+        .iter()
+        .chain(&tool.optional_params)
+        .any(|p| p == name)
 }

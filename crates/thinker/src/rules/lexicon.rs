@@ -29,6 +29,10 @@ struct EnglishFile {
 pub struct Translation {
     min_markers: usize,
     markers: BTreeSet<String>,
+    /// Words after which one of `folders` names a folder ("in", "nach", "Ordner").
+    places: BTreeSet<String>,
+    /// Everyday folder names that are also words ("Bilder", "Dokumente").
+    folders: BTreeSet<String>,
     phrases: serde_yaml::Mapping,
     words: BTreeMap<String, String>,
 }
@@ -112,7 +116,13 @@ impl Translation {
             }
             let t = tokens[i];
             let c = core(t);
-            match self.words.get(&c).filter(|_| !is_name(t)) {
+            let names_a_folder =
+                i > 0 && self.places.contains(&core(tokens[i - 1])) && self.folders.contains(&c);
+            match self
+                .words
+                .get(&c)
+                .filter(|_| !is_name(t) && !names_a_folder)
+            {
                 Some(english) if english.is_empty() => {}
                 Some(english) => {
                     let start = t.find(|ch: char| ch.is_alphanumeric()).unwrap_or(0);
@@ -149,6 +159,8 @@ mod tests {
             .chain(&l.meta_words)
             .chain(&l.common_words)
             .chain(&l.german.markers)
+            .chain(&l.german.places)
+            .chain(&l.german.folders)
             .chain(l.german.words.keys());
         for w in all {
             assert!(!w.trim().is_empty() && *w == w.to_lowercase(), "{w:?}");
@@ -176,6 +188,15 @@ mod tests {
             (
                 "verschiebe alle PDFs aus Downloads nach Dokumente/Steuern",
                 "move all PDFs from Downloads to Dokumente/Steuern",
+            ),
+            // After a place word an everyday folder name is the folder; elsewhere the word.
+            (
+                "kopiere alle Fotos aus Downloads nach Bilder",
+                "copy all photos from Downloads to Bilder",
+            ),
+            (
+                "sortiere die Fotos in Bilder nach Datum",
+                "sort the photos in Bilder by date",
             ),
         ];
         for (german, english) in cases {
