@@ -7,6 +7,14 @@ use serde_json::{Value, json};
 
 use super::Env;
 
+/// The home folder of `env`'s files and an empty drop folder beside it.
+fn drop_folder(env: &Env) -> (std::path::PathBuf, std::path::PathBuf) {
+    let home = env.root.path().join("home");
+    let drop = env.root.path().join("drop");
+    std::fs::create_dir_all(&drop).unwrap();
+    (home, drop)
+}
+
 fn read(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -123,9 +131,7 @@ fn a_task_that_calls_one_tool_is_checked_parked_approved_and_undoable() {
         ("home/Downloads/old.log", "log"),
         ("home/Downloads/notes.txt", "notes"),
     ]);
-    let home = env.root.path().join("home");
-    let drop = env.root.path().join("drop");
-    std::fs::create_dir_all(&drop).unwrap();
+    let (home, drop) = drop_folder(&env);
     let write =
         |name: &str, body: Value| std::fs::write(drop.join(name), body.to_string()).unwrap();
     write(
@@ -227,9 +233,7 @@ fn a_task_with_a_plan_is_checked_and_run_and_a_waiting_retry_is_respected() {
         ("home/Inbox/b.pdf", "same"),
         ("home/Inbox/song.mp3", "mp3"),
     ]);
-    let home = env.root.path().join("home");
-    let drop = env.root.path().join("drop");
-    std::fs::create_dir_all(&drop).unwrap();
+    let (home, drop) = drop_folder(&env);
     let write =
         |name: &str, body: Value| std::fs::write(drop.join(name), body.to_string()).unwrap();
     write(

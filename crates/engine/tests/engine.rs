@@ -408,22 +408,25 @@ fn settings_report_every_problem_and_leave_the_file_as_it_was() {
     assert_eq!(w.engine.config().drop_folder.as_deref(), Some(tasks.path()));
 }
 
+/// The model-loading notices so far, as "component state".
+fn model_progress(w: &World) -> Vec<String> {
+    w.notices
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|n| match n {
+            Notice::ModelProgress {
+                component, state, ..
+            } => Some(format!("{component} {state}")),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn a_model_chosen_in_settings_loads_in_the_background_and_a_broken_one_falls_back() {
     let w = world();
-    let progress = |w: &World| -> Vec<String> {
-        w.notices
-            .lock()
-            .unwrap()
-            .iter()
-            .filter_map(|n| match n {
-                Notice::ModelProgress {
-                    component, state, ..
-                } => Some(format!("{component} {state}")),
-                _ => None,
-            })
-            .collect()
-    };
+    let progress = model_progress;
     let wait_for = |w: &World, state: &str| {
         for _ in 0..600 {
             if progress(w).iter().any(|p| p == state) {
@@ -754,19 +757,7 @@ fn a_model_load_can_be_cancelled_and_the_models_in_use_stay() {
         .status()
         .unwrap();
     assert!(made.success());
-    let states = |w: &World| -> Vec<String> {
-        w.notices
-            .lock()
-            .unwrap()
-            .iter()
-            .filter_map(|n| match n {
-                Notice::ModelProgress {
-                    component, state, ..
-                } => Some(format!("{component} {state}")),
-                _ => None,
-            })
-            .collect()
-    };
+    let states = model_progress;
     w.notices.lock().unwrap().clear();
     let before = w.engine.settings();
     assert!(

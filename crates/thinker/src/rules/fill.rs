@@ -717,6 +717,14 @@ fn slot_presence(s: &Slots) -> [(&'static str, bool); 19] {
     ]
 }
 
+/// Whether `tool` takes a parameter called `name`.
+fn declared_param(tool: &ToolDefinition, name: &str) -> bool {
+    tool.required_params
+        .iter()
+        .chain(&tool.optional_params)
+        .any(|p| p == name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -767,12 +775,4 @@ mod tests {
             Some(json!("zip"))
         );
     }
-}
-
-/// Whether `tool` takes a parameter called `name`.
-fn declared_param(tool: &ToolDefinition, name: &str) -> bool {
-    tool.required_params
-        .iter()
-        .chain(&tool.optional_params)
-        .any(|p| p == name)
 }
