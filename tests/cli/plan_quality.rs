@@ -8,7 +8,8 @@
 //! 72.4%, accepted-without-picker precision 93.3% → 91.2%, and a new floor with parameters
 //! checked (52.2%; the goal is 90%). Raised the same day after planner fixes found on the
 //! grown set (German folder names, a named file's folder, "new folder a/b/c", words that choose
-//! values): 59.8% with parameters, 72.8% skills, 91.9% precision.
+//! values, German system folder names, a rename's declared `start: 1`): 63.5% with parameters,
+//! 73.4% skills, 91.9% precision.
 
 use std::path::Path;
 
@@ -16,11 +17,11 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 59.5;
+const PLAN_ACCURACY_FLOOR: f64 = 63.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 72.5;
+const SKILLS_ACCURACY_FLOOR: f64 = 73.0;
 /// Share of clear requests planned with the right skills without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 73.0;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 73.5;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
 const PICKER_SHARE_CEILING: f64 = 10.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
@@ -206,7 +207,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 7] = [
+    let cases: [(&str, &str, serde_json::Value); 8] = [
         (
             "delete old.log from the Logs folder",
             "manage-files/delete",
@@ -241,6 +242,11 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "whats takign up spcae in Movies",
             "analyze-directory/analyze",
             serde_json::json!({"path": "Movies"}),
+        ),
+        (
+            "suche nach Rechnungen in Dokumente",
+            "search-files/search",
+            serde_json::json!({"path": "Dokumente"}),
         ),
     ];
     let mut wrong = Vec::new();

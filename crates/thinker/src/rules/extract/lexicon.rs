@@ -26,6 +26,12 @@ pub(super) const COMMON_FOLDERS: &[&str] = &[
     "screenshots",
     "inbox",
     "old",
+    // The same folders as German systems name them (never "corrected" into English).
+    "dokumente",
+    "bilder",
+    "musik",
+    "schreibtisch",
+    "projekte",
 ];
 
 /// Words that follow "in"/"to"/"into" without being a place.
