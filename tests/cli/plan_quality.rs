@@ -8,8 +8,8 @@
 //! 72.4%, accepted-without-picker precision 93.3% → 91.2%, and a new floor with parameters
 //! checked (52.2%; the goal is 90%). Raised the same day after planner fixes found on the
 //! grown set (German folder names, a named file's folder, "new folder a/b/c", words that choose
-//! values, German system folder names, a rename's declared `start: 1`): 63.5% with parameters,
-//! 73.4% skills, 91.9% precision.
+//! values, German system folder names, a rename's declared `start: 1`, "the folder X", a name
+//! with its year): 64.5% with parameters, 74.1% skills, 91.9% precision.
 
 use std::path::Path;
 
@@ -17,11 +17,11 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 63.0;
+const PLAN_ACCURACY_FLOOR: f64 = 64.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 73.0;
+const SKILLS_ACCURACY_FLOOR: f64 = 73.5;
 /// Share of clear requests planned with the right skills without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 73.5;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 74.0;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
 const PICKER_SHARE_CEILING: f64 = 10.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
@@ -207,7 +207,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 8] = [
+    let cases: [(&str, &str, serde_json::Value); 10] = [
         (
             "delete old.log from the Logs folder",
             "manage-files/delete",
@@ -247,6 +247,16 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "suche nach Rechnungen in Dokumente",
             "search-files/search",
             serde_json::json!({"path": "Dokumente"}),
+        ),
+        (
+            "copy the folder Recipes to Backup",
+            "manage-files/copy",
+            serde_json::json!({"source": ["Recipes"], "target": "Backup"}),
+        ),
+        (
+            "make a folder called Receipts 2024 in Documents",
+            "manage-files/create",
+            serde_json::json!({"path": "Documents", "name": "Receipts 2024"}),
         ),
     ];
     let mut wrong = Vec::new();

@@ -293,7 +293,18 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
     let capitalised = w.chars().next().is_some_and(char::is_uppercase)
         && w.chars().skip(1).any(char::is_lowercase)
         && i > 0;
-    if capitalised || w.chars().any(|c| c == '_' || c == '-') && w.len() > 2 {
+    if capitalised {
+        // "Steuer 2024", "Clients 2022": a capitalised name followed by a year is one name.
+        if let Some(year) = words
+            .get(i + 1)
+            .map(|y| y.trim_end_matches([',', ';', '.']))
+            .filter(|y| y.len() == 4 && y.chars().all(|c| c.is_ascii_digit()))
+        {
+            return Some((format!("{w} {year}"), i + 2));
+        }
+        return Some((w.to_owned(), used));
+    }
+    if w.chars().any(|c| c == '_' || c == '-') && w.len() > 2 {
         return Some((w.to_owned(), used));
     }
     None
@@ -823,6 +834,13 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             && (g.entry(&w).is_some()
                 || COMMON_FOLDERS.contains(&w.as_str()) && i > 0 && !describes_files(next)
                 || misspelt_folder(&w)
+                // "copy the folder Recipes to Backup", "a folder Taxes 2024": a name written
+                // with a capital right after the word folder.
+                || is_folder_noun(&prev)
+                    && !prev.ends_with('s')
+                    && raw.starts_with(|c: char| c.is_uppercase())
+                    && !LOCATION_PREPS.contains(&w.as_str())
+                    && !TARGET_PREPS.contains(&w.as_str())
                 || i > 0
                     && words
                         .get(i + 1)

@@ -239,7 +239,10 @@ pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+)"#)
+    // "called Receipts 2024": a name and the year after it are one name.
+    re(
+        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)"#,
+    )
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     re(
