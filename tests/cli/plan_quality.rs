@@ -9,7 +9,8 @@
 //! checked (52.2%; the goal is 90%). Raised the same day after planner fixes found on the
 //! grown set (German folder names, a named file's folder, "new folder a/b/c", words that choose
 //! values, German system folder names, a rename's declared `start: 1`, "the folder X", a name
-//! with its year): 64.5% with parameters, 74.1% skills, 91.9% precision.
+//! with its year, one numbered example "and so on", names of several capitalised words): 65.1%
+//! with parameters, 74.8% skills, 92.0% precision.
 
 use std::path::Path;
 
@@ -17,11 +18,11 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 64.0;
+const PLAN_ACCURACY_FLOOR: f64 = 65.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 73.5;
+const SKILLS_ACCURACY_FLOOR: f64 = 74.5;
 /// Share of clear requests planned with the right skills without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 74.0;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 75.0;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
 const PICKER_SHARE_CEILING: f64 = 10.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
@@ -207,7 +208,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 10] = [
+    let cases: [(&str, &str, serde_json::Value); 12] = [
         (
             "delete old.log from the Logs folder",
             "manage-files/delete",
@@ -257,6 +258,16 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "make a folder called Receipts 2024 in Documents",
             "manage-files/create",
             serde_json::json!({"path": "Documents", "name": "Receipts 2024"}),
+        ),
+        (
+            "bulk rename the pics in Camera Roll to vacay_001.jpg and so on",
+            "batch-rename/rename",
+            serde_json::json!({"pattern": "vacay_{n:03}.{ext}", "start": 1}),
+        ),
+        (
+            "bulk rename the pics in Camera Roll to vacay_001.jpg and so on",
+            "manage-files/find",
+            serde_json::json!({"path": "Camera Roll"}),
         ),
     ];
     let mut wrong = Vec::new();

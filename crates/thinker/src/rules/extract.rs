@@ -206,7 +206,17 @@ fn example_pattern(text: &str) -> Option<(String, u64, std::ops::Range<usize>)> 
         let whole = c.get(0).expect("match").range();
         return Some((format!("{p1}{number}{ext}"), a, whole));
     }
-    None
+    // One zero-padded example, then "and so on": its digits give the width and the start.
+    let c = ONE_EXAMPLE_NAME.captures(text)?;
+    let digits = &c[2];
+    let start = digits.parse::<u64>().ok()?;
+    let ext = if c.get(3).is_some() { ".{ext}" } else { "" };
+    let whole = c.get(0).expect("match").range();
+    Some((
+        format!("{}{{n:0{}}}{ext}", &c[1], digits.len()),
+        start,
+        whole,
+    ))
 }
 
 /// A token that names a place: a path, a file name with an extension, a grounded entry, a common
@@ -302,7 +312,27 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         {
             return Some((format!("{w} {year}"), i + 2));
         }
-        return Some((w.to_owned(), used));
+        // "Camera Roll", "Camera Uploads": capitalised words in a row are one name (the last
+        // one may end the clause with a comma).
+        let mut name = w.to_owned();
+        let mut end = used;
+        if !raw.ends_with([',', ';', ':', '.', '!', '?', ')']) {
+            while let Some(next) = words.get(end) {
+                let word = next.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+                let capital = word.chars().next().is_some_and(char::is_uppercase)
+                    && word.chars().skip(1).all(char::is_lowercase)
+                    && word.len() > 1;
+                if !capital || DETERMINERS.contains(&word.to_lowercase().as_str()) {
+                    break;
+                }
+                name = format!("{name} {word}");
+                end += 1;
+                if word.len() != next.len() {
+                    break;
+                }
+            }
+        }
+        return Some((name, end));
     }
     if w.chars().any(|c| c == '_' || c == '-') && w.len() > 2 {
         return Some((w.to_owned(), used));

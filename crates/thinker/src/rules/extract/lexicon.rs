@@ -226,6 +226,12 @@ pub(super) static EXAMPLE_NAMES: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?\s*,\s*([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?(?:\s*,\s*(?:\.\.\.|…|etc\.?))?",
     )
 });
+/// One zero-padded example and "and so on": "to vacay_001.jpg and so on", "scan_01 etc.".
+pub(super) static ONE_EXAMPLE_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b([A-Za-z][\w\-]*?)(0\d*)(\.[a-z0-9]{1,6})?\s*,?\s*(?:and so on|and so forth|etc\.?|\.\.\.|…)",
+    )
+});
 pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
