@@ -208,7 +208,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 12] = [
+    let cases: [(&str, &str, serde_json::Value); 13] = [
         (
             "delete old.log from the Logs folder",
             "manage-files/delete",
@@ -268,6 +268,12 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "bulk rename the pics in Camera Roll to vacay_001.jpg and so on",
             "manage-files/find",
             serde_json::json!({"path": "Camera Roll"}),
+        ),
+        // A skill's own trigger made only of everyday words, said word for word.
+        (
+            "what can you do",
+            "skill-search/search",
+            serde_json::json!({"query": "what can you do"}),
         ),
     ];
     let mut wrong = Vec::new();

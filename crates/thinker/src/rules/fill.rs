@@ -253,6 +253,14 @@ impl PlanBuilder<'_> {
                     .query
                     .clone()
                     .unwrap_or_else(|| topic_text(text, slots));
+                // "what can you do": a trigger said whole with no topic left is itself the query.
+                let q = if q.is_empty()
+                    && super::score::says_trigger_whole(d.skill, &d.tool.name, text)
+                {
+                    text.trim().trim_end_matches(['?', '!', '.']).to_owned()
+                } else {
+                    q
+                };
                 if q.is_empty() {
                     Fill::Missing
                 } else {

@@ -214,6 +214,26 @@ impl PlanBuilder<'_> {
         let lessons = learn::lessons(&described, self.learned);
         let mut hits: Vec<retrieval::SkillHit> =
             ranking.hits.iter().take(CANDIDATES).cloned().collect();
+        // A tool whose trigger the clause says word for word is a reading, ranked or not.
+        for s in self.cx.skills.skills() {
+            for tool in s.definition.tools.keys() {
+                if score::says_trigger_whole(&s.definition, tool, text)
+                    && !hits
+                        .iter()
+                        .any(|h| h.skill == s.definition.name && h.tool == *tool)
+                {
+                    hits.push(retrieval::SkillHit {
+                        skill: s.definition.name.clone(),
+                        tool: tool.clone(),
+                        score: 0.0,
+                        skill_score: 0.0,
+                        tool_score: 0.0,
+                        vector: 0.0,
+                        bm25: 0.0,
+                    });
+                }
+            }
+        }
         for l in &lessons {
             let Some((skill, tool)) = l.chosen.split_once('/') else {
                 continue;

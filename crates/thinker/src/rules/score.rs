@@ -71,6 +71,11 @@ pub(super) fn keyword_fit(
 /// How much a tool's trigger phrases back the clause: the share of a trigger's literal words the
 /// clause contains, best trigger, squared (a full match counts, a one-word overlap barely).
 pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> f32 {
+    // A trigger said word for word ("what can you do") is the clearest reading there is, even
+    // when every word of it is an everyday word retrieval cannot weigh.
+    if says_trigger_whole(skill, tool, text) {
+        return WHOLE_TRIGGER_BONUS;
+    }
     let clause: BTreeSet<String> = content_words(text).iter().map(|w| stem(w)).collect();
     retrieval::triggers_for_tool(skill, tool)
         .iter()
@@ -85,6 +90,36 @@ pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> 
             0.2 * share * share
         })
         .fold(0.0, f32::max)
+}
+
+/// What a trigger said word for word adds to a reading's score: enough to clear the floor of
+/// understood clauses on its own.
+const WHOLE_TRIGGER_BONUS: f32 = 0.5;
+
+/// `text` without case, punctuation and extra spaces.
+fn plain(text: &str) -> String {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether `text` is one of the tool's triggers that has no `{slot}`, word for word (a skill's
+/// own trigger without slots belongs to its tool when it has only one).
+pub(super) fn says_trigger_whole(skill: &SkillDefinition, tool: &str, text: &str) -> bool {
+    let said = plain(text);
+    let only_tool = skill.tools.len() == 1 && skill.tools.contains_key(tool);
+    let skill_wide = skill
+        .triggers
+        .iter()
+        .filter(|_| only_tool)
+        .map(String::as_str);
+    !said.is_empty()
+        && retrieval::triggers_for_tool(skill, tool)
+            .into_iter()
+            .chain(skill_wide)
+            .any(|t| !t.contains('{') && plain(t) == said)
 }
 
 /// The words of a search clause that say what to look for: the clause minus its verb words.
