@@ -316,7 +316,7 @@ test('the drop folder: loaded, chosen or typed, saved as typed (empty: null); CO
   const field = group.getByRole('textbox');
   await expect(field).toHaveValue('/home/u/Drop');
   await expect(field).toHaveAccessibleDescription(/^A task file is a JSON file like /);
-  await expect(group.locator('.drop-note')).toContainText('A task file is a JSON file like {"request": "tidy up", "root": "/abs/folder"} or one tool call');
+  await expect(group.locator('.drop-note')).toContainText('A task file is a JSON file like {"request": "tidy up", "root": "/abs/folder"}, one tool call or a plan');
   await group.getByRole('button', { name: 'Choose drop folder' }).click();
   await expect(field).toHaveValue('/home/u/Tasks');
 

@@ -408,6 +408,23 @@ fn settings_report_every_problem_and_leave_the_file_as_it_was() {
     assert_eq!(w.engine.config().drop_folder.as_deref(), Some(tasks.path()));
 }
 
+/// The engine embeds with the built-in `words` embedder, and skill matching works on it.
+fn assert_embedded_embedder_matches_skills(w: &World) {
+    assert!(
+        w.engine.info().embedder.starts_with("words"),
+        "{}",
+        w.engine.info().embedder
+    );
+    assert_eq!(
+        w.engine
+            .skill_search("remove duplicate files")
+            .unwrap()
+            .hits[0]
+            .skill,
+        "remove-duplicates"
+    );
+}
+
 /// The model-loading notices so far, as "component state".
 fn model_progress(w: &World) -> Vec<String> {
     w.notices
@@ -475,20 +492,8 @@ fn a_model_chosen_in_settings_loads_in_the_background_and_a_broken_one_falls_bac
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(
-        w.engine.info().embedder.starts_with("words"),
-        "{}",
-        w.engine.info().embedder
-    );
     // Skill matching still works on the fallback.
-    assert_eq!(
-        w.engine
-            .skill_search("remove duplicate files")
-            .unwrap()
-            .hits[0]
-            .skill,
-        "remove-duplicates"
-    );
+    assert_embedded_embedder_matches_skills(&w);
 }
 
 #[test]
@@ -794,17 +799,5 @@ fn a_model_load_can_be_cancelled_and_the_models_in_use_stay() {
     std::fs::write(&config_json, text).unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(states(&w), ["embedder loading", "embedder cancelled"]);
-    assert!(
-        w.engine.info().embedder.starts_with("words"),
-        "{}",
-        w.engine.info().embedder
-    );
-    assert_eq!(
-        w.engine
-            .skill_search("remove duplicate files")
-            .unwrap()
-            .hits[0]
-            .skill,
-        "remove-duplicates"
-    );
+    assert_embedded_embedder_matches_skills(&w);
 }

@@ -162,7 +162,7 @@ const form = h(
           'p.hint.drop-note#drop-note',
           'A task file is a JSON file like ',
           h('span.code', '{"request": "tidy up", "root": "/abs/folder"}'),
-          ' or one tool call; changes wait in the bar’s inbox; NAME.answer.json answers it.',
+          ', one tool call or a plan; changes wait in the bar’s inbox; NAME.answer.json answers it.',
         ),
       ),
     ),
