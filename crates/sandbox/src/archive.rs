@@ -1,10 +1,11 @@
-//! Archives: zip and tar.gz listing (read-only), and the commit-time writers for creating and
-//! extracting them. Entry names that would land outside the extraction folder (zip-slip, absolute
-//! paths) are refused; links inside tar archives are refused too.
+//! Archives: zip and tar listing (read-only), and the commit-time writers for creating and
+//! extracting them. Entry names are read the way Windows would read them (`\` is a separator) and
+//! refused when they would land outside the extraction folder (zip-slip: `..`, absolute paths, drive
+//! letters, network paths), when they are links, or when the platform cannot hold the name.
 
 use std::fs::File;
 use std::io::{Read, Write};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -83,24 +84,126 @@ impl ArchiveFormat {
 /// One entry of an archive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
-    /// Path inside the archive, `/`-separated, without a trailing slash.
+    /// Path inside the archive, `/`-separated, without a trailing slash: normalised (`\` read as a
+    /// separator, `./` dropped) for an entry that may be extracted, as stored for a refused one.
     pub name: String,
     pub size: u64,
     pub is_dir: bool,
-    /// False when extracting it would write outside the target folder, or it is a link.
-    pub safe: bool,
+    /// Why extracting it is refused: it would write outside the target folder, it is a link, or
+    /// the platform cannot hold its name. `None`: the entry may be extracted at `name`.
+    pub refused: Option<String>,
 }
 
-fn safe_relative(p: &Path) -> bool {
-    !p.as_os_str().is_empty()
-        && p.components()
-            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+impl Entry {
+    pub fn safe(&self) -> bool {
+        self.refused.is_none()
+    }
 }
 
-fn clean_name(raw: &str) -> String {
-    raw.trim_end_matches('/')
-        .trim_start_matches("./")
-        .to_owned()
+/// Names Windows reserves for devices, with or without an extension (`CON`, `nul.txt`).
+const WINDOWS_DEVICE_NAMES: [&str; 22] = [
+    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
+    "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+];
+
+/// An entry's stored name as a relative `/`-separated path inside the target folder, read the way
+/// Windows reads it, or why it cannot be extracted. `windows`: also refuse the names Windows
+/// cannot hold (reserved device names, `<>:"|?*`, control characters, a trailing dot or space).
+pub fn entry_path(raw: &str, windows: bool) -> Result<String, String> {
+    let name = raw.replace('\\', "/");
+    if name.starts_with("//") {
+        return Err("a network path (`\\\\server\\share`)".into());
+    }
+    if name.starts_with('/') {
+        return Err("an absolute path".into());
+    }
+    let bytes = name.as_bytes();
+    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Err(format!("a drive letter (`{}`)", &name[..2]));
+    }
+    let mut parts = Vec::new();
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err("a `..` that climbs out of the target folder".into()),
+            _ => {
+                if windows && let Some(why) = windows_cannot_hold(part) {
+                    return Err(why);
+                }
+                parts.push(part);
+            }
+        }
+    }
+    if parts.is_empty() {
+        return Err("an empty name".into());
+    }
+    Ok(parts.join("/"))
+}
+
+fn windows_cannot_hold(part: &str) -> Option<String> {
+    let stem = part.split('.').next().unwrap_or(part).trim_end();
+    if WINDOWS_DEVICE_NAMES
+        .iter()
+        .any(|d| d.eq_ignore_ascii_case(stem))
+    {
+        return Some(format!("a name Windows reserves for a device (`{part}`)"));
+    }
+    if let Some(c) = part
+        .chars()
+        .find(|c| matches!(c, '<' | '>' | ':' | '"' | '|' | '?' | '*') || c.is_control())
+    {
+        return Some(format!(
+            "a character Windows forbids in names ({c:?} in `{part}`)"
+        ));
+    }
+    if part.ends_with('.') || part.ends_with(' ') {
+        return Some(format!(
+            "a name ending in a dot or space, which Windows drops (`{part}`)"
+        ));
+    }
+    None
+}
+
+/// Builds the entry for a stored name: refused when `link`, when its path is unsafe, or when an
+/// earlier file entry already lands on the same path (`a\b.txt` and `a/b.txt`).
+fn entry(
+    raw: &str,
+    size: u64,
+    is_dir: bool,
+    link: bool,
+    seen: &mut std::collections::HashSet<String>,
+) -> Entry {
+    let shown = raw.trim_end_matches(['/', '\\']).trim_start_matches("./");
+    let refused = match entry_path(raw, cfg!(windows)) {
+        _ if link => Err("a link (it could point anywhere)".to_owned()),
+        Ok(path) if !is_dir && !seen.insert(path.clone()) => {
+            Err(format!("a second entry for `{path}`"))
+        }
+        other => other,
+    };
+    match refused {
+        Ok(name) => Entry {
+            name,
+            size,
+            is_dir,
+            refused: None,
+        },
+        Err(why) => Entry {
+            name: shown.to_owned(),
+            size,
+            is_dir,
+            refused: Some(why),
+        },
+    }
+}
+
+/// Every refused entry with its reason, one per line, or `None` when all may be extracted.
+pub fn refusals(entries: &[Entry]) -> Option<String> {
+    let lines: Vec<String> = entries
+        .iter()
+        .filter_map(|e| Some(format!("`{}`: {}", e.name, e.refused.as_ref()?)))
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("; "))
 }
 
 /// Lists an archive's entries.
@@ -110,16 +213,11 @@ pub fn list(path: &Path, format: ArchiveFormat) -> std::io::Result<Vec<Entry>> {
         ArchiveFormat::Zip => {
             let mut zip = zip::ZipArchive::new(file).map_err(std::io::Error::other)?;
             let mut out = Vec::with_capacity(zip.len());
+            let mut seen = std::collections::HashSet::new();
             for i in 0..zip.len() {
                 let f = zip.by_index(i).map_err(std::io::Error::other)?;
                 let raw = f.name().map_err(std::io::Error::other)?.into_owned();
-                let safe = f.enclosed_name().is_some() && safe_relative(Path::new(&raw));
-                out.push(Entry {
-                    name: clean_name(&raw),
-                    size: f.size(),
-                    is_dir: f.is_dir(),
-                    safe,
-                });
+                out.push(entry(&raw, f.size(), f.is_dir(), f.is_symlink(), &mut seen));
             }
             Ok(out)
         }
@@ -133,17 +231,14 @@ pub fn list(path: &Path, format: ArchiveFormat) -> std::io::Result<Vec<Entry>> {
 
 fn tar_list<R: Read>(mut archive: tar::Archive<R>) -> std::io::Result<Vec<Entry>> {
     let mut out = Vec::new();
-    for entry in archive.entries()? {
-        let entry = entry?;
-        let path = entry.path()?.into_owned();
-        let kind = entry.header().entry_type();
-        let safe = safe_relative(&path) && (kind.is_file() || kind.is_dir());
-        out.push(Entry {
-            name: clean_name(&path.to_string_lossy()),
-            size: entry.header().size().unwrap_or(0),
-            is_dir: kind.is_dir(),
-            safe,
-        });
+    let mut seen = std::collections::HashSet::new();
+    for e in archive.entries()? {
+        let e = e?;
+        let raw = String::from_utf8_lossy(&e.path_bytes()).into_owned();
+        let kind = e.header().entry_type();
+        let size = e.header().size().unwrap_or(0);
+        let link = !(kind.is_file() || kind.is_dir());
+        out.push(entry(&raw, size, kind.is_dir(), link, &mut seen));
     }
     Ok(out)
 }
@@ -259,12 +354,12 @@ pub fn create(
 /// Extracts into `target` (which must not exist yet). Refuses unsafe entries before writing anything.
 pub fn extract(archive: &Path, target: &Path, format: ArchiveFormat) -> std::io::Result<()> {
     let entries = list(archive, format)?;
-    if let Some(bad) = entries.iter().find(|e| !e.safe) {
-        return Err(std::io::Error::other(format!(
-            "unsafe entry `{}` (outside the target folder, or a link)",
-            bad.name
-        )));
+    if let Some(refused) = refusals(&entries) {
+        return Err(std::io::Error::other(format!("unsafe entry {refused}")));
     }
+    // The entries in stored order, each at its normalised path.
+    let mut paths = entries.into_iter().map(|e| e.name);
+    let changed = || std::io::Error::other("the archive changed while it was extracted");
     std::fs::create_dir(target)?;
     let write_file = |rel: &str, reader: &mut dyn Read| -> std::io::Result<()> {
         let dest = target.join(rel);
@@ -284,7 +379,7 @@ pub fn extract(archive: &Path, target: &Path, format: ArchiveFormat) -> std::io:
                 zip::ZipArchive::new(File::open(archive)?).map_err(std::io::Error::other)?;
             for i in 0..zip.len() {
                 let mut f = zip.by_index(i).map_err(std::io::Error::other)?;
-                let name = clean_name(&f.name().map_err(std::io::Error::other)?);
+                let name = paths.next().ok_or_else(changed)?;
                 if f.is_dir() {
                     std::fs::create_dir_all(target.join(&name))?;
                 } else {
@@ -302,7 +397,7 @@ pub fn extract(archive: &Path, target: &Path, format: ArchiveFormat) -> std::io:
             let mut tar = tar::Archive::new(reader);
             for entry in tar.entries()? {
                 let mut entry = entry?;
-                let name = clean_name(&entry.path()?.to_string_lossy());
+                let name = paths.next().ok_or_else(changed)?;
                 if entry.header().entry_type().is_dir() {
                     std::fs::create_dir_all(target.join(&name))?;
                 } else {
@@ -403,5 +498,43 @@ fn same_content(a: &Path, b: &Path) -> bool {
     match (std::fs::read(a), std::fs::read(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::entry_path;
+
+    #[test]
+    fn entry_paths_are_read_as_windows_reads_them() {
+        for (raw, windows, want) in [
+            (r"docs\notes.txt", false, Ok("docs/notes.txt")),
+            (r".\a\\b\", false, Ok("a/b")),
+            (r"..\..\Temp\evil.txt", false, Err("climbs out")),
+            (r"a/b/../../../x", false, Err("climbs out")),
+            (r"C:\evil.txt", false, Err("a drive letter (`C:`)")),
+            ("c:evil.txt", false, Err("a drive letter (`c:`)")),
+            (r"\\?\C:\evil.txt", false, Err("a network path")),
+            ("//server/share/x", false, Err("a network path")),
+            ("/etc/passwd", false, Err("an absolute path")),
+            ("./", false, Err("an empty name")),
+            // Names Linux holds but Windows cannot: refused only where Windows reads them.
+            ("docs/CON", false, Ok("docs/CON")),
+            ("docs/CON", true, Err("reserves for a device (`CON`)")),
+            ("nul.txt", true, Err("reserves for a device")),
+            ("Com1.tar.gz", true, Err("reserves for a device")),
+            ("console.txt", true, Ok("console.txt")),
+            ("notes:stream", true, Err("forbids in names (':'")),
+            ("what?.txt", true, Err("forbids in names ('?'")),
+            ("trailing. ", true, Err("ending in a dot or space")),
+            ("folder./x", true, Err("ending in a dot or space")),
+        ] {
+            let got = entry_path(raw, windows);
+            match (&got, want) {
+                (Ok(path), Ok(want)) => assert_eq!(path, want, "{raw}"),
+                (Err(why), Err(want)) => assert!(why.contains(want), "{raw}: {why}"),
+                _ => panic!("{raw} (windows: {windows}): {got:?}, want {want:?}"),
+            }
+        }
     }
 }

@@ -87,6 +87,17 @@ pub enum SandboxError {
     #[error("cannot read `{path}`: {message}")]
     Content { path: String, message: String },
     #[error(
+        "refusing to extract `{path}`: {} entr{} would not stay inside the target folder ({})",
+        .entries.len(),
+        if .entries.len() == 1 { "y" } else { "ies" },
+        .entries.iter().map(|(name, why)| format!("`{name}`: {why}")).collect::<Vec<_>>().join("; ")
+    )]
+    ArchiveUnsafe {
+        path: String,
+        /// Every refused entry, as stored, with why.
+        entries: Vec<(String, String)>,
+    },
+    #[error(
         "`{method}`: {} already exist{} ({}); choose on_conflict skip, rename or fail",
         .paths.len(),
         if .paths.len() == 1 { "s" } else { "" },
@@ -117,6 +128,7 @@ impl ErrorCode for SandboxError {
             SandboxError::Journal { .. } => "JOURNAL_ERROR",
             SandboxError::CommitFailed { .. } => "COMMIT_FAILED",
             SandboxError::Content { .. } => "CONTENT_UNREADABLE",
+            SandboxError::ArchiveUnsafe { .. } => "ARCHIVE_UNSAFE",
             SandboxError::History { .. } => "HISTORY_ERROR",
             SandboxError::PlanLimit(_) => "PLAN_LIMIT",
             SandboxError::Protected(_) => "PROTECTED_PATH",

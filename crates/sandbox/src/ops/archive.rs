@@ -147,8 +147,12 @@ pub fn list_archive(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<V
     let (format, entries) = read_entries(g, cx, &path)?;
     let unsafe_entries: Vec<&str> = entries
         .iter()
-        .filter(|e| !e.safe)
+        .filter(|e| !e.safe())
         .map(|e| e.name.as_str())
+        .collect();
+    let refused: Vec<Value> = entries
+        .iter()
+        .filter_map(|e| Some(json!({"name": e.name, "reason": e.refused.as_ref()?})))
         .collect();
     Ok(json!({
         "path": path,
@@ -156,6 +160,7 @@ pub fn list_archive(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<V
         "count": entries.len(),
         "total_size": entries.iter().map(|e| e.size).sum::<u64>(),
         "unsafe_entries": unsafe_entries,
+        "refused": refused,
         "entries": entries.iter().map(|e| json!({"name": e.name, "size": e.size, "is_dir": e.is_dir})).collect::<Vec<_>>(),
     }))
 }
@@ -163,13 +168,14 @@ pub fn list_archive(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<V
 pub fn extract_archive(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
     let path = p.path("path", cx.scope, g)?;
     let (_format, entries) = read_entries(g, cx, &path)?;
-    if let Some(bad) = entries.iter().find(|e| !e.safe) {
-        return Err(SandboxError::Content {
+    let refused: Vec<(String, String)> = entries
+        .iter()
+        .filter_map(|e| Some((e.name.clone(), e.refused.clone()?)))
+        .collect();
+    if !refused.is_empty() {
+        return Err(SandboxError::ArchiveUnsafe {
             path,
-            message: format!(
-                "refusing to extract: entry `{}` would land outside the target folder (or is a link)",
-                bad.name
-            ),
+            entries: refused,
         });
     }
     let policy = p.conflict(cx.on_conflict)?;
