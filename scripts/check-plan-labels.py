@@ -33,7 +33,7 @@ ENUMS = {
     ("*", "on_conflict"): {"fail", "skip", "rename", "ask"},
     ("*", "kind"): {"file", "dir", "symlink"},
     ("manage-files/create", "type"): {"file", "dir"},
-    ("remove-duplicates/remove", "keep"): {"newest", "oldest", "shortest_path"},
+    ("remove-duplicates/remove", "keep"): {"newest", "oldest", "shortest_path", "longest_path", "largest"},
     ("remove-duplicates/remove", "action"): {"remove", "move", "hardlink"},
     ("remove-duplicates/scan", "format"): {"text", "csv"},
     ("archive-files/create", "format"): {"zip", "tar.gz", "tar.zst", "tar"},

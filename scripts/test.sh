@@ -41,6 +41,11 @@ export SCOPE_WEAVER_TEST_MODEL_SMOLLM2
 export SCOPE_WEAVER_TEST_REQUIRE_MODELS=1
 echo "$SCOPE_WEAVER_TEST_MODEL_SMOLLM2"
 
+step "real photographs for the similar-photo floors (scikit-image's samples from PyPI, 15 MB, cached)"
+SCOPE_WEAVER_TEST_PHOTOS="$(bash "$ROOT/scripts/fetch-photos.sh")"
+export SCOPE_WEAVER_TEST_PHOTOS
+echo "$SCOPE_WEAVER_TEST_PHOTOS"
+
 # From here on a failing suite is counted, not fatal: every suite runs and the summary names them.
 set +e
 step "tests"

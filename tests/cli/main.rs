@@ -12,6 +12,7 @@ mod logs;
 mod permissions;
 mod plan_quality;
 mod run;
+mod similar;
 mod tasks;
 mod undo;
 mod watch;

@@ -30,7 +30,7 @@ fn exact_tree(root: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-fn done_report(out: &std::process::Output) -> Value {
+pub(crate) fn done_report(out: &std::process::Output) -> Value {
     assert!(
         out.status.success(),
         "{}{}",

@@ -1,4 +1,4 @@
-// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery, saving a run as a workflow and suggested workflows, the approval inbox.
+// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, similar photos, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery, saving a run as a workflow and suggested workflows, the approval inbox.
 import { test, expect } from './support/harness.mjs';
 import {
   appInfo,
@@ -16,6 +16,8 @@ import {
   workflowSaved,
   workflowSuggestions,
   inboxItems,
+  similarReviewStep,
+  SIMILAR_WARNING,
 } from './support/fixtures.mjs';
 
 const RESPONSES = {
@@ -258,6 +260,74 @@ test('roll back a step, and undo from a rollback point in the diff review', asyn
   await expect(page.locator('.card-review-diff')).toHaveCount(0);
   await expect(page.locator('.log-row').last()).toContainText('Answered in another window');
   expect((await app.calls('answer')).length).toBe(3);
+});
+
+test('similar photos: the approval card shows each group side by side with sizes, resolutions and what happens to each', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0]);
+  await app.send({ kind: 'question', id: 1, question: { type: 'review_step', review: similarReviewStep() } });
+  const card = page.locator('.card-review-step');
+  const section = card.locator('.similar-photos');
+  await expect(section).toBeVisible();
+  await expect(section.getByRole('heading', { name: 'Similar photos' })).toBeVisible();
+  await expect(section.locator('.similar-warning')).toBeVisible();
+  await expect(section.locator('.similar-warning')).toHaveText(SIMILAR_WARNING);
+  await expect(section.locator('.similar-group')).toHaveCount(1);
+
+  // Three tiles, a list of them, in one row.
+  const tiles = section.locator('ul.similar-tiles > li.similar-tile');
+  await expect(tiles).toHaveCount(3);
+  const boxes = await tiles.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON()));
+  expect(new Set(boxes.map((b) => Math.round(b.top))).size).toBe(1);
+  expect(boxes[0].right).toBeLessThanOrEqual(boxes[1].left);
+  expect(boxes[1].right).toBeLessThanOrEqual(boxes[2].left);
+  await expect(tiles.locator('.similar-name')).toHaveText(['beach.jpg', 'beach-sent.jpg', 'beach-small.jpg']);
+  await expect(tiles.nth(1).locator('.similar-name')).toHaveAttribute('title', 'Photos/beach-sent.jpg');
+  await expect(tiles.locator('.similar-res')).toHaveText(['640×480', '640×480', '320×240']);
+  await expect(tiles.locator('.similar-size')).toHaveText(['117 KB', '39 KB', '21 KB']);
+  await expect(tiles.locator('.badge')).toHaveText(['Keeps', 'Goes to trash', 'Goes to trash']);
+  await expect(tiles.nth(0)).toHaveAttribute('data-fate', 'keep');
+  // Each box is sized like its image, the group's largest at 96 px.
+  const size = (i) => tiles.nth(i).locator('.similar-box').evaluate((el) => [el.offsetWidth, el.offsetHeight]);
+  expect(await size(0)).toEqual([96, 72]);
+  expect(await size(1)).toEqual([96, 72]);
+  expect(await size(2)).toEqual([48, 36]);
+  // Above the usual change list, which is still there.
+  const before = await section.evaluate((el) => Boolean(el.compareDocumentPosition(el.closest('.card').querySelector('.op-groups')) & Node.DOCUMENT_POSITION_FOLLOWING));
+  expect(before).toBe(true);
+  await expect(card.locator('.op-group.destructive[data-op="delete"] .op-item')).toHaveCount(2);
+  await expect(card.locator('button.approve')).toBeFocused();
+  await app.screenshot('bar-approve-similar');
+
+  // Edit params hides it; Esc brings it back; Enter approves as before.
+  await card.locator('button.edit').click();
+  await expect(section).toHaveCount(0);
+  await page.keyboard.press('Escape');
+  await expect(card.locator('.similar-photos .similar-tile')).toHaveCount(3);
+  await expect(card.locator('button.approve')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect.poll(() => app.calls('answer')).toEqual([{ id: 1, answer: { decision: 'approve' } }]);
+  await expect(card).toHaveCount(0);
+
+  // With action: hardlink the others become links to the kept photo.
+  await app.send({ kind: 'question', id: 2, question: { type: 'review_step', review: similarReviewStep({ action: 'hardlink' }) } });
+  await expect(page.locator('.card-review-step .similar-tile .badge')).toHaveText(['Keeps', 'Becomes a link', 'Becomes a link']);
+  await expect(page.locator('.card-review-step .similar-tile').nth(1).locator('.badge')).toHaveAttribute('title', 'Becomes a link: Photos/beach.jpg');
+});
+
+test('identical-file groups (no images): the approval card has no "Similar photos" section', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0]);
+  await app.send(s.questions[0]);
+  const card = page.locator('.card-review-step');
+  await expect(card.locator('.op-group.destructive[data-op="delete"] .op-item')).toHaveCount(3);
+  await expect(card.locator('.similar-photos')).toHaveCount(0);
+  await expect(card.getByText('Similar photos')).toHaveCount(0);
+  await expect(card.locator('button.approve')).toBeFocused();
 });
 
 test('near-miss picker: number keys pick, Skip sends null', async ({ app, page }) => {

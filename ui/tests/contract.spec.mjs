@@ -67,6 +67,12 @@ test('the recorded seed run and its scripts are valid events, channel messages a
   for (const m of [...u.before, u.question, ...u.after]) check('channel', m);
 });
 
+test('the similar-photos approval fixtures are valid channel messages', () => {
+  for (const action of ['remove', 'hardlink']) {
+    check('channel', { kind: 'question', id: 1, question: { type: 'review_step', review: f.similarReviewStep({ action }) } });
+  }
+});
+
 test('the schema is strict where the UI relies on it', () => {
   // A change kind the engine does not know, or a missing field, is refused.
   expect(validator('$defs/ChangeOp')({ op: 'teleport', path: 'a' })).toBe(false);

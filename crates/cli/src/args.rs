@@ -107,6 +107,20 @@ pub enum Command {
         #[arg(long)]
         failures: bool,
     },
+    /// How well similar photos are found: each photo of DIR with seven altered copies (resized,
+    /// recompressed, brightened, more contrast, cropped, blurred), precision and recall of the
+    /// groups per threshold.
+    EvalSimilar {
+        /// A folder of real photos (.jpg, .png): `scripts/fetch-photos.sh` fetches some.
+        #[arg(long, value_name = "DIR")]
+        photos: PathBuf,
+        /// Only this threshold (differing bits of 256) instead of the whole table.
+        #[arg(long, value_name = "BITS")]
+        threshold: Option<u32>,
+        /// Print the groups that mix two photos.
+        #[arg(long)]
+        failures: bool,
+    },
     /// The audit log: every request, step, primitive call and decision, hash-chained.
     Audit {
         #[command(subcommand)]

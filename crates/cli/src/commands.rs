@@ -91,6 +91,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             queries,
             failures,
         } => crate::eval_sort::eval_sort_cmd(&env, &file, queries.as_deref(), failures),
+        Command::EvalSimilar {
+            photos,
+            threshold,
+            failures,
+        } => crate::eval_similar::eval_similar_cmd(&env, &photos, threshold, failures),
         Command::Audit { command } => crate::audit::audit_cmd(&env, command),
         Command::Graph {
             command: GraphCommand::Export { root, out },

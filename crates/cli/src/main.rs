@@ -5,6 +5,7 @@ mod audit;
 mod calibrate;
 mod commands;
 mod demo;
+mod eval_similar;
 mod eval_sort;
 mod output;
 mod plan;

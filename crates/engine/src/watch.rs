@@ -248,8 +248,8 @@ impl Engine {
         Ok(outcome)
     }
 
-    /// Simulates `request` in `root`: nothing to do; committed (when `trusted` and nothing in it
-    /// is destructive); or parked in the inbox under `source` (replacing `source`'s older item).
+    /// Simulates `request` in `root`: nothing to do; committed (when `trusted`, nothing in it
+    /// is destructive and no step asked for review); or parked in the inbox under `source` (replacing `source`'s older item).
     pub(crate) fn settle_request(
         &self,
         source: &str,
@@ -279,7 +279,7 @@ impl Engine {
             WatchOutcome::NothingToDo {
                 watch: source.to_owned(),
             }
-        } else if trusted && !destructive {
+        } else if trusted && !destructive && report.needs_review.is_empty() {
             let mut sandbox = ledger.open_sandbox(root, &sandbox::ScanOptions::default())?;
             let commit = RunSettings {
                 hitl: Some(config::HitlMode::Bypass),

@@ -114,6 +114,11 @@ pub struct RunReport {
     /// committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<CommitReport>,
+    /// Why steps asked for a person's eyes whatever the approval mode (a method's
+    /// `needs_review`, e.g. similar photos that are not identical copies): such a run is never
+    /// committed by a trusted watch or task.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs_review: Vec<String>,
 }
 
 /// The states of the machine. Per-step states carry the step's index in the plan.
@@ -264,6 +269,7 @@ impl<'a> Orchestrator<'a> {
                 workflow: None,
                 conditions: Vec::new(),
                 commit: None,
+                needs_review: Vec::new(),
             },
             context: PipelineContext::default(),
             work: None,

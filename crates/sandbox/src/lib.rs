@@ -48,6 +48,7 @@ pub use journal::{InDoubt, JournalHeader, RecoveryReport, journal_path};
 pub use limit::Approval;
 pub use node::{Fingerprint, Node, NodeKind, Origin, ROOT_ID, join as join_id};
 pub use op_kind::{OP_KINDS, OpKind, count_text};
+pub use ops::SIMILAR_DEFAULT_THRESHOLD;
 pub use ops::node_view;
 pub use params::{format_time, now_secs, parse_date, parse_size};
 pub use primitives::graph_primitive_table;

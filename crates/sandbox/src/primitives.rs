@@ -239,10 +239,23 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                     "also return a `report`: json (none, default) | text | csv",
                 )
                 .choices(&["json", "text", "csv"]),
+                p(
+                    "similar",
+                    T::Bool,
+                    "group photos that look alike (resized, recompressed, slightly edited copies) \
+                     instead of identical files; each group lists sizes and resolutions (default false)",
+                ),
+                p(
+                    "threshold",
+                    T::Int,
+                    "similar: how many of the 256 bits of two photos' perceptual hashes may differ \
+                     (default 72; lower is stricter)",
+                ),
             ],
             "Duplicates",
             "Groups of identical files: size, then hashes of the first block, the last block and \
-             the whole content (in parallel); hardlinks count as one file.",
+             the whole content (in parallel); hardlinks count as one file. With `similar`, groups \
+             of photos that look alike, by perceptual hash.",
         ),
         graph(
             "remove_duplicates",
@@ -256,9 +269,17 @@ pub fn graph_primitive_table() -> PrimitiveTable {
                 p(
                     "keep",
                     T::Str,
-                    "which copy stays: newest | oldest | shortest_path | longest_path",
+                    "which copy stays: newest (default for identical files) | oldest | \
+                     shortest_path | longest_path | largest (most pixels, then bytes; default for \
+                     similar photos)",
                 )
-                .choices(&["newest", "oldest", "shortest_path", "longest_path"]),
+                .choices(&[
+                    "newest",
+                    "oldest",
+                    "shortest_path",
+                    "longest_path",
+                    "largest",
+                ]),
                 p(
                     "action",
                     T::Str,

@@ -5,6 +5,7 @@ import { opsOf, isDestructiveOp, groupOps, countsText } from '../lib/ops.js';
 import { skillColor, toolLabel } from '../lib/skills.js';
 import { renderOpGroups } from './changes.js';
 import { paramsForm } from './params-form.js';
+import { renderSimilarPhotos } from './similar.js';
 
 /** "remove-duplicates / remove" chip with the skill's colour dot. */
 export function skillChip(skills, skill, tool) {
@@ -145,6 +146,7 @@ function reviewStepCard(review, ctx) {
     replace(
       body,
       review.summary ? h('p.card-summary', review.summary) : null,
+      renderSimilarPhotos(review),
       groups.length ? h('div.card-counts', countsText(groups)) : null,
       ops.length || !review.changes?.length
         ? renderOpGroups(ops)

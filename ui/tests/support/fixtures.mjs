@@ -163,6 +163,47 @@ export function seedScript({ dryRun = false } = {}) {
   return { phases, questions, report, reviewStep2, reviewStep3, reviewDiff, events };
 }
 
+// ---------------------------------------------------------------- similar photos
+
+export const SIMILAR_WARNING =
+  '1 group(s) of similar photos: they are not identical copies, so look at each group (sizes and resolutions) before approving';
+
+/**
+ * The approval of a remove-duplicates `remove` step whose groups came from a `scan` with `similar: true`:
+ * one group of three look-alike photos (most pixels first), the largest kept, the two others trashed
+ * (`action: 'hardlink'`: turned into links to it).
+ */
+export function similarReviewStep({ action = 'remove' } = {}) {
+  const group = {
+    kind: 'similar', hash: 'q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq8s=', size: 183000, count: 3, wasted_bytes: 61000,
+    paths: ['Photos/beach.jpg', 'Photos/beach-sent.jpg', 'Photos/beach-small.jpg'],
+    images: [
+      { path: 'Photos/beach.jpg', size: 120000, width: 640, height: 480, distance: 0 },
+      { path: 'Photos/beach-sent.jpg', size: 40000, width: 640, height: 480, distance: 12 },
+      { path: 'Photos/beach-small.jpg', size: 21000, width: 320, height: 240, distance: 30 },
+    ],
+  };
+  const kept = 'Photos/beach.jpg';
+  const others = [{ path: 'Photos/beach-sent.jpg', size: 40000 }, { path: 'Photos/beach-small.jpg', size: 21000 }];
+  const link = action === 'hardlink';
+  return {
+    step: 2, description: 'remove similar photos', skill: 'remove-duplicates', tool: 'remove', mutates: true, destructive: !link,
+    params: link ? { groups: [group], action } : { groups: [group] },
+    summary: link ? 'Linked 2 duplicate files to their kept copy (saved 59 KB)' : 'Removed 2 duplicate files (saved 59 KB)',
+    data: {
+      needs_review: SIMILAR_WARNING, action,
+      deleted: link ? [] : others.map((o) => o.path), moved: [], linked: link ? others.map((o) => ({ path: o.path, to: kept })) : [], skipped: [],
+      count: 2, kept: [kept], freed_bytes: 61000, groups_processed: 1, groups_skipped: 0,
+    },
+    changes: others.map((o) => (link ? `~ hardlink ${o.path} => ${kept}` : `- delete ${o.path} (${o.size} B)`)),
+    ops: others.map((o) =>
+      link
+        ? { op: 'hardlink', path: o.path, to: kept, size: o.size, expect: null, expect_to: null }
+        : { op: 'delete', path: o.path, kind: 'file', size: o.size, expect: null },
+    ),
+  };
+}
+
 // ---------------------------------------------------------------- undo and recovery
 
 const secondsAgo = (m) => Math.round(Date.now() / 1000 - m * 60);

@@ -17,15 +17,23 @@ impl Orchestrator<'_> {
             .tool(&work.step.skill, &work.step.tool)
             .expect("loaded");
         let mutates = tool.mutates();
-        let ask = match run.hitl {
-            HitlMode::All => true,
-            HitlMode::Key => mutates,
-            HitlMode::Bypass => false,
-        };
+        let result = work.result.as_ref().expect("dispatched");
+        // A method may say its changes need a person's eyes whatever the mode.
+        let needs_review = result.data["needs_review"].as_str().filter(|_| mutates);
+        if let Some(why) = needs_review {
+            run.report
+                .needs_review
+                .push(format!("step {}: {why}", work.step.step));
+        }
+        let ask = needs_review.is_some()
+            || match run.hitl {
+                HitlMode::All => true,
+                HitlMode::Key => mutates,
+                HitlMode::Bypass => false,
+            };
         if !ask {
             return Ok(State::Step(i, Stage::Stage));
         }
-        let result = work.result.as_ref().expect("dispatched");
         let ops: Vec<sandbox::ChangeOp> = self.sandbox.changes()[work.changes_before..]
             .iter()
             .map(|c| c.op.clone())

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
+use super::similar;
 use super::{OpContext, Placement, delete_one, mkdir_p, move_one, place};
 use crate::error::{Result, SandboxError};
 use crate::graph::{ChangeOp, FileSystemGraph, GraphError};
@@ -107,7 +108,8 @@ fn refine<'a>(
         .collect()
 }
 
-/// `find_duplicates`: size → first block → last block → whole content.
+/// `find_duplicates`: size → first block → last block → whole content; with `similar`, groups of
+/// photos that look alike instead (perceptual hashes within `threshold` bits).
 pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
     let path = p.path("path", cx.scope, g)?;
     if !g.require(&path)?.is_dir() {
@@ -127,6 +129,28 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
         _ => Algo::Xxh3,
     };
     let format = p.choice("format", &["json", "text", "csv"], "json")?;
+    let similar = p.bool("similar", false)?;
+    let threshold = match p.int("threshold")? {
+        None => similar::DEFAULT_THRESHOLD,
+        Some(t) if (0..=i64::from(similar::HASH_BITS)).contains(&t) => t as u32,
+        Some(t) => {
+            return Err(SandboxError::InvalidParam {
+                method: p.method.to_owned(),
+                name: "threshold".into(),
+                message: format!(
+                    "must be 0..={} differing bits of the photos' hashes, got {t}",
+                    similar::HASH_BITS
+                ),
+            });
+        }
+    };
+    if p.get("threshold").is_some() && !similar {
+        return Err(SandboxError::InvalidParam {
+            method: p.method.to_owned(),
+            name: "threshold".into(),
+            message: "applies to similar photos only; add similar: true".into(),
+        });
+    }
     let pool: Vec<&Node> = if recursive {
         g.subtree(&path)
     } else {
@@ -141,8 +165,35 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
             && !exclude.iter().any(|e| is_within(&n.id, e))
             && (extensions.is_empty()
                 || n.extension.as_ref().is_some_and(|e| extensions.contains(e)))
+            && (!similar
+                || n.extension
+                    .as_ref()
+                    .is_some_and(|e| similar::IMAGE_EXTENSIONS.contains(&e.as_str())))
     });
+    let disk = |n: &Node| {
+        cx.scope
+            .disk_path(n.content_from.as_deref().expect("filtered on content_from"))
+    };
+    let mut issues = Vec::new();
+    let (rows, hardlinks) = if similar {
+        let rows = similar::similar_groups(candidates.collect(), disk, threshold, &mut issues);
+        (rows, Vec::new())
+    } else {
+        identical_groups(candidates, algo, disk, &mut issues)
+    };
+    finish_scan(
+        path, algo, similar, threshold, rows, hardlinks, issues, &format,
+    )
+}
 
+/// Groups of byte-identical files among `candidates`, each as `(wasted bytes, group)`, and the
+/// names that are already one file (hardlinks).
+fn identical_groups<'a>(
+    candidates: impl Iterator<Item = &'a Node>,
+    algo: Algo,
+    disk: impl Fn(&Node) -> std::path::PathBuf + Sync,
+    issues: &mut Vec<Value>,
+) -> (Vec<(u64, Value)>, Vec<Vec<String>>) {
     let mut by_size: HashMap<u64, Vec<&Node>> = HashMap::new();
     for n in candidates {
         by_size.entry(n.size).or_default().push(n);
@@ -173,22 +224,17 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
             groups.push(distinct);
         }
     }
-    let disk = |n: &Node| {
-        cx.scope
-            .disk_path(n.content_from.as_deref().expect("filtered on content_from"))
-    };
-    let mut issues = Vec::new();
     // Files of at most one block are settled by the first stage: it read all of them.
     let mut finished: Vec<(Digest, Vec<&Node>)> = Vec::new();
     let mut open: Vec<Vec<&Node>> = Vec::new();
-    for (k, g) in refine(groups, &mut issues, |n| algo.hash(&disk(n), 0, Some(BLOCK))) {
+    for (k, g) in refine(groups, issues, |n| algo.hash(&disk(n), 0, Some(BLOCK))) {
         if g[0].size <= BLOCK {
             finished.push((k, g));
         } else {
             open.push(g);
         }
     }
-    let open: Vec<Vec<&Node>> = refine(open, &mut issues, |n| {
+    let open: Vec<Vec<&Node>> = refine(open, issues, |n| {
         if n.size > 2 * BLOCK {
             algo.hash(&disk(n), n.size - BLOCK, Some(BLOCK))
         } else {
@@ -198,9 +244,9 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
     .into_iter()
     .map(|(_, g)| g)
     .collect();
-    finished.extend(refine(open, &mut issues, |n| algo.hash(&disk(n), 0, None)));
+    finished.extend(refine(open, issues, |n| algo.hash(&disk(n), 0, None)));
 
-    let mut rows: Vec<(u64, Value)> = finished
+    let rows: Vec<(u64, Value)> = finished
         .into_iter()
         .map(|(digest, mut members)| {
             members.sort_by(|a, b| a.id.cmp(&b.id));
@@ -214,6 +260,22 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
             )
         })
         .collect();
+    hardlinks.sort();
+    (rows, hardlinks)
+}
+
+/// The scan's result from its groups: largest waste first, totals, and the report asked for.
+#[allow(clippy::too_many_arguments)]
+fn finish_scan(
+    path: String,
+    algo: Algo,
+    similar: bool,
+    threshold: u32,
+    mut rows: Vec<(u64, Value)>,
+    hardlinks: Vec<Vec<String>>,
+    issues: Vec<Value>,
+    format: &str,
+) -> Result<Value> {
     rows.sort_by(|a, b| {
         b.0.cmp(&a.0)
             .then_with(|| a.1["paths"][0].as_str().cmp(&b.1["paths"][0].as_str()))
@@ -223,11 +285,15 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
         .map(|(_, r)| r["count"].as_u64().unwrap_or(1) - 1)
         .sum();
     let wasted: u64 = rows.iter().map(|(w, _)| w).sum();
-    hardlinks.sort();
     let groups: Vec<Value> = rows.into_iter().map(|(_, r)| r).collect();
+    let hash = match (similar, algo) {
+        (true, _) => "perceptual (gradient, 256 bits)",
+        (false, Algo::Xxh3) => "xxh3-128",
+        (false, Algo::Sha256) => "sha256",
+    };
     let mut out = json!({
         "path": path,
-        "hash": match algo { Algo::Xxh3 => "xxh3-128", Algo::Sha256 => "sha256" },
+        "hash": hash,
         "group_count": groups.len(),
         "duplicate_count": duplicate_count,
         "wasted_bytes": wasted,
@@ -235,7 +301,11 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
         "hardlinks": hardlinks,
         "issues": issues,
     });
-    match format.as_str() {
+    if similar {
+        out["similar"] = json!(true);
+        out["threshold"] = json!(threshold);
+    }
+    match format {
         "text" => out["report"] = json!(report_text(&out)),
         "csv" => out["report"] = json!(report_csv(&out)),
         _ => {}
@@ -365,11 +435,22 @@ pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) ->
             "must be the `groups` list from remove-duplicates scan".into(),
         ));
     };
-    let keep = p.choice(
-        "keep",
-        &["newest", "oldest", "shortest_path", "longest_path"],
-        "newest",
-    )?;
+    // Without a choice: the newest of identical copies (all the same bytes), the largest of
+    // similar photos (the others are smaller or worse copies of it).
+    let keep = match p.get("keep") {
+        Some(_) => Some(p.choice(
+            "keep",
+            &[
+                "newest",
+                "oldest",
+                "shortest_path",
+                "longest_path",
+                "largest",
+            ],
+            "newest",
+        )?),
+        None => None,
+    };
     let action = p.choice("action", &["remove", "move", "hardlink"], "remove")?;
     let exclude = p.opt_paths("exclude", cx.scope, g)?;
     let reference = p.opt_paths("reference", cx.scope, g)?;
@@ -390,6 +471,7 @@ pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) ->
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut skipped: Vec<Value> = Vec::new();
     let (mut freed, mut skipped_groups) = (0u64, 0usize);
+    let mut similar_groups = 0usize;
     for group in &groups {
         let raw_paths = match group {
             Value::Object(o) => o.get("paths").cloned().unwrap_or(Value::Null),
@@ -417,6 +499,15 @@ pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) ->
             skipped_groups += 1;
             continue;
         }
+        let pixels = similar::pixels_by_path(group);
+        similar_groups += usize::from(!pixels.is_empty());
+        let keep = keep.as_deref().unwrap_or(if pixels.is_empty() {
+            "newest"
+        } else {
+            "largest"
+        });
+        // Most pixels (similar photos), then most bytes.
+        let largest = |n: &Node| (pixels.get(&n.id).copied().unwrap_or(0), n.size);
         let in_reference = |n: &Node| reference.iter().any(|r| is_within(&n.id, r));
         // Reference copies first (they are never touched), then the priority folders, then
         // the keep policy; ties by path.
@@ -424,8 +515,9 @@ pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) ->
             in_reference(b)
                 .cmp(&in_reference(a))
                 .then_with(|| rank(&a.id, &priority).cmp(&rank(&b.id, &priority)))
-                .then_with(|| match keep.as_str() {
+                .then_with(|| match keep {
                     "oldest" => a.modified_at.cmp(&b.modified_at),
+                    "largest" => largest(b).cmp(&largest(a)),
                     "shortest_path" => a.id.len().cmp(&b.id.len()),
                     "longest_path" => b.id.len().cmp(&a.id.len()),
                     _ => b.modified_at.cmp(&a.modified_at),
@@ -464,7 +556,16 @@ pub fn remove_duplicates(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) ->
         }
     }
     let count = deleted.len() + moved.len() + linked.len();
+    // Similar photos are not the same bytes: the person looks at every group, whatever the
+    // approval mode.
+    let needs_review = (similar_groups > 0 && count > 0).then(|| {
+        format!(
+            "{similar_groups} group(s) of similar photos: they are not identical copies, so look \
+             at each group (sizes and resolutions) before approving"
+        )
+    });
     Ok(json!({
+        "needs_review": needs_review,
         "action": action,
         "deleted": deleted,
         "moved": moved,

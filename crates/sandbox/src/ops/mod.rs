@@ -9,12 +9,14 @@ mod bulk;
 mod duplicates;
 mod find;
 mod organize;
+mod similar;
 
 pub use archive::{create_archive, extract_archive, list_archive};
 pub use bulk::batch_rename;
 pub use duplicates::{find_duplicates, remove_duplicates};
 pub use find::{analyze_directory, find};
 pub use organize::{move_into_folders, organize_by_date, organize_by_type};
+pub use similar::DEFAULT_THRESHOLD as SIMILAR_DEFAULT_THRESHOLD;
 
 use std::collections::BTreeMap;
 

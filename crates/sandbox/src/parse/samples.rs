@@ -1,5 +1,6 @@
 //! Small files in real formats, written byte by byte: a PDF with a text layer and document
-//! information, a JPEG with EXIF, an MP3 with ID3v2 tags, a DOCX. For the tests of every crate
+//! information, a JPEG with EXIF, an MP3 with ID3v2 tags, a DOCX; and pictures with a photo's
+//! structure (for similar-photo tests). For the tests of every crate
 //! that reads content, and for demo folders. Nothing here is read back by the parsers' own code.
 
 use std::io::{Cursor, Write};
@@ -256,4 +257,50 @@ pub fn docx(title: &str, author: &str, paragraphs: &[&str]) -> Vec<u8> {
         zip.write_all(text.as_bytes()).expect("zip in memory");
     }
     zip.finish().expect("zip in memory").into_inner()
+}
+
+/// A picture with structure, like a photo's: a gradient sky and a dozen overlapping rectangles
+/// and ellipses whose places and colours follow `seed` (different seeds, different pictures).
+pub fn picture(seed: u64, width: u32, height: u32) -> image::RgbImage {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move |n: u32| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) % u64::from(n)) as u32
+    };
+    let top = [next(256) as u8, next(256) as u8, next(256) as u8];
+    let mut img = image::RgbImage::from_fn(width, height, |_, y| {
+        let t = y as f32 / height as f32;
+        image::Rgb(top.map(|c| (f32::from(c) * (1.0 - t) + 40.0 * t) as u8))
+    });
+    for _ in 0..12 {
+        let (cx, cy) = (next(width), next(height));
+        let (rx, ry) = (20 + next(width / 3), 20 + next(height / 3));
+        let colour = image::Rgb([next(256) as u8, next(256) as u8, next(256) as u8]);
+        let round = next(2) == 0;
+        for y in cy.saturating_sub(ry)..(cy + ry).min(height) {
+            for x in cx.saturating_sub(rx)..(cx + rx).min(width) {
+                let (dx, dy) = (
+                    (x as f32 - cx as f32) / rx as f32,
+                    (y as f32 - cy as f32) / ry as f32,
+                );
+                if !round || dx * dx + dy * dy <= 1.0 {
+                    img.put_pixel(x, y, colour);
+                }
+            }
+        }
+    }
+    img
+}
+
+/// `img` as a JPEG at `quality` (1–100).
+pub fn encoded_jpeg(img: &image::RgbImage, quality: u8) -> Vec<u8> {
+    let mut out = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality)
+        .encode_image(img)
+        .expect("an RGB image encodes");
+    out
 }

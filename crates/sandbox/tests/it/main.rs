@@ -10,6 +10,7 @@ mod organize;
 mod parse;
 mod rollback;
 mod scope;
+mod similar;
 mod support;
 mod undo;
 mod view;

@@ -38,6 +38,8 @@ struct Draft<'a> {
     skill: &'a SkillDefinition,
     tool: &'a ToolDefinition,
     slots: &'a Slots,
+    /// The clause's words and the step description's.
+    words: &'a BTreeSet<String>,
     /// Where the clause says it happens ("in Downloads"; `.` for the whole root).
     clause_place: Option<String>,
     /// A folder named as the object ("sort Downloads").
@@ -91,6 +93,7 @@ impl PlanBuilder<'_> {
             skill,
             tool,
             slots,
+            words: &words,
             new_place: clause_place.clone().or(folder_object.clone()),
             clause_place,
             folder_object,
@@ -431,7 +434,14 @@ impl PlanBuilder<'_> {
         let Some(tool) = d.skill.tool(sibling) else {
             return Fill::Missing;
         };
-        let (step, used) = self.producer(d.skill, tool, d.slots, d.clause_place.clone());
+        let (mut step, used) = self.producer(d.skill, tool, d.slots, d.clause_place.clone());
+        // Values the clause's words choose for the sibling ("the resized copies" → similar).
+        for (k, v) in tool.planning.said_values(|w| d.words.contains(w)) {
+            let declared = tool.optional_params.contains(&k);
+            if declared && !step.params.contains_key(&k) {
+                step.params.insert(k, v);
+            }
+        }
         // What the sibling takes from the clause counts for this way of doing it.
         d.used.extend(used);
         d.pending.push((step, Emitted::of(tool)));

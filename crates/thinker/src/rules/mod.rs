@@ -10,7 +10,7 @@ mod lexicon;
 mod normalize;
 mod score;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use contracts::{Plan, PlanStep, ToolDefinition};
 use serde_json::Value;
@@ -144,7 +144,7 @@ impl Candidate {
 struct PlanBuilder<'a> {
     cx: &'a PlanningContext<'a>,
     grounding: &'a Grounding,
-    vocab: &'a BTreeSet<String>,
+    vocab: &'a normalize::Vocabulary,
     /// Where the last move/copy/extract put things ("... then remove duplicates there").
     last_target: Option<String>,
     steps: Vec<PlanStep>,

@@ -9,8 +9,48 @@ use skills::SkillStore;
 use super::extract::Slots;
 use super::lexicon::lexicon;
 
-/// Every word the skills use to describe themselves (the vocabulary typos are corrected to).
-pub fn vocabulary(store: &SkillStore) -> BTreeSet<String> {
+/// The words typos are corrected to, and the words left as written.
+#[derive(Debug, Default)]
+pub struct Vocabulary {
+    /// Every word the skills use to describe themselves.
+    pub targets: BTreeSet<String>,
+    /// Words that choose a parameter's value (`when_said`: "alike" → similar): never corrected,
+    /// but not targets either, so a short one ("skip") cannot make a typo ("skil") ambiguous.
+    pub kept: BTreeSet<String>,
+}
+
+impl Vocabulary {
+    /// A vocabulary of these target words only.
+    #[cfg(test)]
+    pub fn of(words: &[&str]) -> Self {
+        Vocabulary {
+            targets: words.iter().map(|w| (*w).to_owned()).collect(),
+            kept: BTreeSet::new(),
+        }
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        self.targets.contains(word) || self.kept.contains(word)
+    }
+}
+
+/// The skills' vocabulary (see [`Vocabulary`]).
+pub fn vocabulary(store: &SkillStore) -> Vocabulary {
+    let mut kept = BTreeSet::new();
+    for s in store.skills() {
+        for t in s.definition.tools.values() {
+            for w in t.planning.when_said.iter().flat_map(|r| &r.words) {
+                kept.extend(retrieval::text::words(w));
+            }
+        }
+    }
+    Vocabulary {
+        targets: target_words(store),
+        kept,
+    }
+}
+
+fn target_words(store: &SkillStore) -> BTreeSet<String> {
     let mut v = BTreeSet::new();
     let mut add = |text: &str| {
         for w in retrieval::text::words(text) {
@@ -66,11 +106,12 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
 
 /// The vocabulary word `word` is most likely a misspelling of, if any: distance 1 for words of
 /// 4–6 letters, 2 for longer ones, and a unique best candidate.
-pub fn correct(word: &str, vocab: &BTreeSet<String>) -> Option<String> {
+pub fn correct(word: &str, vocab: &Vocabulary) -> Option<String> {
     let n = word.chars().count();
     if n == 3 && !vocab.contains(word) && word.chars().all(|c| c.is_ascii_lowercase()) {
         // Three letters: only a swap of two neighbours ("zpi" → "zip") is safe to undo.
         let mut hits = vocab
+            .targets
             .iter()
             .filter(|v| v.len() == 3 && osa_distance(word, v) == 1 && sorted(v) == sorted(word));
         let first = hits.next()?;
@@ -86,7 +127,7 @@ pub fn correct(word: &str, vocab: &BTreeSet<String>) -> Option<String> {
     let limit = if n <= 6 { 1 } else { 2 };
     let mut best: Option<(usize, &String)> = None;
     let mut tie = false;
-    for v in vocab {
+    for v in &vocab.targets {
         if v.len().abs_diff(n) > limit {
             continue;
         }
@@ -124,7 +165,7 @@ pub(super) fn is_name(word: &str) -> bool {
 
 /// The clause as the skill matcher should see it.
 /// With `mask`, folder names are removed; without, only words are normalised (step descriptions).
-pub fn for_matching(text: &str, slots: &Slots, vocab: &BTreeSet<String>, mask: bool) -> String {
+pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -> String {
     if !mask {
         return text
             .split_whitespace()
@@ -192,21 +233,18 @@ mod tests {
 
     #[test]
     fn corrects_transpositions_and_single_edits_only_to_a_unique_word() {
-        let vocab: BTreeSet<String> = ["remove", "duplicates", "organize", "search", "rename"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+        let vocab = Vocabulary::of(&["remove", "duplicates", "organize", "search", "rename"]);
         assert_eq!(correct("remvoe", &vocab).as_deref(), Some("remove"));
         assert_eq!(correct("duplicats", &vocab).as_deref(), Some("duplicates"));
         assert_eq!(correct("orgnaize", &vocab).as_deref(), Some("organize"));
         assert_eq!(correct("serch", &vocab).as_deref(), Some("search"));
         assert_eq!(correct("lease", &vocab), None);
         assert_eq!(correct("rename", &vocab), None);
-        let three: BTreeSet<String> = ["zip", "tar"].iter().map(|s| (*s).to_owned()).collect();
+        let three = Vocabulary::of(&["zip", "tar"]);
         assert_eq!(correct("zpi", &three).as_deref(), Some("zip"));
         assert_eq!(correct("zap", &three), None);
         // Regression: "sort the rest into folders" planned as "sort the best".
-        let vocab: BTreeSet<String> = ["best", "them"].iter().map(|s| (*s).to_owned()).collect();
+        let vocab = Vocabulary::of(&["best", "them"]);
         assert_eq!(correct("rest", &vocab), None);
         assert_eq!(correct("then", &vocab), None);
         assert_eq!(osa_distance("renmae", "rename"), 1);
@@ -217,12 +255,19 @@ mod tests {
     }
 
     #[test]
+    fn words_that_choose_values_are_kept_but_never_corrected_to() {
+        // Regression: "look alike" became "look like", and once "skip" (a word choosing
+        // `on_conflict`) was a target, "craete a skil" was no longer corrected to "skill".
+        let mut vocab = Vocabulary::of(&["like", "skill"]);
+        vocab.kept.extend(["alike".to_owned(), "skip".to_owned()]);
+        assert_eq!(correct("alike", &vocab), None);
+        assert_eq!(correct("skil", &vocab).as_deref(), Some("skill"));
+    }
+
+    #[test]
     fn names_are_never_corrected() {
         // Regression: "rename every .jpeg file in camera to .jpg" became "rename every .jpg file".
-        let vocab: BTreeSet<String> = ["jpg", "jpeg", "notes", "rename", "music"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
+        let vocab = Vocabulary::of(&["jpg", "jpeg", "notes", "rename", "music"]);
         let slots = Slots::default();
         for text in [
             "rename every .jpeg file in camera to .jpg",
