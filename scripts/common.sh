@@ -49,7 +49,7 @@ fi
 # The desktop app: WebKitGTK and friends to build it, Xvfb/xdotool/WebKitWebDriver to test it
 # headless, Node for the windows' front end (ui/), Chromium for the UI tests.
 APP_BUILD_PACKAGES=(libwebkit2gtk-4.1-dev libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
-APP_TEST_PACKAGES=(webkit2gtk-driver xvfb xauth xdotool dbus-x11 fonts-dejavu-core imagemagick openbox chromium)
+APP_TEST_PACKAGES=(webkit2gtk-driver xvfb xauth xdotool dbus-x11 fonts-dejavu-core imagemagick openbox chromium strace)
 
 ensure_node() {
     if ! command -v npm >/dev/null 2>&1; then

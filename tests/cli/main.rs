@@ -9,6 +9,7 @@ use serde_json::Value;
 mod by_meaning;
 mod every_tool;
 mod logs;
+mod offline;
 mod permissions;
 mod plan_quality;
 mod run;

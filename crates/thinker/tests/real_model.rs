@@ -3,6 +3,9 @@
 //! cache outside the clone and `scripts/test.sh` passes its path in
 //! `SCOPE_WEAVER_TEST_MODEL_SMOLLM2`. Without the variable the test says it was skipped, unless
 //! `SCOPE_WEAVER_TEST_REQUIRE_MODELS` is set (CI sets it), where a missing model fails it.
+//! `scripts/test.sh` runs this test binary inside a network namespace with no interfaces
+//! (`unshare -n`): the model loads and plans with no network (issue 22's offline proof; the
+//! worked example through the CLI is `tests/cli/offline.rs`).
 //!
 //! The larger models (Qwen2.5-Coder 0.5B and 1.5B) are measured by `scripts/bench-llm.sh` and
 //! scored on `eval/plans.jsonl`, not here.
