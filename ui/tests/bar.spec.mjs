@@ -231,6 +231,33 @@ test('edit params: invalid JSON is refused, the override sends every edited para
   ]);
 });
 
+test('edit params: the tool\'s unset params are offered blank; a filled one is sent, a blank one stays out', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0]);
+  const unset = [
+    { name: 'action', type: 'str', choices: ['remove', 'move', 'hardlink'], doc: 'what happens to the other copies' },
+    { name: 'reference', type: 'paths', doc: 'folders of originals that are never touched' },
+    { name: 'similar', type: 'bool', doc: 'group photos that look alike' },
+  ];
+  await app.send({ ...s.questions[0], question: { type: 'review_step', review: { ...s.reviewStep2, unset } } });
+  const card = page.locator('.card-review-step');
+  await card.locator('button.edit').click();
+  await expect(card.locator('.param-unset-head')).toContainText('Not set');
+  const action = card.locator('[data-param="action"]');
+  await expect(action).toHaveValue('');
+  await expect(action.locator('option')).toHaveText(['(default)', 'remove', 'move', 'hardlink']);
+  await expect(card.locator('[data-param="reference"]')).toHaveAttribute('placeholder', '(default)');
+  await expect(card.locator('[data-param="similar"] option')).toHaveText(['(default)', 'true', 'false']);
+  await app.screenshot('bar-edit-params-unset');
+  await action.selectOption('hardlink');
+  await card.locator('button.apply').click();
+  await expect.poll(() => app.calls('answer')).toEqual([
+    { id: 1, answer: { decision: 'override', params: { ...s.reviewStep2.params, action: 'hardlink' } } },
+  ]);
+});
+
 test('roll back a step, and undo from a rollback point in the diff review', async ({ app, page }) => {
   await openBar(app);
   const s = seedScript();

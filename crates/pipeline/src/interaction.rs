@@ -40,6 +40,10 @@ pub struct StepReview {
     pub changes: Vec<String>,
     /// The same changes, structured (approval cards group them by kind).
     pub ops: Vec<ChangeOp>,
+    /// The parameters the tool declares that the step leaves out (its defaults apply): the
+    /// "Edit params" form offers them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unset: Vec<contracts::ParamSpec>,
 }
 
 /// The person's answer to a step review.

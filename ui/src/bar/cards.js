@@ -178,7 +178,7 @@ function reviewStepCard(review, ctx) {
   card.openEdit = () => {
     card.editing = true;
     card.el.classList.add('editing');
-    form = paramsForm(review.params, { onSubmit: () => card.applyEdit() });
+    form = paramsForm(review.params, { onSubmit: () => card.applyEdit(), unset: review.unset ?? [] });
     replace(body, h('p.card-summary.muted', 'Edit the parameters; the step runs again with them.'), form.el);
     replace(
       actions,

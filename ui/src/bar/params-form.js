@@ -1,4 +1,5 @@
-// The "Edit params" form of an approval card: one field per param, typed from the original value, validated on read.
+// The "Edit params" form of an approval card: one field per param, typed from the original value, validated on read;
+// the tool's other params (unset, their defaults apply) follow, blank, typed from their declaration.
 import { h } from '../lib/dom.js';
 
 function kindOf(value) {
@@ -52,11 +53,53 @@ function parseField(kind, el) {
 
 let seq = 0;
 
+/** A blank field for a declared param the step leaves out: a choice list, true/false, or text. */
+function unsetField(spec, id) {
+  const options = spec.choices?.length ? spec.choices : spec.type === 'bool' ? ['true', 'false'] : null;
+  if (options) {
+    return h(
+      'select.field',
+      { id },
+      h('option', { value: '', selected: true }, '(default)'),
+      ...options.map((c) => h('option', { value: c }, c)),
+    );
+  }
+  return h('input.field', { id, type: 'text', value: '', placeholder: '(default)', spellcheck: 'false', autocomplete: 'off' });
+}
+
+/** An unset field's value by its declared type; blank means "leave it out". */
+function parseUnset(spec, el) {
+  const raw = el.value.trim();
+  if (raw === '') return { skip: true };
+  switch (spec.type) {
+    case 'bool':
+      return { value: raw === 'true' };
+    case 'int': {
+      const n = Number(raw);
+      return Number.isInteger(n) ? { value: n } : { error: 'must be a whole number' };
+    }
+    case 'paths':
+    case 'any':
+      // A list or object is JSON; anything else is taken as written.
+      if (/^[[{"]/.test(raw)) {
+        try {
+          return { value: JSON.parse(raw) };
+        } catch (err) {
+          return { error: `not valid JSON (${String(err.message).replace(/^JSON\.parse: /, '')})` };
+        }
+      }
+      return { value: raw };
+    default:
+      return { value: raw };
+  }
+}
+
 /**
- * Builds the form for `params`. read() → { ok, params, errors } and marks invalid fields;
- * `onSubmit` runs on Enter in a single-line field.
+ * Builds the form for `params`, then blank fields for `unset` (the tool's declared params the
+ * step leaves out). read() → { ok, params, errors } and marks invalid fields; a blank unset field
+ * stays out. `onSubmit` runs on Enter in a single-line field.
  */
-export function paramsForm(params, { onSubmit } = {}) {
+export function paramsForm(params, { onSubmit, unset = [] } = {}) {
   const rows = [];
   const form = h('form.params-form', {
     novalidate: true,
@@ -80,6 +123,24 @@ export function paramsForm(params, { onSubmit } = {}) {
       ),
     );
   }
+  if (unset.length) {
+    form.append(h('p.param-unset-head.muted', 'Not set (the tool’s defaults apply)'));
+  }
+  for (const spec of unset) {
+    const id = `param-${++seq}`;
+    const input = unsetField(spec, id);
+    input.dataset.param = spec.name;
+    input.dataset.unset = '';
+    const error = h('div.param-error', { role: 'alert' });
+    rows.push({ key: spec.name, spec, input, error });
+    form.append(
+      h(
+        'div.param-row.unset',
+        h('label.param-key', { for: id, title: spec.doc || '' }, spec.name, h('span.param-type', spec.type)),
+        h('div.param-input', input, error),
+      ),
+    );
+  }
   if (!rows.length) form.append(h('p.muted', 'This step has no parameters.'));
   // A hidden submit button makes Enter in a text input submit the form.
   form.append(h('button.sr-only', { type: 'submit', tabindex: '-1' }, 'Apply'));
@@ -88,7 +149,8 @@ export function paramsForm(params, { onSubmit } = {}) {
     const out = {};
     const errors = {};
     for (const row of rows) {
-      const res = parseField(row.kind, row.input);
+      const res = row.spec ? parseUnset(row.spec, row.input) : parseField(row.kind, row.input);
+      if (res.skip) continue;
       row.input.classList.toggle('invalid', Boolean(res.error));
       row.input.setAttribute('aria-invalid', res.error ? 'true' : 'false');
       row.error.textContent = res.error ? `${row.key}: ${res.error}` : '';

@@ -38,6 +38,21 @@ impl Orchestrator<'_> {
             .iter()
             .map(|c| c.op.clone())
             .collect();
+        let spec = self
+            .skills
+            .table()
+            .get(tool.primitive.kind(), tool.primitive.operation());
+        let unset: Vec<contracts::ParamSpec> = tool
+            .required_params
+            .iter()
+            .chain(&tool.optional_params)
+            .filter(|name| !work.resolved.contains_key(name.as_str()))
+            .map(|name| {
+                spec.and_then(|s| s.param(name))
+                    .cloned()
+                    .unwrap_or_else(|| contracts::ParamSpec::new(name, ParamType::Any, ""))
+            })
+            .collect();
         let review = StepReview {
             step: work.step.step,
             description: work.step.description.clone(),
@@ -50,6 +65,7 @@ impl Orchestrator<'_> {
             data: result.data.clone(),
             changes: ops.iter().map(sandbox::ChangeOp::render).collect(),
             ops,
+            unset,
         };
         let snapshot = result.snapshot_id.clone();
         match ui.review_step(&review) {
