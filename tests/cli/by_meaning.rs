@@ -80,3 +80,97 @@ fn documents_are_sorted_into_the_named_categories_and_an_unclear_one_stays() {
     });
     assert!(asked, "the unclear file was asked about: {events:#?}");
 }
+
+/// Renaming by what files are about, with no model: each PDF is named from its own title and
+/// date, a Markdown note from its heading; a file with nothing to go by keeps its name; the run
+/// can be undone.
+#[test]
+fn files_are_renamed_by_what_they_record_about_themselves_and_undone() {
+    let env = Env::new(&[
+        (
+            "Inbox/note_17.md",
+            "# Packing list for Lisbon\n\n- passport\n- charger\n",
+        ),
+        ("Inbox/blank.txt", "  \n 12 \n"),
+    ]);
+    let inbox = env.root.path().join("Inbox");
+    std::fs::write(
+        inbox.join("scan_0042.pdf"),
+        samples::pdf(
+            "Invoice ACME 420 EUR",
+            "ACME GmbH",
+            "20240305101500",
+            &["Amount due: 420 EUR."],
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        inbox.join("scan_0043.pdf"),
+        samples::pdf(
+            "Lease agreement",
+            "Landlord",
+            "20230901090000",
+            &["The tenant rents the flat."],
+        ),
+    )
+    .unwrap();
+    let names = |dir: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = names(&inbox);
+    let root = env.root();
+    let out = env.run(&[
+        "--json",
+        "run",
+        "--root",
+        root,
+        "--yes",
+        "rename the files in Inbox by what they are about",
+    ]);
+    let events = events_of(&out);
+    let done = &events.last().unwrap()["report"];
+    assert_eq!(done["committed"], true, "{done:#}");
+    assert_eq!(
+        names(&inbox),
+        [
+            "2023-09-01 Lease agreement.pdf",
+            "2024-03-05 Invoice ACME 420 EUR.pdf",
+            // The note records no date: when it was last modified, today.
+            &format!(
+                "{} Packing list for Lisbon.md",
+                sandbox::format_time(sandbox::now_secs())[..10].to_owned()
+            ),
+            "blank.txt",
+        ]
+        .map(String::from)
+        .into_iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect::<Vec<_>>(),
+        "{done:#}"
+    );
+    let named = events
+        .iter()
+        .find(|e| e["event"] == "dispatched" && e["tool"] == "name")
+        .expect("the name step");
+    assert_eq!(
+        named["data"]["unnamed"][0]["path"], "Inbox/blank.txt",
+        "{named}"
+    );
+    assert!(
+        named["data"]["names"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the document's title"),
+        "{named}"
+    );
+
+    let undone = super::undo::done_report(&env.run(&["--json", "undo", "--yes"]));
+    assert_eq!(undone["committed"], true, "{undone:#}");
+    assert_eq!(names(&inbox), before);
+}

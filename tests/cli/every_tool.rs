@@ -168,6 +168,18 @@ const CASES: &[Case] = &[
         &[r#"assignments=[{"path": "Downloads/notes.txt", "folder": "Downloads/Notes"}]"#],
     ),
     case(
+        "organize-by-content",
+        "name",
+        "suggest names for the files in Downloads",
+        &["path=Downloads"],
+    ),
+    case(
+        "organize-by-content",
+        "rename",
+        "rename the files in Downloads by what they are about",
+        &[r#"names=[{"path": "Downloads/notes.txt", "name": "Meeting notes"}]"#],
+    ),
+    case(
         "organize-by-type",
         "by_date",
         "sort the photos in Downloads into folders by the month they were taken",

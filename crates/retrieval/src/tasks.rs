@@ -1,6 +1,8 @@
 //! Dispatch of the `llm` primitive's tasks when no model is configured (declared in
 //! `skills::llm_primitive_table`): `classify` sorts a folder's files into categories by meaning
-//! with the shared embedder. Reads files through the sandbox's scope; never mutates.
+//! with the shared embedder; `suggest_names` names each file from what it records about itself
+//! (title, date, author, camera: `sandbox::naming`). Reads files through the sandbox's scope;
+//! never mutates.
 
 use sandbox::{NodeKind, Sandbox};
 use serde_json::{Map, Value, json};
@@ -31,9 +33,10 @@ pub fn call_task(
 ) -> Result<Value> {
     match task {
         "classify" => classify(pipeline, sandbox, params),
+        "suggest_names" => suggest_names(sandbox, params),
         other => Err(RetrievalError::Params(format!(
             "the llm task `{other}` needs a model (thinker_backend: mistralrs); without one only \
-             `classify` runs"
+             `classify` and `suggest_names` run"
         ))),
     }
 }
@@ -168,33 +171,9 @@ fn classify(
              Meeting notes\"), describe them in {folder}/.scope-weaver.md, or create the folders"
         )));
     }
-    let only: Vec<String> = match params.get("extension") {
-        Some(Value::String(s)) => s
-            .split([',', ' '])
-            .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
-            .filter(|e| !e.is_empty())
-            .collect(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
-            .collect(),
-        _ => Vec::new(),
-    };
     let mut files = Vec::new();
     let mut unreadable = Vec::new();
-    for node in graph.children(&folder) {
-        if node.kind != NodeKind::File || node.name.starts_with('.') {
-            continue;
-        }
-        if !only.is_empty()
-            && !node
-                .extension
-                .as_deref()
-                .is_some_and(|e| only.iter().any(|o| o == e))
-        {
-            continue;
-        }
+    for node in files_in(sandbox, &folder, params) {
         match text_of(sandbox, &node.id) {
             Some(text) => files.push(FileText {
                 path: node.id.clone(),
@@ -252,6 +231,92 @@ fn classify(
         "sure_margin": sure,
         "unreadable": unreadable,
         "by": pipeline.embedder().fingerprint(),
+    }))
+}
+
+/// The visible files directly in `folder`, only those with the `extension` param's extensions
+/// when it is given.
+fn files_in<'a>(
+    sandbox: &'a Sandbox,
+    folder: &str,
+    params: &Map<String, Value>,
+) -> Vec<&'a sandbox::Node> {
+    let only: Vec<String> = match params.get("extension") {
+        Some(Value::String(s)) => s
+            .split([',', ' '])
+            .map(|e| e.trim().trim_start_matches('.').to_ascii_lowercase())
+            .filter(|e| !e.is_empty())
+            .collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
+            .collect(),
+        _ => Vec::new(),
+    };
+    sandbox
+        .graph()
+        .children(folder)
+        .into_iter()
+        .filter(|n| n.kind == NodeKind::File && !n.name.starts_with('.'))
+        .filter(|n| {
+            only.is_empty()
+                || n.extension
+                    .as_deref()
+                    .is_some_and(|e| only.iter().any(|o| o == e))
+        })
+        .collect()
+}
+
+/// `suggest_names`: a descriptive name for each file of a folder from what it records about
+/// itself, filled into `pattern` (default `{date} {title}`); files with nothing to go by keep
+/// their names and are listed with why.
+fn suggest_names(sandbox: &Sandbox, params: &Map<String, Value>) -> Result<Value> {
+    use sandbox::naming;
+    let folder = sandbox.resolve(param_str(params, "path").unwrap_or("."))?;
+    if sandbox
+        .graph()
+        .node(&folder)
+        .is_none_or(|n| n.kind != NodeKind::Dir)
+    {
+        return Err(RetrievalError::Params(format!(
+            "`{folder}` is not a folder"
+        )));
+    }
+    let pattern = param_str(params, "pattern").unwrap_or(naming::DEFAULT_NAME_PATTERN);
+    let (mut names, mut unnamed) = (Vec::new(), Vec::new());
+    for node in files_in(sandbox, &folder, params) {
+        let parsed = node.content_from.as_deref().and_then(|from| {
+            let disk = sandbox.scope().disk_path(from);
+            sandbox::parse_file(&disk, node.extension.as_deref(), READ_BYTES).ok()
+        });
+        let (metadata, text) = parsed.map(|p| (p.metadata, p.text)).unwrap_or_default();
+        let stem = node
+            .extension
+            .as_deref()
+            .and_then(|e| node.name.strip_suffix(&format!(".{e}")))
+            .unwrap_or(&node.name);
+        let modified = node.modified_at.map(sandbox::format_time);
+        let facts = naming::facts(&metadata, &text, stem, modified.as_deref());
+        match naming::fill(pattern, &facts) {
+            Ok(name) => names.push(json!({
+                "path": node.id,
+                "name": name,
+                "reason": naming::reason(&facts, pattern),
+            })),
+            Err(Ok(why)) => unnamed.push(json!({"path": node.id, "reason": why})),
+            Err(Err(problem)) => {
+                return Err(RetrievalError::Params(format!("`pattern`: {problem}")));
+            }
+        }
+    }
+    Ok(json!({
+        "path": folder,
+        "pattern": pattern,
+        "count": names.len(),
+        "names": names,
+        "unnamed": unnamed,
+        "by": "what each file records (title, date, author, camera)",
     }))
 }
 

@@ -15,6 +15,7 @@ mod graph;
 mod history;
 mod journal;
 mod limit;
+pub mod naming;
 mod node;
 mod op_kind;
 mod ops;

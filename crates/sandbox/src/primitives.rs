@@ -380,6 +380,19 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             "Move each file into the folder it was given, creating missing folders.",
         ),
         graph(
+            "rename_each",
+            true,
+            vec![p(
+                "names",
+                T::Any,
+                "[{path, name}]: each file and its new name (a suggest_names step's names); a \
+                 name without an extension keeps the file's",
+            )],
+            vec![conflict()],
+            "Moves",
+            "Rename each file to the name it was given; every entry checked first.",
+        ),
+        graph(
             "batch_rename",
             true,
             vec![
@@ -505,6 +518,7 @@ pub fn dispatch(
         "organize_by_date" => ops::organize_by_date(g, cx, params),
         "move_into_folders" => ops::move_into_folders(g, cx, params),
         "batch_rename" => ops::batch_rename(g, cx, params),
+        "rename_each" => ops::rename_each(g, cx, params),
         "extract_text" => content::extract_text(g, cx, params),
         "read_metadata" => content::read_metadata(g, cx, params),
         "create_archive" => ops::create_archive(g, cx, params),

@@ -115,37 +115,65 @@ pub fn skill_primitive_table() -> PrimitiveTable {
 /// The `llm` primitive's tasks: reading files for what they are about. With a model configured
 /// the Thinker does them; without one, the shared embedder (`classify` only).
 pub fn llm_primitive_table() -> PrimitiveTable {
-    PrimitiveTable::new(vec![PrimitiveSpec::new(
-        PrimitiveKind::Llm,
-        "classify",
-        false,
-        vec![ParamSpec::new(
-            "path",
-            ParamType::Path,
-            "the folder whose files are sorted",
-        )],
-        vec![
-            ParamSpec::new(
-                "categories",
-                ParamType::Any,
-                "the categories: names (\"Invoices, Recipes and Meeting notes\"), a list, or \
+    PrimitiveTable::new(vec![
+        PrimitiveSpec::new(
+            PrimitiveKind::Llm,
+            "classify",
+            false,
+            vec![ParamSpec::new(
+                "path",
+                ParamType::Path,
+                "the folder whose files are sorted",
+            )],
+            vec![
+                ParamSpec::new(
+                    "categories",
+                    ParamType::Any,
+                    "the categories: names (\"Invoices, Recipes and Meeting notes\"), a list, or \
                  {name: description}; default: the folder's .scope-weaver.md, else its folders",
-            ),
-            ParamSpec::new(
-                "extension",
-                ParamType::Str,
-                "only files with these extensions",
-            ),
-            ParamSpec::new(
-                "min_confidence",
-                ParamType::Any,
-                "how far the closest category must lead the next (default: classify_sure_margin)",
-            ),
-        ],
-        "Assignments",
-        "Decide which category each file of a folder belongs in, by what it is about; files it \
+                ),
+                ParamSpec::new(
+                    "extension",
+                    ParamType::Str,
+                    "only files with these extensions",
+                ),
+                ParamSpec::new(
+                    "min_confidence",
+                    ParamType::Any,
+                    "how far the closest category must lead the next (default: classify_sure_margin)",
+                ),
+            ],
+            "Assignments",
+            "Decide which category each file of a folder belongs in, by what it is about; files it \
          is unsure of are asked about.",
-    )])
+        ),
+        PrimitiveSpec::new(
+            PrimitiveKind::Llm,
+            "suggest_names",
+            false,
+            vec![ParamSpec::new(
+                "path",
+                ParamType::Path,
+                "the folder whose files are named",
+            )],
+            vec![
+                ParamSpec::new(
+                    "pattern",
+                    ParamType::Str,
+                    "the name to make: {title} {date} {date:%Y-%m} {author} {camera} {name} \
+                 (default \"{date} {title}\"); the extension is kept",
+                ),
+                ParamSpec::new(
+                    "extension",
+                    ParamType::Str,
+                    "only files with these extensions",
+                ),
+            ],
+            "Names",
+            "A descriptive name for each file of a folder from its content: its title, date, \
+         author or camera; files with nothing to go by keep their names.",
+        ),
+    ])
 }
 
 /// The whole engine's table: the sandbox's graph methods plus retrieval, skill and llm primitives.

@@ -57,7 +57,7 @@ fn every_shipped_skill_loads_cleanly() {
         archive-files [skill-archive-files-v1] vis=true notes=3: create=create_archive* extract=extract_archive* list=list_archive
         batch-rename [skill-batch-rename-v1] vis=true notes=2: rename=batch_rename* rename_one=rename_node*
         manage-files [skill-manage-files-v1] vis=true notes=3: copy=copy_node* create=create_node* delete=delete_node* find=find get_metadata=get_metadata list=get_children move=move_node* rename=rename_node*
-        organize-by-content [skill-organize-by-content-v1] vis=true notes=2: classify=classify sort=move_into_folders*
+        organize-by-content [skill-organize-by-content-v1] vis=true notes=2: classify=classify name=suggest_names rename=rename_each* sort=move_into_folders*
         organize-by-type [skill-organize-by-type-v1] vis=true notes=3: by_date=organize_by_date* organize=organize_by_type* preview_categories=analyze_directory
         parse-content [skill-parse-content-v1] vis=true notes=2: extract_text=extract_text metadata=read_metadata
         remove-duplicates [skill-remove-duplicates-v1] vis=true notes=3: remove=remove_duplicates* scan=find_duplicates
@@ -148,7 +148,7 @@ required_params: [path
 "#,
         expect![[r#"
             skills/broken/SKILL.md:4: warning[USES_RETRIEVAL_MISMATCH]: `uses_retrieval: true` but no tool uses a retrieval primitive; using false
-            skills/broken/SKILL.md:7: error[UNKNOWN_METHOD]: tool `movee`: graph method `move_nod` does not exist; did you mean `move_node`? known: get_children, get_metadata, create_node, move_node, rename_node, delete_node, copy_node, find, analyze_directory, find_duplicates, remove_duplicates, organize_by_type, organize_by_date, move_into_folders, batch_rename, create_archive, list_archive, extract_archive, extract_text, read_metadata
+            skills/broken/SKILL.md:7: error[UNKNOWN_METHOD]: tool `movee`: graph method `move_nod` does not exist; did you mean `move_node`? known: get_children, get_metadata, create_node, move_node, rename_node, delete_node, copy_node, find, analyze_directory, find_duplicates, remove_duplicates, organize_by_type, organize_by_date, move_into_folders, rename_each, batch_rename, create_archive, list_archive, extract_archive, extract_text, read_metadata
             skills/broken/SKILL.md:10: error[MUTATES_MISMATCH]: tool `sneaky`: declares `mutates: false` but `delete_node` changes files, so approval in `key` mode depends on it
             skills/broken/SKILL.md:13: error[UNKNOWN_PARAM]: tool `params`: `move_node` does not take `src` (did you mean `source`?); it accepts: source, target, on_conflict
             skills/broken/SKILL.md:13: error[UNKNOWN_PARAM]: tool `params`: `move_node` does not take `overwrite`; it accepts: source, target, on_conflict

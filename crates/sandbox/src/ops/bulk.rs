@@ -1,4 +1,5 @@
-//! Batch rename (with swap handling).
+//! Batch rename (with swap handling), and renaming each file to a name of its own
+//! (`rename_each`: the names a `suggest_names` step chose).
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -9,18 +10,6 @@ use crate::error::{Result, SandboxError};
 use crate::graph::FileSystemGraph;
 use crate::node::{Node, ROOT_ID, extension_of, join, name_of, parent_of, stem_of};
 use crate::params::{Params, format_time};
-
-/// An ISO date-time (`2024-05-01T10:00:00`) in a `%Y %m %d %H %M %S` format.
-fn format_iso(iso: &str, format: &str) -> String {
-    let part = |from: usize, to: usize| iso.get(from..to).unwrap_or("00");
-    format
-        .replace("%Y", part(0, 4))
-        .replace("%m", part(5, 7))
-        .replace("%d", part(8, 10))
-        .replace("%H", part(11, 13))
-        .replace("%M", part(14, 16))
-        .replace("%S", part(17, 19))
-}
 
 /// A pattern that names the extension itself (`{name}.jpg`): the files get that extension.
 fn ends_in_extension(pattern: &str) -> bool {
@@ -64,14 +53,17 @@ fn fill_pattern(
             },
             "date" => {
                 let t = n.modified_at.ok_or("file has no modification date")?;
-                out.push_str(&format_iso(&format_time(t), fmt.unwrap_or("%Y-%m-%d")));
+                out.push_str(&crate::naming::format_date(
+                    &format_time(t),
+                    fmt.unwrap_or("%Y-%m-%d"),
+                ));
             }
             "exif.date" => {
                 let iso = exif
                     .get("date_taken")
                     .and_then(Value::as_str)
                     .ok_or(NO_EXIF_DATE)?;
-                out.push_str(&format_iso(iso, fmt.unwrap_or("%Y-%m-%d")));
+                out.push_str(&crate::naming::format_date(iso, fmt.unwrap_or("%Y-%m-%d")));
             }
             "exif.camera" => {
                 let model = exif
@@ -222,6 +214,84 @@ pub fn batch_rename(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Resu
                 }
                 skipped.push(json!({"path": original, "reason": reason}));
             }
+        }
+    }
+    Ok(json!({"count": moved.len(), "moved": moved, "skipped": skipped}))
+}
+
+/// `rename_each`: each file to the name a list gives it (`names: [{path, name}]`, e.g. a
+/// `suggest_names` step's); a name without an extension keeps the file's. Every entry is checked
+/// before anything is renamed; a name taken follows `on_conflict`.
+pub fn rename_each(g: &mut FileSystemGraph, cx: &OpContext, p: &Params) -> Result<Value> {
+    let invalid = |message: String| SandboxError::InvalidParam {
+        method: p.method.to_owned(),
+        name: "names".into(),
+        message,
+    };
+    let list = match p.required("names")? {
+        Value::Array(a) => a.clone(),
+        Value::Object(o) => match o.get("names") {
+            Some(Value::Array(a)) => a.clone(),
+            _ => return Err(invalid("must be a list of {path, name}".into())),
+        },
+        other => {
+            return Err(invalid(format!(
+                "must be a list of {{path, name}}, got {other}"
+            )));
+        }
+    };
+    let policy = p.conflict(cx.on_conflict)?;
+    let mut pairs = Vec::with_capacity(list.len());
+    let mut problems = Vec::new();
+    for (i, entry) in list.iter().enumerate() {
+        let field = |k: &str| entry.get(k).and_then(Value::as_str);
+        let (Some(path), Some(name)) = (field("path"), field("name")) else {
+            problems.push(format!("entry {i} needs `path` and `name`"));
+            continue;
+        };
+        let path = match cx.scope.resolve(path, g) {
+            Ok(path) => path,
+            Err(e) => {
+                problems.push(format!("entry {i}: {e}"));
+                continue;
+            }
+        };
+        let node = match g.node(&path) {
+            Some(n) if n.kind == crate::node::NodeKind::File => n,
+            Some(_) => {
+                problems.push(format!("entry {i}: `{path}` is not a file"));
+                continue;
+            }
+            None => {
+                problems.push(format!("entry {i}: `{path}` does not exist"));
+                continue;
+            }
+        };
+        let mut name = name.trim().to_owned();
+        if let Some(ext) = &node.extension
+            && extension_of(&name).as_deref() != Some(ext.as_str())
+        {
+            name = format!("{name}.{ext}");
+        }
+        if let Err(e) = check_name(p, "names", &name) {
+            problems.push(format!("entry {i}: {e}"));
+            continue;
+        }
+        pairs.push((path, name));
+    }
+    if !problems.is_empty() {
+        return Err(invalid(problems.join("; ")));
+    }
+    let (mut moved, mut skipped) = (Vec::new(), Vec::new());
+    for (path, name) in pairs {
+        let to = join(parent_of(&path).unwrap_or(ROOT_ID), &name);
+        if to == path {
+            skipped.push(json!({"path": path, "reason": "name unchanged"}));
+            continue;
+        }
+        match place(g, cx, to, policy)? {
+            Placement::At(to) => moved.push(move_one(g, cx, &path, &to)?),
+            Placement::Skip(reason) => skipped.push(json!({"path": path, "reason": reason})),
         }
     }
     Ok(json!({"count": moved.len(), "moved": moved, "skipped": skipped}))

@@ -12,7 +12,7 @@ mod organize;
 mod similar;
 
 pub use archive::{create_archive, extract_archive, list_archive};
-pub use bulk::batch_rename;
+pub use bulk::{batch_rename, rename_each};
 pub use duplicates::{find_duplicates, remove_duplicates};
 pub use find::{analyze_directory, find};
 pub use organize::{move_into_folders, organize_by_date, organize_by_type};

@@ -1,6 +1,7 @@
 //! organize_by_type / organize_by_date on real folders: sidecars and split pieces stay with their
 //! file, files without an extension are typed by their bytes, date folders, folder patterns, the
-//! config's category table, bad patterns, and the result on disk after commit.
+//! config's category table, bad patterns, the result on disk after commit; and rename_each (each
+//! file to the name a list gives it).
 
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -253,4 +254,48 @@ fn files_move_into_the_folders_a_list_gives_them_and_a_bad_list_moves_nothing() 
     .assert_eq(&fx.sandbox.render_diff());
     assert_eq!(out["by_category"], json!({"Invoices": 1, "Recipes": 1}));
     assert_eq!(out["folders"], json!(["Inbox/Invoices", "Inbox/recipe"]));
+}
+
+#[test]
+fn rename_each_checks_every_entry_first_keeps_extensions_and_meets_taken_names() {
+    let mut fx = open(&[
+        ("Inbox/scan_1.pdf", "a"),
+        ("Inbox/scan_2.pdf", "b"),
+        ("Inbox/Invoice.pdf", "c"),
+        ("Inbox/same.txt", "d"),
+    ]);
+    // One bad entry of three: nothing is renamed, and every problem is named.
+    let e = fx.fail(
+        "rename_each",
+        json!({"names": [
+            {"path": "Inbox/scan_1.pdf", "name": "Lease"},
+            {"path": "Inbox/missing.pdf", "name": "x"},
+            {"path": "Inbox/scan_2.pdf", "name": "a/b"},
+        ]}),
+    );
+    assert_eq!(e.code(), "INVALID_PARAM");
+    let message = e.to_string();
+    assert!(
+        message.contains("entry 1") && message.contains("entry 2"),
+        "{message}"
+    );
+    assert!(fx.sandbox.changes().is_empty());
+
+    let out = fx.run(
+        "rename_each",
+        json!({"names": [
+            {"path": "Inbox/scan_1.pdf", "name": "Lease"},
+            {"path": "Inbox/scan_2.pdf", "name": "Invoice"},
+            {"path": "Inbox/same.txt", "name": "same"},
+        ], "on_conflict": "rename"}),
+    );
+    assert_eq!(out["count"], 2, "{out}");
+    assert_eq!(out["skipped"][0]["reason"], "name unchanged");
+    let g = fx.sandbox.graph();
+    assert!(g.contains("Inbox/Lease.pdf"));
+    assert!(
+        g.contains("Inbox/Invoice (2).pdf"),
+        "the taken name is not overwritten"
+    );
+    assert!(g.contains("Inbox/Invoice.pdf"));
 }
