@@ -1,5 +1,6 @@
 //! Sorting by meaning end to end: real PDF, DOCX and Markdown files sorted by `scope-weaver run`
-//! into the categories a request names, an existing folder reused, an unclear file left alone.
+//! into the categories a request names, an existing folder reused, an unclear file left alone;
+//! files renamed by what they record about themselves; tags instead of moves.
 
 use sandbox::parse::samples;
 
@@ -173,4 +174,57 @@ fn files_are_renamed_by_what_they_record_about_themselves_and_undone() {
     let undone = super::undo::done_report(&env.run(&["--json", "undo", "--yes"]));
     assert_eq!(undone["committed"], true, "{undone:#}");
     assert_eq!(names(&inbox), before);
+}
+
+/// Tags instead of moves: a request tags files the person names with their words, another tags
+/// each document with its category (the folders already there) and moves nothing; undo takes the
+/// tags back.
+#[test]
+fn files_are_tagged_instead_of_moved_and_the_tags_are_undone() {
+    let env = Env::new(&[
+        (
+            "Inbox/invoice/acme.txt",
+            "Invoice ACME GmbH. Amount due 420 EUR including VAT, payable within 30 days.",
+        ),
+        (
+            "Inbox/recipe/pancakes.txt",
+            "Pancakes: whisk flour, milk and eggs, then fry in butter.",
+        ),
+        (
+            "Inbox/bill.txt",
+            "Invoice from the plumber: total amount due 180 EUR, VAT included, pay by transfer.",
+        ),
+        (
+            "Inbox/cake.txt",
+            "Banana bread: mash bananas, stir in flour, butter and sugar, bake 50 minutes.",
+        ),
+        ("Downloads/report.pdf", "pdf bytes"),
+    ]);
+    let root = env.root();
+    let tags = |p: &str| sandbox::tags::read(&env.root.path().join(p)).unwrap();
+    let run = |request: &str| {
+        super::undo::done_report(&env.run(&["--json", "run", "--root", root, "--yes", request]))
+    };
+
+    let named = run("tag Downloads/report.pdf with Taxes 2024 and Receipts");
+    assert_eq!(named["committed"], true, "{named:#}");
+    assert_eq!(tags("Downloads/report.pdf"), ["Receipts", "Taxes 2024"]);
+
+    let by_topic = run("tag the documents in Inbox by topic instead of moving them");
+    assert_eq!(by_topic["committed"], true, "{by_topic:#}");
+    assert_eq!(tags("Inbox/bill.txt"), ["invoice"], "{by_topic:#}");
+    assert_eq!(tags("Inbox/cake.txt"), ["recipe"]);
+    assert!(
+        env.root.path().join("Inbox/bill.txt").exists(),
+        "nothing moved"
+    );
+
+    let undone = super::undo::done_report(&env.run(&["--json", "undo", "--yes"]));
+    assert_eq!(undone["committed"], true, "{undone:#}");
+    assert_eq!(tags("Inbox/bill.txt"), Vec::<String>::new());
+    assert_eq!(
+        tags("Downloads/report.pdf"),
+        ["Receipts", "Taxes 2024"],
+        "only the last run"
+    );
 }

@@ -258,6 +258,37 @@ test('edit params: the tool\'s unset params are offered blank; a filled one is s
   ]);
 });
 
+test('tag changes are listed as a Tag group: each file with its new tags and the old ones in the title', async ({ app, page }) => {
+  await openBar(app);
+  const s = seedScript();
+  await startSeed(app, page);
+  await app.send(s.phases[0]);
+  const ops = [
+    { op: 'tag', path: 'Downloads/report.pdf', tags: ['Receipts', 'Taxes 2024'], before: [] },
+    { op: 'tag', path: 'Downloads/notes.txt', tags: ['Work'], before: ['Old'] },
+  ];
+  const review = {
+    ...s.reviewStep2,
+    skill: 'manage-files',
+    tool: 'tag',
+    destructive: false,
+    params: { source: ['Downloads/report.pdf', 'Downloads/notes.txt'], add: 'Taxes 2024, Receipts' },
+    summary: 'Tagged 2 files',
+    data: { count: 2 },
+    changes: ['# tag    Downloads/report.pdf: Receipts, Taxes 2024 (was no tags)', '# tag    Downloads/notes.txt: Work (was Old)'],
+    ops,
+  };
+  await app.send({ ...s.questions[0], question: { type: 'review_step', review } });
+  const group = page.locator('.card-review-step .op-group[data-op="tag"]');
+  await expect(group).toContainText('Tag');
+  const items = group.locator('.op-item');
+  await expect(items).toHaveCount(2);
+  await expect(items.first()).toContainText('Downloads/report.pdf');
+  await expect(items.first()).toContainText('Receipts, Taxes 2024');
+  await expect(items.nth(1)).toHaveAttribute('title', 'Downloads/notes.txt: Work (was Old)');
+  await expect(page.locator('.card-review-step')).not.toHaveClass(/destructive/);
+});
+
 test('roll back a step, and undo from a rollback point in the diff review', async ({ app, page }) => {
   await openBar(app);
   const s = seedScript();

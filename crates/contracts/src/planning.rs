@@ -64,6 +64,10 @@ pub const REQUEST_SLOTS: &[(&str, &str)] = &[
         "the person's own categories (\"into Invoices, Recipes and Meeting notes\")",
     ),
     ("content", "text for a new file"),
+    (
+        "tags",
+        "tags to give (\"tag … with Taxes 2024\", \"label … as paid\")",
+    ),
     ("delete_originals", "\"and delete the originals\""),
 ];
 

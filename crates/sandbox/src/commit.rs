@@ -394,6 +394,9 @@ impl<'a> Overlay<'a> {
                 self.source(path, None, out);
                 self.source(to, None, out);
             }
+            ChangeOp::Tag { path, .. } => {
+                self.source(path, None, out);
+            }
         }
     }
 }
@@ -431,6 +434,9 @@ pub struct CommitReport {
     /// Files that were hardlinks and got their own copy back (an undo).
     #[serde(default)]
     pub unlinked: usize,
+    /// Files whose tags were set.
+    #[serde(default)]
+    pub tagged: usize,
     /// The history record of this commit (`scope-weaver undo RUN_ID`); `None` when it could not
     /// be written (then `warnings` says why).
     #[serde(default)]
@@ -465,6 +471,7 @@ impl CommitReport {
             ChangeOp::Restore { .. } => self.restored += 1,
             ChangeOp::RemoveDir { .. } => self.removed_folders += 1,
             ChangeOp::Unlink { .. } => self.unlinked += 1,
+            ChangeOp::Tag { .. } => self.tagged += 1,
             ChangeOp::Delete { size, .. } => {
                 self.deleted += 1;
                 self.freed_bytes += size;
@@ -563,6 +570,7 @@ pub fn apply_op(
             crate::trash_can::restore(trashed)
         }
         ChangeOp::RemoveDir { path } => std::fs::remove_dir(disk_path(root, path)),
+        ChangeOp::Tag { path, tags, .. } => crate::tags::write(&disk_path(root, path), tags),
         ChangeOp::Unlink { path, mtime_ns, .. } => {
             // Copy the shared bytes under a temporary name, then rename it over `path`: atomic,
             // and `path` never goes missing.

@@ -108,7 +108,8 @@ pub fn account(
             | ChangeOp::ExtractArchive { .. }
             | ChangeOp::Restore { .. }
             | ChangeOp::RemoveDir { .. }
-            | ChangeOp::Unlink { .. } => {}
+            | ChangeOp::Unlink { .. }
+            | ChangeOp::Tag { .. } => {}
         }
     }
     let present: HashSet<&String> = at.values().collect();

@@ -112,6 +112,13 @@ pub enum ChangeOp {
     RemoveDir {
         path: String,
     },
+    /// Give the file `path` exactly the tags `tags` (its extended attribute `user.xdg.tags`);
+    /// `before` is what it had when the plan read it (undo sets it back).
+    Tag {
+        path: String,
+        tags: Vec<String>,
+        before: Vec<String>,
+    },
     /// Give `path`, a hardlink to `to`, its own copy of the bytes again (undo of a hardlink);
     /// `mtime_ns` is the modification time the file had before it was linked.
     Unlink {
@@ -217,6 +224,16 @@ impl ChangeOp {
                 "{path} <= {to} (its own copy again, {})",
                 human_bytes(*size)
             ),
+            ChangeOp::Tag { path, tags, before } => {
+                let list = |t: &[String]| {
+                    if t.is_empty() {
+                        "no tags".to_owned()
+                    } else {
+                        t.join(", ")
+                    }
+                };
+                format!("{path}: {} (was {})", list(tags), list(before))
+            }
         }
     }
 

@@ -113,7 +113,8 @@ impl ChangeOp {
             | ChangeOp::CreateFile { path, .. }
             | ChangeOp::Hardlink { path, .. }
             | ChangeOp::Restore { path, .. }
-            | ChangeOp::Unlink { path, .. } => Some(path),
+            | ChangeOp::Unlink { path, .. }
+            | ChangeOp::Tag { path, .. } => Some(path),
             ChangeOp::Move { to, .. } | ChangeOp::Copy { to, .. } => Some(to),
             ChangeOp::CreateArchive { target, .. } => Some(target),
             ChangeOp::ExtractArchive {

@@ -257,6 +257,15 @@ pub(crate) fn inspect(root: &Path, op: &ChangeOp) -> InDoubt {
                 None => InDoubt::Unclear(format!("cannot compare `{path}` with `{to}`")),
             }
         }
+        // One attribute written in one call: the tags are either the new ones or the old ones.
+        ChangeOp::Tag { path, tags, before } => match crate::tags::read(&at(path)) {
+            Ok(now) if now == *tags => InDoubt::Applied,
+            Ok(now) if now == *before => InDoubt::NotApplied,
+            Ok(now) => InDoubt::Unclear(format!(
+                "`{path}` has the tags {now:?}, neither {before:?} nor {tags:?}"
+            )),
+            Err(e) => InDoubt::Unclear(format!("cannot read the tags of `{path}`: {e}")),
+        },
         // Into an existing folder: the staging folder is there until every entry is placed.
         ChangeOp::ExtractArchive {
             archive,
@@ -475,4 +484,28 @@ pub fn recover(path: &Path, complete: bool) -> Result<RecoveryReport> {
     report.completed = Some(done);
     report.finished = true;
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{InDoubt, inspect};
+    use crate::graph::ChangeOp;
+
+    #[test]
+    fn a_tag_change_in_doubt_is_judged_by_the_tags_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "a").unwrap();
+        let op = ChangeOp::Tag {
+            path: "a.txt".into(),
+            tags: vec!["New".into()],
+            before: vec!["Old".into()],
+        };
+        crate::tags::write(&file, &["Old".to_owned()]).unwrap();
+        assert_eq!(inspect(dir.path(), &op), InDoubt::NotApplied);
+        crate::tags::write(&file, &["New".to_owned()]).unwrap();
+        assert_eq!(inspect(dir.path(), &op), InDoubt::Applied);
+        crate::tags::write(&file, &["Other".to_owned()]).unwrap();
+        assert!(matches!(inspect(dir.path(), &op), InDoubt::Unclear(why) if why.contains("Other")));
+    }
 }

@@ -56,7 +56,8 @@ fn touched(op: &ChangeOp) -> Vec<&str> {
         | ChangeOp::Hardlink { path, .. }
         | ChangeOp::Restore { path, .. }
         | ChangeOp::RemoveDir { path }
-        | ChangeOp::Unlink { path, .. } => vec![path],
+        | ChangeOp::Unlink { path, .. }
+        | ChangeOp::Tag { path, .. } => vec![path],
     }
 }
 

@@ -61,6 +61,7 @@ pub const OP_KINDS: &[OpKind] = &[
     kind("restore", '+', "restore", "Restore from the trash", ("restore", "restores"), "file", false),
     kind("unlink", '=', "unlink", "Give back its own copy", ("unlink", "unlinks"), "link", false),
     kind("remove_dir", '-', "rmdir", "Remove empty folder", ("removed folder", "removed folders"), "folder", false),
+    kind("tag", '#', "tag", "Tag", ("tagged file", "tagged files"), "tag", false),
 ];
 
 impl ChangeOp {
@@ -78,6 +79,7 @@ impl ChangeOp {
             ChangeOp::Restore { .. } => "restore",
             ChangeOp::Unlink { .. } => "unlink",
             ChangeOp::RemoveDir { .. } => "remove_dir",
+            ChangeOp::Tag { .. } => "tag",
         };
         OP_KINDS
             .iter()

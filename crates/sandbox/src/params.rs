@@ -29,7 +29,7 @@ impl<'a> Params<'a> {
         }
     }
 
-    fn missing(&self, name: &str) -> SandboxError {
+    pub(crate) fn missing(&self, name: &str) -> SandboxError {
         SandboxError::MissingParam {
             method: self.method.to_owned(),
             name: name.to_owned(),

@@ -380,6 +380,29 @@ pub fn graph_primitive_table() -> PrimitiveTable {
             "Move each file into the folder it was given, creating missing folders.",
         ),
         graph(
+            "tag_files",
+            true,
+            vec![],
+            vec![
+                p("source", T::Paths, "files (or folders) to tag"),
+                p(
+                    "add",
+                    T::Str,
+                    "tags to add: a list, or text split on commas",
+                ),
+                p("remove", T::Str, "tags to take away"),
+                p(
+                    "assignments",
+                    T::Any,
+                    "[{path, category}] (a classify step's): each file tagged with its category, \
+                     instead of moved",
+                ),
+            ],
+            "Tagged",
+            "Tag files instead of moving them (the extended attribute user.xdg.tags, which file \
+             managers show); nothing moves, undo takes the tags back.",
+        ),
+        graph(
             "rename_each",
             true,
             vec![p(
@@ -519,6 +542,7 @@ pub fn dispatch(
         "move_into_folders" => ops::move_into_folders(g, cx, params),
         "batch_rename" => ops::batch_rename(g, cx, params),
         "rename_each" => ops::rename_each(g, cx, params),
+        "tag_files" => ops::tag_files(g, cx, params),
         "extract_text" => content::extract_text(g, cx, params),
         "read_metadata" => content::read_metadata(g, cx, params),
         "create_archive" => ops::create_archive(g, cx, params),

@@ -256,6 +256,24 @@ impl TurnBack<'_> {
                     },
                 );
             }
+            ChangeOp::Tag { path, tags, before } => {
+                if self.graph.node(path).is_none() {
+                    return self.keep(path, "moved away or deleted since the run");
+                }
+                match crate::tags::read(&self.root.join(path)) {
+                    Ok(now) if now == *tags => {}
+                    Ok(_) => return self.keep(path, "its tags changed since the run"),
+                    Err(e) => return self.keep(path, format!("its tags cannot be read: {e}")),
+                }
+                self.graph.record(
+                    self.snapshot,
+                    ChangeOp::Tag {
+                        path: path.clone(),
+                        tags: before.clone(),
+                        before: tags.clone(),
+                    },
+                );
+            }
             ChangeOp::Unlink { path, to, size, .. } => {
                 let node = match self.as_left(path, after) {
                     Ok(n) => n,

@@ -162,6 +162,8 @@ impl Statuses {
                 ChangeOp::Hardlink { path, .. } | ChangeOp::Unlink { path, .. } => {
                     s.linked.insert(path.clone());
                 }
+                // The file stays where it is, with its bytes; the diff names the tags.
+                ChangeOp::Tag { .. } => {}
             }
         }
         s

@@ -44,6 +44,16 @@ function opRow(op) {
       return h('li.op-item', { title: op.path }, h('span.op-path', `${op.path}/`));
     case 'unlink':
       return h('li.op-item', { title: `${op.path}: its own copy again (was a link to ${op.to})` }, h('span.op-path', op.path), h('span.op-size', fmtBytes(op.size)));
+    case 'tag': {
+      const list = (tags) => (tags?.length ? tags.join(', ') : 'no tags');
+      return h(
+        'li.op-item',
+        { title: `${op.path}: ${list(op.tags)} (was ${list(op.before)})` },
+        h('span.op-path', op.path),
+        h('span.op-arrow', '#'),
+        h('span.op-dest', list(op.tags)),
+      );
+    }
     default:
       return h('li.op-item', { title: op.path ?? '' }, h('span.op-path', op.path ?? JSON.stringify(op)));
   }

@@ -285,7 +285,7 @@ export const recoveryFinished = {
   in_doubt: null,
   pending: [],
   completed: {
-    applied: 4, created: 2, moved: 2, copied: 0, deleted: 0, linked: 0, trashed: 0, restored: 0, removed_folders: 0, unlinked: 0,
+    applied: 4, created: 2, moved: 2, copied: 0, deleted: 0, linked: 0, trashed: 0, restored: 0, removed_folders: 0, unlinked: 0, tagged: 0,
     run_id: 'r5', warnings: [], accounting: null, verified: true, freed_bytes: 0, journal: null,
   },
   finished: true,

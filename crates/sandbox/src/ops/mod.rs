@@ -10,6 +10,7 @@ mod duplicates;
 mod find;
 mod organize;
 mod similar;
+mod tag;
 
 pub use archive::{create_archive, extract_archive, list_archive};
 pub use bulk::{batch_rename, rename_each};
@@ -17,6 +18,7 @@ pub use duplicates::{find_duplicates, remove_duplicates};
 pub use find::{analyze_directory, find};
 pub use organize::{move_into_folders, organize_by_date, organize_by_type};
 pub use similar::DEFAULT_THRESHOLD as SIMILAR_DEFAULT_THRESHOLD;
+pub use tag::tag_files;
 
 use std::collections::BTreeMap;
 

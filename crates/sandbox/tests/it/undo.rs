@@ -251,3 +251,88 @@ fn hardlinked_duplicates_get_their_own_copies_back_with_their_times() {
     assert_eq!(mtime(&fx, "Downloads/a.jpg"), before);
     assert!(!fx.dir.path().join("Downloads/a.jpg.sw-unlink").exists());
 }
+
+#[test]
+fn tags_are_written_as_extended_attributes_and_an_undo_takes_them_back() {
+    let fx = open(&[
+        ("Inbox/bill.pdf", "pdf"),
+        ("Inbox/recipe.md", "md"),
+        ("Inbox/notes.txt", "txt"),
+    ]);
+    let tags_of = |fx: &Fixture, p: &str| sandbox::tags::read(&fx.dir.path().join(p)).unwrap();
+    sandbox::tags::write(&fx.dir.path().join("Inbox/notes.txt"), &["Old".to_owned()]).unwrap();
+    // Read again after a restart: the tags on disk are the ones the plan starts from.
+    let mut fx = rescan(fx);
+    let out = fx.run(
+            "tag_files",
+            json!({"source": ["Inbox/bill.pdf", "Inbox/notes.txt"], "add": "Taxes 2024, Paid", "remove": "old"}),
+        );
+    assert_eq!(out["count"], 2, "{out}");
+    // By a classify step's assignments: each file its category; nothing moves.
+    let out = fx.run(
+            "tag_files",
+            json!({"assignments": [{"path": "Inbox/recipe.md", "category": "Recipes", "folder": "Inbox/Recipes"}]}),
+        );
+    assert_eq!(out["tagged"][0]["tags"], json!(["Recipes"]), "{out}");
+    assert_eq!(
+        fx.sandbox.render_diff(),
+        "# tag    Inbox/bill.pdf: Paid, Taxes 2024 (was no tags)\n\
+             # tag    Inbox/notes.txt: Paid, Taxes 2024 (was Old)\n\
+             # tag    Inbox/recipe.md: Recipes (was no tags)\n"
+    );
+    fx.sandbox.commit(None).unwrap();
+    assert_eq!(tags_of(&fx, "Inbox/bill.pdf"), ["Paid", "Taxes 2024"]);
+    assert_eq!(tags_of(&fx, "Inbox/notes.txt"), ["Paid", "Taxes 2024"]);
+    assert_eq!(tags_of(&fx, "Inbox/recipe.md"), ["Recipes"]);
+    assert!(
+        fx.dir.path().join("Inbox/recipe.md").exists(),
+        "nothing moved"
+    );
+
+    // Someone changes one file's tags after the run: the undo keeps that file, and says why.
+    sandbox::tags::write(&fx.dir.path().join("Inbox/recipe.md"), &["Mine".to_owned()]).unwrap();
+    let (fx, plan) = undo_last(fx);
+    assert_eq!(plan.kept.len(), 1, "{:?}", plan.kept);
+    assert_eq!(plan.kept[0].path, "Inbox/recipe.md");
+    assert!(
+        plan.kept[0].reason.contains("tags changed"),
+        "{:?}",
+        plan.kept
+    );
+    assert_eq!(tags_of(&fx, "Inbox/bill.pdf"), Vec::<String>::new());
+    assert_eq!(tags_of(&fx, "Inbox/notes.txt"), ["Old"]);
+    assert_eq!(tags_of(&fx, "Inbox/recipe.md"), ["Mine"]);
+}
+
+#[test]
+fn tag_files_refuses_what_it_cannot_do_and_changes_nothing_twice() {
+    use contracts::ErrorCode;
+    let mut fx = open(&[("a.txt", "a")]);
+    for (params, problem) in [
+        (json!({"source": "a.txt"}), "name the tags"),
+        (
+            json!({"source": "a.txt", "add": "x", "assignments": []}),
+            "not both",
+        ),
+        (
+            json!({"assignments": [{"path": "a.txt"}]}),
+            "needs `path` and `category`",
+        ),
+    ] {
+        let e = fx.fail("tag_files", params.clone());
+        assert_eq!(e.code(), "INVALID_PARAM", "{params}");
+        assert!(e.to_string().contains(problem), "{params}: {e}");
+    }
+    assert_eq!(
+        fx.fail("tag_files", json!({"add": "x"})).code(),
+        "MISSING_PARAM"
+    );
+    fx.run("tag_files", json!({"source": "a.txt", "add": "x"}));
+    // The same tags again: nothing more to do.
+    let again = fx.run("tag_files", json!({"source": "a.txt", "add": "X"}));
+    assert_eq!(
+        (again["count"].as_u64(), again["unchanged"][0].as_str()),
+        (Some(0), Some("a.txt"))
+    );
+    assert_eq!(fx.sandbox.changes().len(), 1);
+}

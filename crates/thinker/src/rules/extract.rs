@@ -3,6 +3,7 @@
 
 mod categories;
 mod lexicon;
+mod tags;
 
 use lexicon::*;
 
@@ -55,6 +56,8 @@ pub struct Slots {
     pub there: bool,
     /// The person's own categories: "into Invoices, Recipes and Meeting notes" (two or more).
     pub categories: Vec<String>,
+    /// Tags to give: "tag … with Taxes 2024", "label … as paid".
+    pub tags: Vec<String>,
 }
 
 /// Words a filter slot accounts for: extension and kind words, size and date words, numbers and
@@ -381,6 +384,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     // categories (one name after "into" stays a target).
     if let Some((names, r)) = categories::category_list(&text, &lookup) {
         s.categories = names;
+        cut(&mut text, r);
+    }
+    if let Some((tags, r)) = tags::tag_list(&text, &lookup) {
+        s.tags = tags;
         cut(&mut text, r);
     }
     if let Some(c) = CONTENT.captures(&text) {

@@ -698,6 +698,7 @@ fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)> {
         "find" => (json!(s.find.clone()?), "find"),
         "replace" => (json!(s.replace.clone()?), "replace"),
         "content" => (json!(s.content.clone()?), "content"),
+        "tags" if !s.tags.is_empty() => (json!(s.tags.join(", ")), "tags"),
         "query" => (json!(s.query.clone()?), "query"),
         "categories" if !s.categories.is_empty() => (json!(s.categories.join(", ")), "categories"),
         "delete_originals" if s.delete_originals => (json!(true), "delete_originals"),
@@ -711,9 +712,10 @@ fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)> {
 }
 
 /// Which specific slots the clause filled (each should be used by the chosen tools).
-fn slot_presence(s: &Slots) -> [(&'static str, bool); 19] {
+fn slot_presence(s: &Slots) -> [(&'static str, bool); 20] {
     [
         ("categories", !s.categories.is_empty()),
+        ("tags", !s.tags.is_empty()),
         ("extensions", !s.extensions.is_empty()),
         ("glob", s.glob.is_some()),
         ("min_size", s.min_size.is_some()),

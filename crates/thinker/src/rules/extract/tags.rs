@@ -1,0 +1,85 @@
+//! Tags a clause gives: "tag the PDFs with Taxes 2024", "label the invoices as paid, urgent",
+//! "add the tags urgent and work to report.pdf".
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// A word that asks for tags.
+static TAG_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:tag|tags|tagged|label|labels|labelled|mark)\b").unwrap()
+});
+/// "… with X" / "… as X" closing the clause, after a tag verb.
+static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\s(?:with|as)\s+(?:the\s+)?(?:(?:tags?|labels?)\s+)?(.+?)[.!?]*$").unwrap()
+});
+/// "the tag(s) X to/on …": the tags, then what gets them.
+static THE_TAGS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:the\s+)?(?:tags?|labels?)\s+(.+?)\s+(?:to|on)\s").unwrap()
+});
+
+/// The tags and the range of `text` they (with their "with", "as" or "the tag … to") take.
+pub(super) fn tag_list(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Option<(Vec<String>, std::ops::Range<usize>)> {
+    let verb = TAG_VERB.find(text)?;
+    let (raw, range) = if let Some(c) = WITH_TAGS.captures_at(text, verb.end()) {
+        (c.get(1)?.as_str(), c.get(0)?.range())
+    } else {
+        let c = THE_TAGS.captures(text)?;
+        (c.get(1)?.as_str(), c.get(0)?.range())
+    };
+    let mut list = format!(" {raw} ");
+    for sep in [" and ", " & ", ";"] {
+        list = list.replace(sep, ",");
+    }
+    let tags: Vec<String> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| lookup(t).unwrap_or_else(|| t.trim_matches(['"', '\'']).to_owned()))
+        .collect();
+    (!tags.is_empty()).then_some((tags, range))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tag_list;
+
+    #[test]
+    fn tags_follow_with_or_as_after_a_tag_verb_or_come_before_to() {
+        let none = |_: &str| None;
+        for (text, tags, left) in [
+            (
+                "tag the PDFs in Downloads with Taxes 2024",
+                vec!["Taxes 2024"],
+                "tag the PDFs in Downloads",
+            ),
+            (
+                "label the invoices in Inbox as paid, urgent and work",
+                vec!["paid", "urgent", "work"],
+                "label the invoices in Inbox",
+            ),
+            (
+                "add the tags urgent and work to report.pdf",
+                vec!["urgent", "work"],
+                "add report.pdf",
+            ),
+        ] {
+            let (got, range) = tag_list(text, &none).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(got, tags, "{text}");
+            let mut rest = text.to_owned();
+            rest.replace_range(range, " ");
+            assert_eq!(
+                rest.split_whitespace().collect::<Vec<_>>().join(" "),
+                left,
+                "{text}"
+            );
+        }
+        assert_eq!(
+            tag_list("move the report with the others to Old", &none),
+            None
+        );
+    }
+}
