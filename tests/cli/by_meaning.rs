@@ -228,3 +228,52 @@ fn files_are_tagged_instead_of_moved_and_the_tags_are_undone() {
         "only the last run"
     );
 }
+
+/// Summaries without a model: a PDF's title and the sentences that carry its main words, in the
+/// report; a folder's documents one line each.
+#[test]
+fn a_document_and_a_folder_are_summarized_in_the_report() {
+    let env = Env::new(&[(
+        "Docs/minutes.md",
+        "# Release meeting\n\nThe release of version 2 moves to April because the installer \
+         still fails on Windows. Lunch was pizza. Ben fixes the installer and the release notes \
+         by Friday. The weather was nice.\n",
+    )]);
+    std::fs::write(
+        env.root.path().join("Docs/lease.pdf"),
+        samples::pdf(
+            "Lease agreement",
+            "Landlord",
+            "20230901090000",
+            &["The tenant rents the flat from 1 October. The rent of the flat is 900 EUR a month. \
+               The deposit for the flat is three months of rent."],
+        ),
+    )
+    .unwrap();
+    let root = env.root();
+    let answer = |request: &str| {
+        let report = super::undo::done_report(
+            &env.run(&["--json", "run", "--root", root, "--yes", request]),
+        );
+        report["steps"][0]["answer"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{report:#}"))
+            .to_owned()
+    };
+    let minutes = answer("summarize Docs/minutes.md");
+    assert!(minutes.starts_with("Summary ("), "{minutes}");
+    assert!(minutes.contains("Release meeting\n"), "{minutes}");
+    assert!(minutes.contains("Ben fixes the installer"), "{minutes}");
+    assert!(!minutes.contains("weather"), "{minutes}");
+    let lease = answer("summarize Docs/lease.pdf");
+    assert!(
+        lease.contains("Lease agreement") && lease.contains("flat"),
+        "{lease}"
+    );
+    let folder = answer("summarize Docs");
+    assert!(
+        folder.contains("Docs/lease.pdf: Lease agreement")
+            && folder.contains("Docs/minutes.md: Release meeting"),
+        "{folder}"
+    );
+}

@@ -168,6 +168,24 @@ const CASES: &[Case] = &[
         &[r#"assignments=[{"path": "Downloads/notes.txt", "folder": "Downloads/Notes"}]"#],
     ),
     case(
+        "parse-content",
+        "summarize",
+        "summarize Downloads/notes.txt",
+        &["path=Downloads/notes.txt"],
+    ),
+    case(
+        "manage-files",
+        "tag",
+        "tag Downloads/notes.txt with Meetings",
+        &["source=Downloads/notes.txt", "add=Meetings"],
+    ),
+    case(
+        "organize-by-content",
+        "tag",
+        "tag the documents in Downloads by topic instead of moving them",
+        &[r#"assignments=[{"path": "Downloads/notes.txt", "category": "Notes"}]"#],
+    ),
+    case(
         "organize-by-content",
         "name",
         "suggest names for the files in Downloads",

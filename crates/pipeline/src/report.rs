@@ -38,6 +38,16 @@ const ANSWER_CHARS: usize = 4000;
 /// embedded metadata as `key: value` lines. `None` for steps whose summary says it all.
 pub fn answer(operation: &str, data: &Value) -> Option<String> {
     match operation {
+        "summarize" => data
+            .get("summary")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                format!(
+                    "Summary ({}):\n{s}",
+                    data["by"].as_str().unwrap_or("extracted")
+                )
+            }),
         "extract_text" => {
             let text = data.get("text")?.as_str()?.trim_end();
             let shown: String = text.chars().take(ANSWER_CHARS).collect();

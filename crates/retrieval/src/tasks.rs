@@ -34,9 +34,10 @@ pub fn call_task(
     match task {
         "classify" => classify(pipeline, sandbox, params),
         "suggest_names" => suggest_names(sandbox, params),
+        "summarize" => summarize(sandbox, params),
         other => Err(RetrievalError::Params(format!(
             "the llm task `{other}` needs a model (thinker_backend: mistralrs); without one only \
-             `classify` and `suggest_names` run"
+             `classify`, `suggest_names` and `summarize` run"
         ))),
     }
 }
@@ -317,6 +318,106 @@ fn suggest_names(sandbox: &Sandbox, params: &Map<String, Value>) -> Result<Value
         "names": names,
         "unnamed": unnamed,
         "by": "what each file records (title, date, author, camera)",
+    }))
+}
+
+/// The title and text of a file as its parser reads them (empty when it has none).
+fn title_and_text(sandbox: &Sandbox, node: &sandbox::Node) -> (Option<String>, String) {
+    let parsed = node.content_from.as_deref().and_then(|from| {
+        let disk = sandbox.scope().disk_path(from);
+        sandbox::parse_file(&disk, node.extension.as_deref(), READ_BYTES).ok()
+    });
+    match parsed {
+        Some(p) => (
+            p.metadata
+                .get("title")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            p.text,
+        ),
+        None => (None, String::new()),
+    }
+}
+
+/// Files listed in a folder's summary.
+const SUMMARY_FILES: usize = 20;
+
+/// `summarize`: a file's title and the sentences that carry most of what it says
+/// (`sandbox::summary`); for a folder, one line per document (its title, else its main
+/// sentence).
+fn summarize(sandbox: &Sandbox, params: &Map<String, Value>) -> Result<Value> {
+    let path = sandbox.resolve(param_str(params, "path").unwrap_or("."))?;
+    let n = match params.get("sentences") {
+        None | Some(Value::Null) => 3,
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .filter(|n| (1..=20).contains(n))
+            .ok_or_else(|| RetrievalError::Params(format!("`sentences` must be 1..20, got {v}")))?
+            as usize,
+    };
+    let node = sandbox
+        .graph()
+        .node(&path)
+        .ok_or_else(|| RetrievalError::Params(format!("`{path}` does not exist")))?;
+    if node.kind == NodeKind::Dir {
+        let files = files_in(sandbox, &path, params);
+        let lines: Vec<Value> = files
+            .iter()
+            .take(SUMMARY_FILES)
+            .map(|f| {
+                let (title, text) = title_and_text(sandbox, f);
+                let line = title.or_else(|| sandbox::summary::summarize(&text, 1).pop());
+                json!({"path": f.id, "line": line})
+            })
+            .collect();
+        let summary = lines
+            .iter()
+            .map(|l| {
+                format!(
+                    "{}: {}",
+                    l["path"].as_str().unwrap_or_default(),
+                    l["line"].as_str().unwrap_or("(no text)")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Ok(json!({
+            "path": path,
+            "files": files.len(),
+            "lines": lines,
+            "summary": summary,
+            "by": "each document's title, else its main sentence",
+        }));
+    }
+    let (title, text) = title_and_text(sandbox, node);
+    // The title is said once, first; a heading repeating it in the text is not a sentence more.
+    let same_as_title = |s: &String| {
+        title
+            .as_deref()
+            .is_some_and(|t| s.trim_end_matches(['.', ':']).eq_ignore_ascii_case(t))
+    };
+    let mut sentences = sandbox::summary::summarize(&text, n + 1);
+    sentences.retain(|s| !same_as_title(s));
+    sentences.truncate(n);
+    if sentences.is_empty() && title.is_none() {
+        return Err(RetrievalError::Params(format!(
+            "`{path}` has no text to summarize"
+        )));
+    }
+    let summary = title
+        .iter()
+        .cloned()
+        .chain(sentences.iter().cloned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    Ok(json!({
+        "path": path,
+        "title": title,
+        "sentences": sentences,
+        "words": text.split_whitespace().count(),
+        "summary": summary,
+        "by": "the sentences with the text's most frequent words, no model",
     }))
 }
 

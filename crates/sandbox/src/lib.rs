@@ -24,6 +24,7 @@ pub mod parse;
 mod primitives;
 mod scan;
 mod scope;
+pub mod summary;
 pub mod tags;
 mod trash_can;
 mod undo;

@@ -173,6 +173,23 @@ pub fn llm_primitive_table() -> PrimitiveTable {
             "A descriptive name for each file of a folder from its content: its title, date, \
          author or camera; files with nothing to go by keep their names.",
         ),
+        PrimitiveSpec::new(
+            PrimitiveKind::Llm,
+            "summarize",
+            false,
+            vec![ParamSpec::new(
+                "path",
+                ParamType::Path,
+                "a file, or a folder whose documents are summarized one line each",
+            )],
+            vec![ParamSpec::new(
+                "sentences",
+                ParamType::Int,
+                "how many sentences for a file (default 3)",
+            )],
+            "Summary",
+            "What a file or a folder's documents are about, in a few sentences.",
+        ),
     ])
 }
 

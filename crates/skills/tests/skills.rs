@@ -56,10 +56,10 @@ fn every_shipped_skill_loads_cleanly() {
         analyze-directory [skill-analyze-directory-v1] vis=true notes=2: analyze=analyze_directory largest=find summary=get_metadata
         archive-files [skill-archive-files-v1] vis=true notes=3: create=create_archive* extract=extract_archive* list=list_archive
         batch-rename [skill-batch-rename-v1] vis=true notes=2: rename=batch_rename* rename_one=rename_node*
-        manage-files [skill-manage-files-v1] vis=true notes=3: copy=copy_node* create=create_node* delete=delete_node* find=find get_metadata=get_metadata list=get_children move=move_node* rename=rename_node*
-        organize-by-content [skill-organize-by-content-v1] vis=true notes=2: classify=classify name=suggest_names rename=rename_each* sort=move_into_folders*
+        manage-files [skill-manage-files-v1] vis=true notes=3: copy=copy_node* create=create_node* delete=delete_node* find=find get_metadata=get_metadata list=get_children move=move_node* rename=rename_node* tag=tag_files*
+        organize-by-content [skill-organize-by-content-v1] vis=true notes=2: classify=classify name=suggest_names rename=rename_each* sort=move_into_folders* tag=tag_files*
         organize-by-type [skill-organize-by-type-v1] vis=true notes=3: by_date=organize_by_date* organize=organize_by_type* preview_categories=analyze_directory
-        parse-content [skill-parse-content-v1] vis=true notes=2: extract_text=extract_text metadata=read_metadata
+        parse-content [skill-parse-content-v1] vis=true notes=2: extract_text=extract_text metadata=read_metadata summarize=summarize
         remove-duplicates [skill-remove-duplicates-v1] vis=true notes=3: remove=remove_duplicates* scan=find_duplicates
         search-files [skill-search-files-v1] vis=true notes=3: find=find find_empty=find find_large=find find_recent=find search=content_search
         skill-create [skill-skill-create-v1] vis=true notes=2: create=scaffold_skill*
@@ -148,7 +148,7 @@ required_params: [path
 "#,
         expect![[r#"
             skills/broken/SKILL.md:4: warning[USES_RETRIEVAL_MISMATCH]: `uses_retrieval: true` but no tool uses a retrieval primitive; using false
-            skills/broken/SKILL.md:7: error[UNKNOWN_METHOD]: tool `movee`: graph method `move_nod` does not exist; did you mean `move_node`? known: get_children, get_metadata, create_node, move_node, rename_node, delete_node, copy_node, find, analyze_directory, find_duplicates, remove_duplicates, organize_by_type, organize_by_date, move_into_folders, rename_each, batch_rename, create_archive, list_archive, extract_archive, extract_text, read_metadata
+            skills/broken/SKILL.md:7: error[UNKNOWN_METHOD]: tool `movee`: graph method `move_nod` does not exist; did you mean `move_node`? known: get_children, get_metadata, create_node, move_node, rename_node, delete_node, copy_node, find, analyze_directory, find_duplicates, remove_duplicates, organize_by_type, organize_by_date, move_into_folders, tag_files, rename_each, batch_rename, create_archive, list_archive, extract_archive, extract_text, read_metadata
             skills/broken/SKILL.md:10: error[MUTATES_MISMATCH]: tool `sneaky`: declares `mutates: false` but `delete_node` changes files, so approval in `key` mode depends on it
             skills/broken/SKILL.md:13: error[UNKNOWN_PARAM]: tool `params`: `move_node` does not take `src` (did you mean `source`?); it accepts: source, target, on_conflict
             skills/broken/SKILL.md:13: error[UNKNOWN_PARAM]: tool `params`: `move_node` does not take `overwrite`; it accepts: source, target, on_conflict
@@ -472,7 +472,7 @@ fn every_problem_of_the_planning_keys_is_reported_with_its_line() {
             skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "pack {sources} now" has `{sources}`, which the tool does not take; it takes: source, target, level
             skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "{source}" has no words besides its slots
             skills/broken/SKILL.md:11: error[BAD_PLANNING_KEY]: tool `pack`: `when_said`: {"words":["fast"]} needs `words` and `set`
-            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `pack`: `fill`: "speed" is not something a request says; did you mean `keep`? known: locations, objects, targets, name, extensions, glob, min_size, max_size, modified_after, modified_before, keep, exclude, format, compression, pattern, name_pattern, find, replace, case, recursive, empty, kind, limit, start, max_bytes, query, categories, content, delete_originals
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `pack`: `fill`: "speed" is not something a request says; did you mean `keep`? known: locations, objects, targets, name, extensions, glob, min_size, max_size, modified_after, modified_before, keep, exclude, format, compression, pattern, name_pattern, find, replace, case, recursive, empty, kind, limit, start, max_bytes, query, categories, content, tags, delete_originals
         "#]],
     );
 }
