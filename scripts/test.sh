@@ -67,6 +67,11 @@ step "tests of the optional OpenTelemetry exporter (feature otlp)"
 cargo test --workspace --features audit/otlp --test otlp --no-fail-fast 2>&1 | tee -a "$CARGO_TARGET_DIR/test-output.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
+step "crash matrix, short: each kind of commit (and an undo) killed at random points 3 times, then recovered"
+# The figure with a few hundred runs is in BENCHMARKS.md (python3 scripts/crash-matrix.py --runs 30).
+python3 scripts/crash-matrix.py --runs 3 --bin "$CARGO_TARGET_DIR/debug/scope-weaver"
+[ "$?" = 0 ] || status=1
+
 step "UI tests: the four windows in headless Chromium, Tauri IPC mocked (ui/tests)"
 (cd ui && npx playwright test --reporter=line) 2>&1 | tee "$CARGO_TARGET_DIR/ui-test-output.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
