@@ -115,14 +115,7 @@ fn files_are_renamed_by_what_they_record_about_themselves_and_undone() {
         ),
     )
     .unwrap();
-    let names = |dir: &std::path::Path| {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    };
+    let names = super::sorted_names;
     let before = names(&inbox);
     let root = env.root();
     let out = env.run(&[

@@ -84,6 +84,16 @@ impl Env {
     }
 }
 
+/// The names of the entries directly in `dir`, sorted.
+fn sorted_names(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
+}
+
 /// A folder of `n` files of four types at its top (something to sort, slowly).
 fn mixed_files(n: usize) -> Env {
     let files: Vec<(String, String)> = (0..n)

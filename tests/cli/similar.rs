@@ -31,12 +31,7 @@ fn photos() -> Env {
 }
 
 fn names(env: &Env) -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(env.root.path().join("home/Photos"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    out.sort();
-    out
+    super::sorted_names(&env.root.path().join("home/Photos"))
 }
 
 #[test]

@@ -5,31 +5,15 @@
 
 use contracts::ErrorCode;
 use expect_test::expect;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::support::{Fixture, open, open_dir, tree};
+use crate::support::{Fixture, group_paths, open, open_dir, tree};
 
 /// `n` bytes of a repeating pattern with `mark` written at `at`.
 fn bytes(n: usize, at: usize, mark: u8) -> String {
     let mut v: Vec<u8> = (0..n).map(|i| b'a' + (i % 23) as u8).collect();
     v[at] = mark;
     String::from_utf8(v).unwrap()
-}
-
-fn groups(d: &Value) -> Vec<Vec<String>> {
-    d["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            g["paths"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p.as_str().unwrap().to_owned())
-                .collect()
-        })
-        .collect()
 }
 
 #[test]
@@ -51,7 +35,7 @@ fn every_stage_of_the_pipeline_tells_files_apart() {
     for hash in ["xxh3", "sha256"] {
         let d = fx.run("find_duplicates", json!({"path": ".", "hash": hash}));
         assert_eq!(
-            groups(&d),
+            group_paths(&d),
             [
                 vec!["same-1.bin", "same-2.bin"],
                 vec!["small-1.txt", "small-2.txt"]
@@ -64,12 +48,12 @@ fn every_stage_of_the_pipeline_tells_files_apart() {
     }
     // Size filters and exclusions narrow the search.
     let d = fx.run("find_duplicates", json!({"path": ".", "max_size": 100}));
-    assert_eq!(groups(&d), [vec!["small-1.txt", "small-2.txt"]]);
+    assert_eq!(group_paths(&d), [vec!["small-1.txt", "small-2.txt"]]);
     let d = fx.run(
         "find_duplicates",
         json!({"path": ".", "exclude": ["same-2.bin"]}),
     );
-    assert_eq!(groups(&d), [vec!["small-1.txt", "small-2.txt"]]);
+    assert_eq!(group_paths(&d), [vec!["small-1.txt", "small-2.txt"]]);
 }
 
 fn library() -> Fixture {
@@ -173,7 +157,7 @@ fn extra_copies_can_become_hardlinks_and_a_rescan_sees_one_file() {
     // Within the plan the links already count as one file.
     let again = fx.run("find_duplicates", json!({"path": "."}));
     assert_eq!(
-        groups(&again),
+        group_paths(&again),
         [vec!["Library/b-again.jpg", "Library/b.jpg"]]
     );
     let report = fx.sandbox.commit(None).unwrap();

@@ -216,19 +216,7 @@ fn duplicates_are_found_by_content_and_hardlinks_are_one_file() {
         fx = crate::support::open_dir(fx.dir);
     }
     let d = fx.run("find_duplicates", json!({"path": "."}));
-    let groups: Vec<Vec<&str>> = d["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            g["paths"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p.as_str().unwrap())
-                .collect()
-        })
-        .collect();
+    let groups = crate::support::group_paths(&d);
     assert_eq!(
         groups,
         vec![

@@ -8,7 +8,7 @@ use contracts::ErrorCode;
 use image::{ImageFormat, RgbImage, imageops::FilterType};
 use serde_json::{Value, json};
 
-use crate::support::open_dir;
+use crate::support::{group_paths, open_dir};
 
 fn picture(seed: u64, width: u32, height: u32) -> RgbImage {
     sandbox::parse::samples::picture(seed, width, height)
@@ -16,22 +16,6 @@ fn picture(seed: u64, width: u32, height: u32) -> RgbImage {
 
 fn save_jpeg(img: &RgbImage, path: &Path, quality: u8) {
     std::fs::write(path, sandbox::parse::samples::encoded_jpeg(img, quality)).unwrap();
-}
-
-fn groups(d: &Value) -> Vec<Vec<&str>> {
-    d["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            g["paths"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p.as_str().unwrap())
-                .collect()
-        })
-        .collect()
 }
 
 /// `Photos/` with picture 1 and three altered copies, picture 2 and a smaller copy, picture 3
@@ -74,7 +58,7 @@ fn altered_copies_of_a_photo_are_one_group_with_their_resolutions() {
         "find_duplicates",
         json!({"path": "Photos", "similar": true}),
     );
-    let mut found: Vec<Vec<&str>> = groups(&d)
+    let mut found: Vec<Vec<String>> = group_paths(&d)
         .into_iter()
         .map(|mut g| {
             g.sort();

@@ -112,3 +112,20 @@ pub fn disk_tree(root: &Path) -> String {
     walk(root, root, &mut out);
     out.join("\n") + "\n"
 }
+
+/// The `paths` of each group of a `find_duplicates` result.
+pub fn group_paths(d: &Value) -> Vec<Vec<String>> {
+    d["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            g["paths"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap().to_owned())
+                .collect()
+        })
+        .collect()
+}
