@@ -166,6 +166,7 @@ fn snapshot_bench(out: &mut String) {
                 &table,
                 ConflictPolicy::Fail,
                 &sandbox::CategoryTable::default(),
+                None,
                 "move_node",
                 params,
             )
@@ -196,6 +197,11 @@ fn make_dup_tree(root: &Path, files: usize) -> u64 {
             .wrapping_add(1_442_695_040_888_963_407);
         seed >> 33
     };
+    // Largest file (log-distributed from 100 B): 4 MB unless `BENCH_DUP_MAX_BYTES` says.
+    let max_bytes: f64 = std::env::var("BENCH_DUP_MAX_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4_000_000.0);
     let mut written: Vec<(std::path::PathBuf, Vec<u8>)> = Vec::new();
     let mut total = 0u64;
     for i in 0..files {
@@ -211,7 +217,7 @@ fn make_dup_tree(root: &Path, files: usize) -> u64 {
             b[n - 1] ^= 0xff;
             b
         } else {
-            let exp = 100.0f64 * (40_000.0f64).powf((next() % 1000) as f64 / 1000.0);
+            let exp = 100.0f64 * (max_bytes / 100.0).powf((next() % 1000) as f64 / 1000.0);
             let n = exp as usize;
             let fill = next();
             (0..n)
@@ -253,25 +259,30 @@ fn duplicates_bench(out: &mut String) {
         .tempdir()
         .unwrap();
     let bytes = make_dup_tree(dir.path(), files);
-    let config = SandboxConfig {
+    // Each run gets its own state folder, so its hash cache starts empty: every file is read.
+    let config_in = |state_dir: &Path| SandboxConfig {
         protected_paths: vec!["**/.git".into()],
         delete_mode: DeleteMode::Trash,
         on_conflict: ConflictPolicy::Fail,
-        state_dir: tempfile::tempdir().unwrap().keep(),
+        state_dir: state_dir.to_owned(),
         categories: sandbox::CategoryTable::default(),
     };
     let params = json!({"path": "."});
     let params = params.as_object().unwrap();
     let mut ours_groups = 0;
-    let mut run_ours = |hash: &str| {
+    let scan = |hash: &str, state_dir: &Path| -> usize {
         let mut p = params.clone();
         p.insert("hash".into(), json!(hash));
+        let mut sb =
+            sandbox::Sandbox::open(dir.path(), config_in(state_dir), &ScanOptions::default())
+                .unwrap();
+        let r = sb.call("find_duplicates", &p).unwrap();
+        r.data["group_count"].as_u64().unwrap() as usize
+    };
+    let mut run_ours = |hash: &str| {
         time(3, || {
-            let mut sb =
-                sandbox::Sandbox::open(dir.path(), config.clone(), &ScanOptions::default())
-                    .unwrap();
-            let r = sb.call("find_duplicates", &p).unwrap();
-            ours_groups = r.data["group_count"].as_u64().unwrap() as usize;
+            let state = tempfile::tempdir().unwrap();
+            ours_groups = scan(hash, state.path());
         })
     };
     // Warm the page cache once, so both read from memory.
@@ -307,15 +318,85 @@ fn duplicates_bench(out: &mut String) {
         ms(ours_sha),
         ours_sha.as_secs_f64() / theirs.as_secs_f64(),
     ));
+
+    // A second scan over the unchanged tree with the hash caches: ours (beside the state) and
+    // fclones' (`--cache`, under its own HOME here). With `BENCH_DROP_CACHES=1` (root) the page
+    // cache is dropped before every timed run, as after a reboot: then the first scan reads every
+    // byte from the disk and the second only what the cache cannot vouch for.
+    let cold = std::env::var("BENCH_DROP_CACHES").is_ok_and(|v| v == "1");
+    let drop_caches = || {
+        if cold {
+            let _ = Command::new("sync").status();
+            std::fs::write("/proc/sys/vm/drop_caches", "3")
+                .expect("dropping the page cache (root)");
+        }
+    };
+    let state = tempfile::tempdir().unwrap();
+    drop_caches();
+    let ours_first = time(1, || scan("xxh3", state.path()));
+    let ours_second = time(3, || {
+        drop_caches();
+        scan("xxh3", state.path())
+    });
+    let fclones_home = tempfile::tempdir().unwrap();
+    let fclones_cached = || {
+        let o = Command::new(&fclones)
+            .args(["group", "--cache"])
+            .arg(dir.path())
+            .env("HOME", fclones_home.path())
+            .env("XDG_CACHE_HOME", fclones_home.path().join(".cache"))
+            .stderr(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        assert_eq!(
+            fclones_groups(&String::from_utf8_lossy(&o.stdout)),
+            ours_groups
+        );
+    };
+    drop_caches();
+    let theirs_first = time(1, fclones_cached);
+    let theirs_second = time(3, || {
+        drop_caches();
+        fclones_cached()
+    });
+    let page_cache = if cold {
+        "page cache dropped"
+    } else {
+        "page cache warm"
+    };
+    out.push_str(
+        "| hash cache | files | first scan (empty cache) | second scan (unchanged tree) | speed-up | `fclones group --cache` first | second | ours / theirs, second |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    out.push_str(&format!(
+        "| generated tree, {page_cache} | {files} | {} | {} | {:.1}× | {} | {} | {:.2}× |\n\n",
+        ms(ours_first),
+        ms(ours_second),
+        ours_first.as_secs_f64() / ours_second.as_secs_f64(),
+        ms(theirs_first),
+        ms(theirs_second),
+        ours_second.as_secs_f64() / theirs_second.as_secs_f64(),
+    ));
 }
 
 fn main() {
     // `cargo bench` passes `--bench`; any other filter argument is ignored.
+    // `BENCH_ONLY=duplicates` (or scan, snapshots, archives) runs one part.
+    let only = std::env::var("BENCH_ONLY").ok();
+    let wanted = |part: &str| only.as_deref().is_none_or(|o| o == part);
     let mut out = String::new();
-    duplicates_bench(&mut out);
-    scan_bench(&mut out);
-    snapshot_bench(&mut out);
-    peers::archive_bench(&mut out);
+    if wanted("duplicates") {
+        duplicates_bench(&mut out);
+    }
+    if wanted("scan") {
+        scan_bench(&mut out);
+    }
+    if wanted("snapshots") {
+        snapshot_bench(&mut out);
+    }
+    if wanted("archives") {
+        peers::archive_bench(&mut out);
+    }
     println!("{out}");
     if let Ok(path) = std::env::var("BENCH_OUT") {
         std::fs::write(path, &out).unwrap();

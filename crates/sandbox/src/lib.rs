@@ -12,6 +12,7 @@ mod conserve;
 mod content;
 mod error;
 mod graph;
+pub mod hash_cache;
 mod history;
 mod journal;
 mod limit;
@@ -122,6 +123,8 @@ pub struct Sandbox {
     /// The files as the scan (or the last commit) left them: what the conservation check
     /// accounts for.
     scanned: Vec<String>,
+    /// The persistent hash cache of duplicate finding, opened at its first use.
+    hash_cache: std::sync::OnceLock<hash_cache::HashCache>,
 }
 
 impl Sandbox {
@@ -143,6 +146,7 @@ impl Sandbox {
             label: None,
             approval: None,
             scanned,
+            hash_cache: std::sync::OnceLock::new(),
         })
     }
 
@@ -176,12 +180,16 @@ impl Sandbox {
     /// is rolled back to it, so a failed call leaves no trace.
     pub fn call(&mut self, method: &str, params: &Map<String, Value>) -> Result<ExecutionResult> {
         let before = self.graph.changes().len();
+        let hashes = self.hash_cache.get_or_init(|| {
+            hash_cache::HashCache::open(&hash_cache::HashCache::path_in(&self.config.state_dir))
+        });
         let mut result = call_graph_method(
             &mut self.graph,
             &self.scope,
             &self.table,
             self.config.on_conflict,
             &self.config.categories,
+            Some(hashes),
             method,
             params,
         )?;
@@ -526,12 +534,14 @@ fn files_of(graph: &FileSystemGraph) -> Vec<String> {
 
 /// Runs one graph method on a graph (pure, no disk writes): what `Sandbox::call` does, usable on a
 /// graph built in memory. Snapshot first; on failure the graph is rolled back to it.
+#[allow(clippy::too_many_arguments)] // the sandbox's parts a method reads, each by reference
 pub fn call_graph_method(
     graph: &mut FileSystemGraph,
     scope: &Scope,
     table: &PrimitiveTable,
     on_conflict: ConflictPolicy,
     categories: &CategoryTable,
+    hashes: Option<&hash_cache::HashCache>,
     method: &str,
     params: &Map<String, Value>,
 ) -> Result<ExecutionResult> {
@@ -547,6 +557,7 @@ pub fn call_graph_method(
         now: now_secs(),
         snapshot,
         conflicts: Default::default(),
+        hashes,
     };
     let p = params::Params::new(method, params);
     match primitives::dispatch(graph, &cx, method, &p) {

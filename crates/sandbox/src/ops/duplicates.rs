@@ -17,15 +17,13 @@ use super::similar;
 use super::{OpContext, Placement, delete_one, mkdir_p, move_one, place};
 use crate::error::{Result, SandboxError};
 use crate::graph::{ChangeOp, FileSystemGraph, GraphError};
+use crate::hash_cache::{Digest, FileKey, HashCache, Stage};
 use crate::node::{Node, NodeKind, ROOT_ID, is_within, join, parent_of};
 use crate::params::Params;
 
 /// Bytes hashed at the start and at the end of a file before its whole content is.
 const BLOCK: u64 = 4096;
 const READ_BUF: usize = 128 * 1024;
-
-/// A content hash: 16 bytes of XXH3-128 (fast, as fclones' default) or 32 of SHA-256.
-type Digest = [u8; 32];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Algo {
@@ -179,11 +177,58 @@ pub fn find_duplicates(g: &FileSystemGraph, cx: &OpContext, p: &Params) -> Resul
         let rows = similar::similar_groups(candidates.collect(), disk, threshold, &mut issues);
         (rows, Vec::new())
     } else {
-        identical_groups(candidates, algo, disk, &mut issues)
+        identical_groups(candidates, algo, disk, cx.hashes, &mut issues)
     };
-    finish_scan(
+    let mut out = finish_scan(
         path, algo, similar, threshold, rows, hardlinks, issues, &format,
-    )
+    )?;
+    if let Some(cache) = cx.hashes.filter(|_| !similar) {
+        // A cache that cannot be written costs the next scan time, not this one its result.
+        if let Err(e) = cache.save() {
+            tracing::warn!(error = %e, "the hash cache could not be saved");
+        }
+        let (hits, misses) = cache.counts();
+        out["hash_cache"] = json!({"hits": hits, "misses": misses});
+    }
+    Ok(out)
+}
+
+/// What identifies a file's bytes for the hash cache: its device and inode, size and
+/// modification time as scanned (`None` where the platform does not say).
+fn cache_key(n: &Node, algo: Algo) -> Option<FileKey> {
+    let origin = n.origin.as_ref()?;
+    let (dev, ino) = origin.inode?;
+    Some(FileKey {
+        dev,
+        ino,
+        size: origin.fingerprint.size?,
+        mtime_ns: origin.fingerprint.mtime_ns?,
+        algo: match algo {
+            Algo::Xxh3 => 0,
+            Algo::Sha256 => 1,
+        },
+    })
+}
+
+/// A stage's hash of `n`: from the cache when the file is unchanged, else computed (and kept).
+fn cached(
+    hashes: Option<&HashCache>,
+    n: &Node,
+    algo: Algo,
+    stage: Stage,
+    compute: impl FnOnce() -> std::io::Result<Digest>,
+) -> std::io::Result<Digest> {
+    let key = hashes.and_then(|_| cache_key(n, algo));
+    if let (Some(cache), Some(key)) = (hashes, key.as_ref())
+        && let Some(d) = cache.get(key, stage)
+    {
+        return Ok(d);
+    }
+    let d = compute()?;
+    if let (Some(cache), Some(key)) = (hashes, key) {
+        cache.put(key, stage, d);
+    }
+    Ok(d)
 }
 
 /// Groups of byte-identical files among `candidates`, each as `(wasted bytes, group)`, and the
@@ -192,6 +237,7 @@ fn identical_groups<'a>(
     candidates: impl Iterator<Item = &'a Node>,
     algo: Algo,
     disk: impl Fn(&Node) -> std::path::PathBuf + Sync,
+    hashes: Option<&HashCache>,
     issues: &mut Vec<Value>,
 ) -> (Vec<(u64, Value)>, Vec<Vec<String>>) {
     let mut by_size: HashMap<u64, Vec<&Node>> = HashMap::new();
@@ -227,7 +273,11 @@ fn identical_groups<'a>(
     // Files of at most one block are settled by the first stage: it read all of them.
     let mut finished: Vec<(Digest, Vec<&Node>)> = Vec::new();
     let mut open: Vec<Vec<&Node>> = Vec::new();
-    for (k, g) in refine(groups, issues, |n| algo.hash(&disk(n), 0, Some(BLOCK))) {
+    for (k, g) in refine(groups, issues, |n| {
+        cached(hashes, n, algo, Stage::First, || {
+            algo.hash(&disk(n), 0, Some(BLOCK))
+        })
+    }) {
         if g[0].size <= BLOCK {
             finished.push((k, g));
         } else {
@@ -236,7 +286,9 @@ fn identical_groups<'a>(
     }
     let open: Vec<Vec<&Node>> = refine(open, issues, |n| {
         if n.size > 2 * BLOCK {
-            algo.hash(&disk(n), n.size - BLOCK, Some(BLOCK))
+            cached(hashes, n, algo, Stage::Last, || {
+                algo.hash(&disk(n), n.size - BLOCK, Some(BLOCK))
+            })
         } else {
             Ok([0u8; 32])
         }
@@ -244,7 +296,11 @@ fn identical_groups<'a>(
     .into_iter()
     .map(|(_, g)| g)
     .collect();
-    finished.extend(refine(open, issues, |n| algo.hash(&disk(n), 0, None)));
+    finished.extend(refine(open, issues, |n| {
+        cached(hashes, n, algo, Stage::Whole, || {
+            algo.hash(&disk(n), 0, None)
+        })
+    }));
 
     let rows: Vec<(u64, Value)> = finished
         .into_iter()

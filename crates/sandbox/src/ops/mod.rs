@@ -44,6 +44,8 @@ pub struct OpContext<'a> {
     pub snapshot: SnapshotId,
     /// Targets that already exist under `on_conflict: ask` (the call then stops and lists them).
     pub conflicts: std::cell::RefCell<Vec<String>>,
+    /// The persistent hash cache duplicate finding reads and fills (none: every file is read).
+    pub hashes: Option<&'a crate::hash_cache::HashCache>,
 }
 
 /// The JSON shape of a node in method results (`$step(n).nodes[0].path`).

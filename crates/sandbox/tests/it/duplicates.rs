@@ -277,3 +277,52 @@ fn a_hardlink_interrupted_before_its_rename_is_redone_by_recovery() {
     assert_eq!(ino("copy.txt"), ino("a.txt"));
     assert_eq!(fx.disk(), "a.txt (SAME)\ncopy.txt (SAME)\n");
 }
+
+/// The persistent hash cache: a second scan after a restart reads no file it hashed before, a
+/// file changed since (new bytes, same size) is read again, and the groups stay right.
+#[test]
+fn a_second_scan_reads_only_what_changed() {
+    let n = 20_000;
+    let base = bytes(n, 0, b'a');
+    let mut fx = open(&[
+        ("a.bin", base.as_str()),
+        ("b.bin", base.as_str()),
+        ("c.bin", bytes(n, n - 1, b'z').as_str()),
+    ]);
+    let first = fx.run("find_duplicates", json!({"path": "."}));
+    assert_eq!(group_paths(&first), [vec!["a.bin", "b.bin"]]);
+    assert_eq!(first["hash_cache"]["hits"], 0);
+    let stored = sandbox::hash_cache::HashCache::path_in(fx.state.path());
+    assert!(stored.exists());
+
+    // A restart: a new sandbox on the same folder and state.
+    let reopen = |fx: &Fixture| {
+        let mut config = fx.sandbox.config().clone();
+        config.state_dir = fx.state.path().to_owned();
+        sandbox::Sandbox::open(fx.dir.path(), config, &sandbox::ScanOptions::default()).unwrap()
+    };
+    fx.sandbox = reopen(&fx);
+    let second = fx.run("find_duplicates", json!({"path": "."}));
+    assert_eq!(group_paths(&second), group_paths(&first));
+    assert_eq!(second["hash_cache"]["misses"], 0, "{second}");
+    assert!(
+        second["hash_cache"]["hits"].as_u64().unwrap() >= 3,
+        "{second}"
+    );
+
+    // b.bin gets other bytes of the same size (and a later time): it is read again and leaves
+    // the group; a.bin comes from the cache.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(fx.dir.path().join("b.bin"), bytes(n, 10, b'q')).unwrap();
+    fx.sandbox = reopen(&fx);
+    let third = fx.run("find_duplicates", json!({"path": "."}));
+    assert!(group_paths(&third).is_empty(), "{third}");
+    assert!(
+        third["hash_cache"]["misses"].as_u64().unwrap() >= 1,
+        "{third}"
+    );
+    assert!(
+        third["hash_cache"]["hits"].as_u64().unwrap() >= 1,
+        "{third}"
+    );
+}

@@ -1,0 +1,242 @@
+//! The persistent hash cache of duplicate finding (fclones and czkawka keep one): the hashes of a
+//! file's first block, last block and whole content, keyed by device, inode, size and
+//! modification time, so a file that has not changed since is not read again. Stored beside the
+//! state (`<state_dir>/hash-cache.bin`, fixed-size binary records, written atomically); a file
+//! that changed has another size or time and simply misses. A missing or damaged cache file is an
+//! empty cache, never an error.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// A content hash (XXH3-128 in the first 16 bytes, or SHA-256).
+pub type Digest = [u8; 32];
+
+/// Which hash of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    First,
+    Last,
+    Whole,
+}
+
+/// Identifies a file's bytes: where it is (device, inode), how big and when last written, and
+/// the hash algorithm (0 XXH3, 1 SHA-256).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileKey {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub algo: u8,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Hashes {
+    first: Option<Digest>,
+    last: Option<Digest>,
+    whole: Option<Digest>,
+}
+
+impl Hashes {
+    fn slot(&mut self, stage: Stage) -> &mut Option<Digest> {
+        match stage {
+            Stage::First => &mut self.first,
+            Stage::Last => &mut self.last,
+            Stage::Whole => &mut self.whole,
+        }
+    }
+}
+
+const MAGIC: &[u8; 8] = b"SWHASH01";
+/// dev, ino, size, mtime (8 each), algo, present flags, three digests.
+const RECORD: usize = 8 * 4 + 2 + 32 * 3;
+/// Entries kept at most; beyond, only those used since the cache was opened are written.
+const MAX_ENTRIES: usize = 2_000_000;
+
+/// The cache of one state folder.
+#[derive(Debug)]
+pub struct HashCache {
+    path: PathBuf,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    entries: HashMap<FileKey, Hashes>,
+    used: std::collections::HashSet<FileKey>,
+    changed: bool,
+    hits: u64,
+    misses: u64,
+}
+
+impl HashCache {
+    /// The cache stored at `path` (empty when the file is missing or not a cache).
+    pub fn open(path: &Path) -> HashCache {
+        let entries = read(path).unwrap_or_else(|e| {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(path = %path.display(), error = %e, "hash cache unreadable; starting empty");
+            }
+            HashMap::new()
+        });
+        HashCache {
+            path: path.to_owned(),
+            inner: Mutex::new(Inner {
+                entries,
+                ..Inner::default()
+            }),
+        }
+    }
+
+    /// The cache file of a state folder.
+    pub fn path_in(state_dir: &Path) -> PathBuf {
+        state_dir.join("hash-cache.bin")
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn get(&self, key: &FileKey, stage: Stage) -> Option<Digest> {
+        let mut inner = self.lock();
+        let found = inner.entries.get_mut(key).and_then(|h| *h.slot(stage));
+        if found.is_some() {
+            inner.hits += 1;
+            inner.used.insert(*key);
+        } else {
+            inner.misses += 1;
+        }
+        found
+    }
+
+    pub fn put(&self, key: FileKey, stage: Stage, digest: Digest) {
+        let mut inner = self.lock();
+        *inner.entries.entry(key).or_default().slot(stage) = Some(digest);
+        inner.used.insert(key);
+        inner.changed = true;
+    }
+
+    /// (hits, misses) since the cache was opened.
+    pub fn counts(&self) -> (u64, u64) {
+        let inner = self.lock();
+        (inner.hits, inner.misses)
+    }
+
+    /// Writes the cache when it changed (to a temporary file, then renamed over the old one).
+    pub fn save(&self) -> std::io::Result<()> {
+        let mut inner = self.lock();
+        if !inner.changed {
+            return Ok(());
+        }
+        if inner.entries.len() > MAX_ENTRIES {
+            let used = std::mem::take(&mut inner.used);
+            inner.entries.retain(|k, _| used.contains(k));
+            inner.used = used;
+        }
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = self.path.with_extension("bin.tmp");
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        out.write_all(MAGIC)?;
+        for (k, h) in &inner.entries {
+            let mut rec = [0u8; RECORD];
+            rec[0..8].copy_from_slice(&k.dev.to_le_bytes());
+            rec[8..16].copy_from_slice(&k.ino.to_le_bytes());
+            rec[16..24].copy_from_slice(&k.size.to_le_bytes());
+            rec[24..32].copy_from_slice(&k.mtime_ns.to_le_bytes());
+            rec[32] = k.algo;
+            let mut flags = 0u8;
+            for (i, d) in [h.first, h.last, h.whole].iter().enumerate() {
+                if let Some(d) = d {
+                    flags |= 1 << i;
+                    rec[34 + 32 * i..66 + 32 * i].copy_from_slice(d);
+                }
+            }
+            rec[33] = flags;
+            out.write_all(&rec)?;
+        }
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, &self.path)?;
+        inner.changed = false;
+        Ok(())
+    }
+}
+
+fn read(path: &Path) -> std::io::Result<HashMap<FileKey, Hashes>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.read_to_end(&mut bytes)?;
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(std::io::Error::other("not a Scope Weaver hash cache"));
+    }
+    let body = &bytes[MAGIC.len()..];
+    if body.len() % RECORD != 0 {
+        return Err(std::io::Error::other("truncated hash cache"));
+    }
+    let u64_at =
+        |r: &[u8], at: usize| u64::from_le_bytes(r[at..at + 8].try_into().expect("8 bytes"));
+    let mut out = HashMap::with_capacity(body.len() / RECORD);
+    for rec in body.chunks_exact(RECORD) {
+        let key = FileKey {
+            dev: u64_at(rec, 0),
+            ino: u64_at(rec, 8),
+            size: u64_at(rec, 16),
+            mtime_ns: u64_at(rec, 24) as i64,
+            algo: rec[32],
+        };
+        let flags = rec[33];
+        let digest = |i: usize| -> Option<Digest> {
+            (flags & (1 << i) != 0)
+                .then(|| rec[34 + 32 * i..66 + 32 * i].try_into().expect("32 bytes"))
+        };
+        out.insert(
+            key,
+            Hashes {
+                first: digest(0),
+                last: digest(1),
+                whole: digest(2),
+            },
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_survive_a_restart_and_a_damaged_file_is_an_empty_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = HashCache::path_in(dir.path());
+        let key = FileKey {
+            dev: 1,
+            ino: 2,
+            size: 3,
+            mtime_ns: -4,
+            algo: 0,
+        };
+        let cache = HashCache::open(&path);
+        assert_eq!(cache.get(&key, Stage::First), None);
+        cache.put(key, Stage::First, [7; 32]);
+        cache.put(key, Stage::Whole, [9; 32]);
+        cache.save().unwrap();
+
+        let again = HashCache::open(&path);
+        assert_eq!(again.get(&key, Stage::First), Some([7; 32]));
+        assert_eq!(again.get(&key, Stage::Last), None);
+        assert_eq!(again.get(&key, Stage::Whole), Some([9; 32]));
+        // Another time or size is another file.
+        assert_eq!(
+            again.get(&FileKey { mtime_ns: 5, ..key }, Stage::First),
+            None
+        );
+        assert_eq!(again.counts(), (2, 2));
+
+        std::fs::write(&path, b"SWHASH01 truncated").unwrap();
+        assert_eq!(HashCache::open(&path).get(&key, Stage::First), None);
+        std::fs::write(&path, b"something else").unwrap();
+        assert_eq!(HashCache::open(&path).get(&key, Stage::First), None);
+    }
+}
