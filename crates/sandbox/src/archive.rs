@@ -137,6 +137,11 @@ pub fn entry_path(raw: &str, windows: bool) -> Result<String, String> {
     if parts.is_empty() {
         return Err("an empty name".into());
     }
+    // `./C:/x` is `C:/x` once `./` is gone: Windows would read a drive there too.
+    let first = parts[0].as_bytes();
+    if first.len() >= 2 && first[0].is_ascii_alphabetic() && first[1] == b':' {
+        return Err(format!("a drive letter (`{}`)", &parts[0][..2]));
+    }
     Ok(parts.join("/"))
 }
 
@@ -514,6 +519,8 @@ mod tests {
             (r"a/b/../../../x", false, Err("climbs out")),
             (r"C:\evil.txt", false, Err("a drive letter (`C:`)")),
             ("c:evil.txt", false, Err("a drive letter (`c:`)")),
+            // Found by the fuzzer: a drive letter behind `./`.
+            ("./a:a", false, Err("a drive letter (`a:`)")),
             (r"\\?\C:\evil.txt", false, Err("a network path")),
             ("//server/share/x", false, Err("a network path")),
             ("/etc/passwd", false, Err("an absolute path")),

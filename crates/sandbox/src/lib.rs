@@ -37,7 +37,10 @@ use config::{ConflictPolicy, DeleteMode, PipelineConfig};
 use contracts::{ExecutionResult, PrimitiveKind, PrimitiveTable};
 use serde_json::{Map, Value};
 
-pub use archive::{ArchiveFormat, extract as archive_extract, staging_dir as archive_staging_dir};
+pub use archive::{
+    ArchiveFormat, entry_path as archive_entry_path, extract as archive_extract,
+    staging_dir as archive_staging_dir,
+};
 pub use categories::{CATEGORIES, CategoryTable, category_of, sniff_extension};
 pub use commit::{CommitReport, Conflict};
 pub use conserve::Accounting;
