@@ -62,6 +62,7 @@ pub struct PipelineConfig {
     pub working_root: Option<PathBuf>,
     pub drop_folder: Option<PathBuf>,
     pub block_on_stale: bool,
+    pub content_index_background_files: usize,
     pub delete_mode: DeleteMode,
     pub on_conflict: ConflictPolicy,
     pub protected_paths: Vec<String>,

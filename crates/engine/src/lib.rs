@@ -209,6 +209,17 @@ struct ViewSource {
 }
 
 impl ViewSource {
+    /// The view of `sandbox`, which is not needed any more (its graph is not copied).
+    fn from_sandbox(sandbox: Sandbox) -> ViewSource {
+        let root_path = sandbox.root().display().to_string();
+        let (graph, changes) = sandbox.into_graph();
+        ViewSource {
+            graph,
+            changes,
+            root_path,
+        }
+    }
+
     fn of(sandbox: &Sandbox) -> ViewSource {
         ViewSource {
             graph: sandbox.graph().clone(),
@@ -370,8 +381,9 @@ impl Engine {
     }
 
     /// Scans `path` as the working folder; the graph view shows it at once. Its contents are
-    /// indexed for search on a background thread, which stops between files when another folder
-    /// is chosen or a request starts (the request indexes what is left; the work done is kept).
+    /// indexed for search on a background thread (up to `content_index_background_files`
+    /// files), which stops between files when another folder is chosen or a request starts (a
+    /// request that searches by content indexes what is left; the work done is kept).
     pub fn set_root(self: &Arc<Self>, path: &Path) -> Result<RootSummary> {
         if !path.is_dir() {
             return Err(EngineError::BadRoot {
@@ -394,6 +406,21 @@ impl Engine {
             return Err(EngineError::Busy);
         }
         write(&self.root, Some(sandbox.root().to_owned()));
+        let background = config.content_index_background_files;
+        if summary.files > background as u64 {
+            // The view keeps the only copy of a big folder's graph; a search indexes it later.
+            tracing::info!(
+                files = summary.files,
+                "{} is indexed when a request searches it by content (more than \
+                 content_index_background_files = {background} files)",
+                sandbox.root().display()
+            );
+            write(&self.view, Some(ViewSource::from_sandbox(sandbox)));
+            self.emit(Notice::GraphChanged {
+                reason: "root".into(),
+            });
+            return Ok(summary);
+        }
         write(&self.view, Some(ViewSource::of(&sandbox)));
         self.emit(Notice::GraphChanged {
             reason: "root".into(),
@@ -546,8 +573,7 @@ impl Engine {
         self.run_started(&cancel, sandbox, request, settings, ui)
     }
 
-    /// The run itself, once it is marked as running: index what the scan found, then the
-    /// pipeline with the loaded skills, indexes, planner and audit log.
+    /// The run itself, once it is marked as running: the pipeline with the loaded skills, indexes, planner and audit log.
     fn run_started(
         &self,
         cancel: &CancelToken,
@@ -558,12 +584,6 @@ impl Engine {
     ) -> Result<RunReport> {
         let config = self.config();
         let mut core = lock(&self.core);
-        if let Err(e) = core
-            .retrieval
-            .index_sandbox_until(sandbox, &|| cancel.is_cancelled())
-        {
-            tracing::warn!("content index: {e}");
-        }
         // Every run leaves its trail: a log that cannot be opened stops it before it starts.
         if core.audit.is_none() {
             core.audit = Some(audit::AuditLog::new(audit::AuditStore::connect(

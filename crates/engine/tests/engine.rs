@@ -36,6 +36,10 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn world() -> World {
+    world_with(|_| {})
+}
+
+fn world_with(configure: impl FnOnce(&mut PipelineConfig)) -> World {
     let state = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     let skills = tempfile::tempdir().unwrap();
@@ -56,11 +60,12 @@ fn world() -> World {
     ] {
         std::fs::write(d.join(name), body).unwrap();
     }
-    let config = PipelineConfig {
+    let mut config = PipelineConfig {
         state_dir: Some(state.path().to_owned()),
         delete_mode: DeleteMode::Permanent,
         ..PipelineConfig::default()
     };
+    configure(&mut config);
     let notices = Arc::new(Mutex::new(Vec::new()));
     let sink = notices.clone();
     let engine = Engine::open(
@@ -800,4 +805,52 @@ fn a_model_load_can_be_cancelled_and_the_models_in_use_stay() {
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(states(&w), ["embedder loading", "embedder cancelled"]);
     assert_embedded_embedder_matches_skills(&w);
+}
+
+/// How many content indexes the state folder holds.
+fn content_indexes(state: &Path) -> usize {
+    std::fs::read_dir(state.join("index"))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|n| n.starts_with("content-") && n.ends_with(".json"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// A small folder is indexed for search in the background as soon as it is chosen; one with more
+/// files than `content_index_background_files` is not (the graph window still shows it, and a
+/// run that does not search by content never reads its files).
+#[test]
+fn only_a_small_folder_is_indexed_in_the_background() {
+    let small = world();
+    let waited = std::time::Instant::now();
+    while content_indexes(small._state.path()) == 0 {
+        assert!(
+            waited.elapsed() < Duration::from_secs(60),
+            "the background index never appeared"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    let took = waited.elapsed();
+
+    let big = world_with(|c| c.content_index_background_files = 3);
+    // Three times what the small folder's index took: long enough for it to have appeared.
+    std::thread::sleep((took * 3).max(Duration::from_millis(300)));
+    assert_eq!(content_indexes(big._state.path()), 0);
+    let view = big.engine.graph_view(&["Downloads".into()], 100).unwrap();
+    assert!(sandbox::render_view(&view).contains("report_final.pdf"));
+    let (rx, handle) = start(
+        &big.engine,
+        RunRequest {
+            request: "how much space does Downloads use".into(),
+            dry_run: true,
+            hitl: Some("bypass".into()),
+            ..RunRequest::default()
+        },
+    );
+    drop(rx);
+    handle.join().unwrap().unwrap();
+    assert_eq!(content_indexes(big._state.path()), 0);
 }

@@ -361,6 +361,7 @@ impl<'a> Orchestrator<'a> {
                     return Err(PipelineError::InvalidPlan(problems));
                 }
                 self.check_preconditions(run, ui)?;
+                self.index_content_if_read(run, ui);
                 Ok(State::Step(0, Stage::Embed))
             }
             State::Step(i, stage) => {
@@ -372,6 +373,33 @@ impl<'a> Orchestrator<'a> {
             State::Review => self.review(run, ui),
             State::Commit => self.commit(run, ui),
             State::Done => Ok(State::Done),
+        }
+    }
+
+    /// Brings the folder's content index up to date when a step of the plan searches it, before
+    /// any step changes the graph (so it indexes what is on disk). A plan that does not search
+    /// by content never reads the folder's files for it.
+    fn index_content_if_read(&mut self, run: &Run, ui: &mut dyn Interaction) {
+        let reads = run.report.plan.steps.iter().any(|s| {
+            self.skills
+                .tool(&s.skill, &s.tool)
+                .is_some_and(|(_, t)| match &t.primitive {
+                    Primitive::Retrieval(r) => retrieval::reads_content_index(&r.query_type),
+                    _ => false,
+                })
+        });
+        if !reads {
+            return;
+        }
+        let cancel = &run.options.cancel;
+        if let Err(e) = self
+            .retrieval
+            .index_sandbox_until(self.sandbox, &|| cancel.is_cancelled())
+        {
+            ui.event(&Event::Warning {
+                step: None,
+                message: format!("the content index could not be brought up to date: {e}"),
+            });
         }
     }
 

@@ -165,7 +165,6 @@ impl World {
             &ScanOptions::default(),
         )
         .unwrap();
-        self.retrieval.index_sandbox(&mut sandbox).unwrap();
         let mut o = Orchestrator {
             config: &self.config,
             skills: &mut self.store,
@@ -885,4 +884,72 @@ fn a_new_skill_gets_the_drafted_tools_shown_at_its_step_and_written_after_the_co
         ["find_shots"]
     );
     assert!(skills_dir.path().join("sort-shots/SKILL.md").exists());
+}
+
+/// The content index is read only by a search by content: a run that does not search never
+/// reads the folder's files for it (a 100,000-file folder took 100 s to index before a plain
+/// `analyze`), and a run that does indexes the folder before its first step.
+#[test]
+fn only_a_search_by_content_indexes_the_folder() {
+    let mut w = world(&[
+        (
+            "lease.txt",
+            "The landlord says the rent is due on the first.",
+            1,
+        ),
+        (
+            "recipe.txt",
+            "Whisk the eggs with sugar and bake for an hour.",
+            1,
+        ),
+    ]);
+    let indexes = |w: &World| {
+        std::fs::read_dir(w.config.state_dir().join("index"))
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| n.starts_with("content-") && n.ends_with(".json"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let step = |skill: &str, tool: &str, params: Value| Plan {
+        steps: vec![PlanStep {
+            step: 1,
+            description: String::new(),
+            skill: skill.into(),
+            tool: tool.into(),
+            params: params.as_object().unwrap().clone(),
+        }],
+    };
+    let analyze = step("analyze-directory", "analyze", json!({"path": "."}));
+    w.run(
+        &mut Fixed(analyze),
+        "how big is it",
+        HitlMode::Bypass,
+        &mut Scripted::default(),
+    )
+    .unwrap();
+    assert!(w.retrieval.content_index().is_none());
+    assert_eq!(indexes(&w), 0);
+
+    let search = step(
+        "search-files",
+        "search",
+        json!({"query": "rent owed to the landlord"}),
+    );
+    let mut ui = Scripted::default();
+    w.run(
+        &mut Fixed(search),
+        "what do I owe the landlord",
+        HitlMode::Bypass,
+        &mut ui,
+    )
+    .unwrap();
+    assert!(w.retrieval.content_index().is_some());
+    assert_eq!(indexes(&w), 1);
+    let found = ui.events.iter().find_map(|e| match e {
+        Event::Dispatched { data, .. } => data.pointer("/paths/0").cloned(),
+        _ => None,
+    });
+    assert_eq!(found, Some(json!("lease.txt")));
 }

@@ -29,7 +29,7 @@ pub use error::{Result, RetrievalError};
 pub use hybrid::{combine, normalise_bm25};
 pub use index::{Doc, HybridIndex, Mix, Scored};
 pub use pipeline::{BuildReport, ContentResults, RetrievalPipeline, stale_warning};
-pub use primitives::call_retrieval;
+pub use primitives::{call_retrieval, reads_content_index};
 pub use skill_index::{
     InstructionHit, SKILL_WEIGHT, SkillDoc, SkillHit, SkillIndex, SkillRanking, is_confident,
     skill_docs, triggers_for_tool,

@@ -293,8 +293,17 @@ impl RetrievalPipeline {
         self.sync_content(sandbox, stop)
     }
 
-    /// Re-indexes the sandbox's stale nodes (after a commit) and saves the ContentIndex.
+    /// Re-indexes the sandbox's stale nodes (after a commit) and saves the ContentIndex, when
+    /// this folder's index is open. One never opened here is left as it is: its next sync (the
+    /// next search by content) compares each file's size and mtime and re-reads what changed.
     pub fn update_content(&mut self, sandbox: &mut Sandbox) -> Result<SyncReport> {
+        if self
+            .content
+            .as_ref()
+            .is_none_or(|(r, _)| r != sandbox.root())
+        {
+            return Ok(SyncReport::default());
+        }
         self.sync_content(sandbox, &|| false)
     }
 

@@ -31,6 +31,13 @@ fn top_k(params: &Map<String, Value>, default: usize) -> Result<usize> {
     }
 }
 
+/// Whether the retrieval query type `query_type` reads the working folder's content index (which
+/// is then brought up to date before the run's first step; a run without one never reads every
+/// file of a big folder).
+pub fn reads_content_index(query_type: &str) -> bool {
+    query_type == "content_search"
+}
+
 /// Runs the retrieval query type `query_type` with `params`. `content_search` needs the open
 /// sandbox (for scope resolution and staleness).
 pub fn call_retrieval(

@@ -4,14 +4,13 @@
 //! update, reparent) that record the node's before-image in an undo log; a snapshot is a position in
 //! that log, so taking one is O(1) and rolling back costs O(changes since the snapshot).
 
-use std::collections::HashMap;
-
 use petgraph::Direction;
 use petgraph::stable_graph::{NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, IntoEdgeReferences};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::id_index::IdIndex;
 use crate::node::{Fingerprint, Node, NodeKind, ROOT_ID, is_within, parent_of};
 
 /// Identifies a snapshot; rolling back to it restores the graph as it was when it was taken.
@@ -301,7 +300,7 @@ pub enum GraphError {
 #[derive(Debug, Clone)]
 pub struct FileSystemGraph {
     graph: StableDiGraph<Node, ()>,
-    index: HashMap<String, NodeIndex>,
+    index: IdIndex,
     root: NodeIndex,
     undo: Vec<Undo>,
     changes: Vec<Change>,
@@ -313,11 +312,12 @@ impl FileSystemGraph {
     /// A graph holding only the root directory.
     pub fn new(root: Node) -> Self {
         let mut graph = StableDiGraph::new();
-        let id = root.id.clone();
         let root = graph.add_node(root);
+        let mut index = IdIndex::default();
+        index.insert(&graph, root);
         FileSystemGraph {
             graph,
-            index: HashMap::from([(id, root)]),
+            index,
             root,
             undo: Vec::new(),
             changes: Vec::new(),
@@ -330,26 +330,40 @@ impl FileSystemGraph {
     pub fn from_nodes(root: Node, nodes: Vec<Node>) -> Self {
         let mut g = FileSystemGraph::new(root);
         g.graph.reserve_nodes(nodes.len());
-        g.index.reserve(nodes.len());
+        g.index.reserve(&g.graph, nodes.len());
         for node in nodes {
-            let id = node.id.clone();
-            let idx = g.graph.add_node(node);
-            g.index.insert(id, idx);
+            g.add_scanned(node);
         }
-        let pairs: Vec<(NodeIndex, NodeIndex)> = g
+        g.link_scanned();
+        g
+    }
+
+    /// Adds a scanned node without its edge (no undo history); [`Self::link_scanned`] links
+    /// every node to its parent once all are in, whatever order they came in.
+    pub(crate) fn add_scanned(&mut self, node: Node) {
+        let idx = self.graph.add_node(node);
+        self.index.insert(&self.graph, idx);
+    }
+
+    /// Gives every node added by [`Self::add_scanned`] the edge from its parent.
+    pub(crate) fn link_scanned(&mut self) {
+        let pairs: Vec<(NodeIndex, NodeIndex)> = self
             .index
             .iter()
-            .filter(|(id, _)| id.as_str() != ROOT_ID)
-            .filter_map(|(id, &idx)| {
-                let parent = parent_of(id).and_then(|p| g.index.get(p)).copied()?;
-                Some((parent, idx))
+            .filter_map(|idx| {
+                let parent = parent_of(&self.graph[idx].id)?;
+                Some((self.index.get(&self.graph, parent)?, idx))
             })
             .collect();
-        g.graph.reserve_edges(pairs.len());
+        self.graph.reserve_edges(pairs.len());
         for (p, c) in pairs {
-            g.graph.add_edge(p, c, ());
+            self.graph.add_edge(p, c, ());
         }
-        g
+    }
+
+    /// Where the node `id` is in the petgraph.
+    fn at(&self, id: &str) -> Option<NodeIndex> {
+        self.index.get(&self.graph, id)
     }
 
     pub fn len(&self) -> usize {
@@ -361,11 +375,11 @@ impl FileSystemGraph {
     }
 
     pub fn contains(&self, id: &str) -> bool {
-        self.index.contains_key(id)
+        self.index.contains(&self.graph, id)
     }
 
     pub fn node(&self, id: &str) -> Option<&Node> {
-        self.index.get(id).map(|&i| &self.graph[i])
+        self.index.get(&self.graph, id).map(|i| &self.graph[i])
     }
 
     pub fn root(&self) -> &Node {
@@ -383,7 +397,7 @@ impl FileSystemGraph {
 
     /// Direct children, sorted by name.
     pub fn children(&self, id: &str) -> Vec<&Node> {
-        let Some(&idx) = self.index.get(id) else {
+        let Some(idx) = self.index.get(&self.graph, id) else {
             return Vec::new();
         };
         let mut out: Vec<&Node> = self
@@ -446,25 +460,26 @@ impl FileSystemGraph {
     fn revert(&mut self, entry: Undo) {
         match entry {
             Undo::Added { id } => {
-                let idx = self.index.remove(&id).expect("undo: added node exists");
+                let idx = self.at(&id).expect("undo: added node exists");
+                self.index.remove(&id, idx);
                 self.graph.remove_node(idx);
             }
             Undo::Removed { node, parent } => {
-                let p = self.index[&parent];
-                let id = node.id.clone();
+                let p = self.at(&parent).expect("undo: parent exists");
                 let idx = self.graph.add_node(node);
                 self.graph.add_edge(p, idx, ());
-                self.index.insert(id, idx);
+                self.index.insert(&self.graph, idx);
             }
             Undo::Updated { id, before } => {
-                let idx = self.index.remove(&id).expect("undo: updated node exists");
-                self.index.insert(before.id.clone(), idx);
+                let idx = self.at(&id).expect("undo: updated node exists");
+                self.index.remove(&id, idx);
                 self.graph[idx] = before;
+                self.index.insert(&self.graph, idx);
             }
             Undo::Reparented { id, old_parent } => {
-                let idx = self.index[&id];
+                let idx = self.at(&id).expect("undo: reparented node exists");
                 self.detach(idx);
-                let p = self.index[&old_parent];
+                let p = self.at(&old_parent).expect("undo: old parent exists");
                 self.graph.add_edge(p, idx, ());
             }
             Undo::Recorded => {
@@ -488,7 +503,7 @@ impl FileSystemGraph {
 
     /// Adds `node` under its parent (which must exist and be a directory).
     pub(crate) fn add(&mut self, node: Node) -> Result<(), GraphError> {
-        if self.index.contains_key(&node.id) {
+        if self.contains(&node.id) {
             return Err(GraphError::AlreadyExists(node.id));
         }
         let parent_id = parent_of(&node.id).ok_or(GraphError::Root)?;
@@ -496,11 +511,11 @@ impl FileSystemGraph {
         if !parent.is_dir() {
             return Err(GraphError::NotADirectory(parent_id.to_owned()));
         }
-        let p = self.index[parent_id];
+        let p = self.at(parent_id).expect("parent checked");
         let id = node.id.clone();
         let idx = self.graph.add_node(node);
         self.graph.add_edge(p, idx, ());
-        self.index.insert(id.clone(), idx);
+        self.index.insert(&self.graph, idx);
         self.undo.push(Undo::Added { id });
         Ok(())
     }
@@ -516,7 +531,8 @@ impl FileSystemGraph {
         }
         let mut removed = Vec::with_capacity(ids.len());
         for id in ids.iter().rev() {
-            let idx = self.index.remove(id).expect("subtree node indexed");
+            let idx = self.at(id).expect("subtree node indexed");
+            self.index.remove(id, idx);
             let node = self.graph.remove_node(idx).expect("indexed node exists");
             let parent = parent_of(id).expect("not root").to_owned();
             removed.push(node.clone());
@@ -528,16 +544,15 @@ impl FileSystemGraph {
 
     /// Replaces a node's data (its id may change; the caller keeps the tree consistent).
     pub(crate) fn update(&mut self, id: &str, f: impl FnOnce(&mut Node)) -> Result<(), GraphError> {
-        let idx = *self
-            .index
-            .get(id)
+        let idx = self
+            .at(id)
             .ok_or_else(|| GraphError::NotFound(id.to_owned()))?;
         let before = self.graph[idx].clone();
         f(&mut self.graph[idx]);
         let new_id = self.graph[idx].id.clone();
         if new_id != before.id {
-            self.index.remove(&before.id);
-            self.index.insert(new_id.clone(), idx);
+            self.index.remove(&before.id, idx);
+            self.index.insert(&self.graph, idx);
         }
         self.undo.push(Undo::Updated { id: new_id, before });
         Ok(())
@@ -576,9 +591,9 @@ impl FileSystemGraph {
             })?;
         }
         if new_parent != old_parent {
-            let idx = self.index[to];
+            let idx = self.at(to).expect("moved node exists");
             self.detach(idx);
-            let p = self.index[&new_parent];
+            let p = self.at(&new_parent).expect("new parent checked");
             self.graph.add_edge(p, idx, ());
             self.undo.push(Undo::Reparented {
                 id: to.to_owned(),
@@ -633,7 +648,7 @@ impl FileSystemGraph {
 
     /// Sets fields after commit without undo (the disk state is now authoritative).
     pub(crate) fn settle_node(&mut self, id: &str, f: impl FnOnce(&mut Node)) {
-        if let Some(&idx) = self.index.get(id) {
+        if let Some(idx) = self.at(id) {
             f(&mut self.graph[idx]);
         }
     }

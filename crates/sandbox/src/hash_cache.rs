@@ -64,6 +64,8 @@ pub struct HashCache {
 
 #[derive(Debug, Default)]
 struct Inner {
+    /// Whether `entries` holds the file's records yet.
+    loaded: bool,
     entries: HashMap<FileKey, Hashes>,
     used: std::collections::HashSet<FileKey>,
     changed: bool,
@@ -72,20 +74,13 @@ struct Inner {
 }
 
 impl HashCache {
-    /// The cache stored at `path` (empty when the file is missing or not a cache).
+    /// The cache stored at `path` (empty when the file is missing or not a cache). The file is
+    /// read when a hash is first asked for or stored, so a run that compares no contents never
+    /// loads it.
     pub fn open(path: &Path) -> HashCache {
-        let entries = read(path).unwrap_or_else(|e| {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                tracing::warn!(path = %path.display(), error = %e, "hash cache unreadable; starting empty");
-            }
-            HashMap::new()
-        });
         HashCache {
             path: path.to_owned(),
-            inner: Mutex::new(Inner {
-                entries,
-                ..Inner::default()
-            }),
+            inner: Mutex::new(Inner::default()),
         }
     }
 
@@ -94,8 +89,24 @@ impl HashCache {
         state_dir.join("hash-cache.bin")
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+    /// The state as it is, loaded or not.
+    fn state(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The state with the file's records loaded.
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        let mut inner = self.state();
+        if !inner.loaded {
+            inner.loaded = true;
+            inner.entries = read(&self.path).unwrap_or_else(|e| {
+                if e.kind() != std::io::ErrorKind::NotFound {
+                    tracing::warn!(path = %self.path.display(), error = %e, "hash cache unreadable; starting empty");
+                }
+                HashMap::new()
+            });
+        }
+        inner
     }
 
     pub fn get(&self, key: &FileKey, stage: Stage) -> Option<Digest> {
@@ -119,13 +130,14 @@ impl HashCache {
 
     /// (hits, misses) since the cache was opened.
     pub fn counts(&self) -> (u64, u64) {
-        let inner = self.lock();
+        let inner = self.state();
         (inner.hits, inner.misses)
     }
 
     /// Writes the cache when it changed (to a temporary file, then renamed over the old one).
     pub fn save(&self) -> std::io::Result<()> {
-        let mut inner = self.lock();
+        // Changed means loaded: a cache nobody used is not read to be written back.
+        let mut inner = self.state();
         if !inner.changed {
             return Ok(());
         }
@@ -238,5 +250,34 @@ mod tests {
         assert_eq!(HashCache::open(&path).get(&key, Stage::First), None);
         std::fs::write(&path, b"something else").unwrap();
         assert_eq!(HashCache::open(&path).get(&key, Stage::First), None);
+    }
+
+    /// Opening costs nothing: the file is read when a hash is first asked for, and a cache that
+    /// was never used is not written back (a run that compares no contents leaves it alone).
+    #[test]
+    fn the_file_is_read_at_first_use_and_left_alone_when_unused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = HashCache::path_in(dir.path());
+        let key = FileKey {
+            dev: 1,
+            ino: 2,
+            size: 3,
+            mtime_ns: 4,
+            algo: 0,
+        };
+        let opened_early = HashCache::open(&path);
+        let unused = HashCache::open(&path);
+        let writer = HashCache::open(&path);
+        writer.put(key, Stage::Whole, [5; 32]);
+        writer.save().unwrap();
+        // Written after `opened_early` was opened, read at its first use.
+        assert_eq!(opened_early.get(&key, Stage::Whole), Some([5; 32]));
+        let written = std::fs::metadata(&path).unwrap().modified().unwrap();
+        unused.save().unwrap();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            written
+        );
+        assert_eq!(unused.counts(), (0, 0));
     }
 }

@@ -14,6 +14,7 @@ mod error;
 mod graph;
 pub mod hash_cache;
 mod history;
+mod id_index;
 mod journal;
 mod limit;
 pub mod naming;
@@ -159,6 +160,12 @@ impl Sandbox {
 
     pub fn scope(&self) -> &Scope {
         &self.scope
+    }
+
+    /// The graph and its pending changes, the sandbox given up.
+    pub fn into_graph(self) -> (FileSystemGraph, Vec<Change>) {
+        let changes = self.graph.changes().to_vec();
+        (self.graph, changes)
     }
 
     pub fn graph(&self) -> &FileSystemGraph {

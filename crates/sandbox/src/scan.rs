@@ -147,7 +147,7 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Result<ScanOutput> {
         .file_name()
         .map_or_else(|| "/".into(), |n| n.to_string_lossy().into_owned());
 
-    let (tx, rx) = mpsc::channel::<Found>();
+    let (tx, rx) = mpsc::channel::<Vec<Found>>();
     let walker = WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(false)
@@ -156,57 +156,101 @@ pub fn scan(root: &Path, options: &ScanOptions) -> Result<ScanOutput> {
         .build_parallel();
     let root_buf: PathBuf = root.to_owned();
     let progress = options.progress.clone();
+    // The graph is built as batches arrive: no list of every node is held beside it.
     let collector = std::thread::spawn(move || {
-        let mut nodes = Vec::new();
+        let mut graph = FileSystemGraph::new(root_node);
         let mut issues = Vec::new();
-        for f in rx {
-            match f {
-                Found::Node(n) => nodes.push(n),
-                Found::Issue(i) => issues.push(i),
+        for batch in rx {
+            for f in batch {
+                match f {
+                    Found::Node(n) => graph.add_scanned(n),
+                    Found::Issue(i) => issues.push(i),
+                }
             }
         }
-        (nodes, issues)
+        graph.link_scanned();
+        (graph, issues)
     });
     walker.run(|| {
-        let tx = tx.clone();
+        let mut batch = Batch::new(tx.clone());
         let root = root_buf.clone();
         let progress = progress.clone();
         Box::new(move |entry| {
             if let Some(p) = &progress {
                 p.fetch_add(1, Ordering::Relaxed);
             }
-            let found = match entry {
+            let (found, state) = match entry {
                 Ok(e) if e.depth() == 0 => return WalkState::Continue,
                 Ok(e) => match rel_id(&root, e.path()) {
-                    Err(issue) => {
-                        let _ = tx.send(Found::Issue(issue));
-                        // Do not descend into a folder we cannot name.
-                        return WalkState::Skip;
-                    }
+                    // Do not descend into a folder we cannot name.
+                    Err(issue) => (Found::Issue(issue), WalkState::Skip),
                     Ok(id) => match e.metadata() {
-                        Ok(meta) => Found::Node(node_from_meta(id, e.path(), &meta)),
-                        Err(err) => Found::Issue(ScanIssue {
-                            path: id,
-                            message: err.to_string(),
-                        }),
+                        Ok(meta) => (
+                            Found::Node(node_from_meta(id, e.path(), &meta)),
+                            WalkState::Continue,
+                        ),
+                        Err(err) => (
+                            Found::Issue(ScanIssue {
+                                path: id,
+                                message: err.to_string(),
+                            }),
+                            WalkState::Continue,
+                        ),
                     },
                 },
-                Err(err) => Found::Issue(issue_from(&root, &err)),
+                Err(err) => (Found::Issue(issue_from(&root, &err)), WalkState::Continue),
             };
-            if tx.send(found).is_err() {
-                return WalkState::Quit;
+            if batch.push(found) {
+                state
+            } else {
+                WalkState::Quit
             }
-            WalkState::Continue
         })
     });
     drop(tx);
-    let (nodes, mut issues) = collector.join().expect("scan collector thread");
+    let (graph, mut issues) = collector.join().expect("scan collector thread");
     // Unreadable folders appear both as a node and as an issue; that is intended.
     issues.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(ScanOutput {
-        graph: FileSystemGraph::from_nodes(root_node, nodes),
-        issues,
-    })
+    Ok(ScanOutput { graph, issues })
+}
+
+/// What one walker thread found since it last sent: sent in batches (one channel message per
+/// [`Batch::SIZE`] entries, not one per entry), the rest when the thread's walk ends.
+struct Batch {
+    found: Vec<Found>,
+    tx: mpsc::Sender<Vec<Found>>,
+}
+
+impl Batch {
+    const SIZE: usize = 256;
+
+    fn new(tx: mpsc::Sender<Vec<Found>>) -> Self {
+        Batch {
+            found: Vec::with_capacity(Self::SIZE),
+            tx,
+        }
+    }
+
+    /// Adds `found`; false when the collector is gone.
+    fn push(&mut self, found: Found) -> bool {
+        self.found.push(found);
+        self.found.len() < Self::SIZE || self.flush()
+    }
+
+    fn flush(&mut self) -> bool {
+        let full = std::mem::replace(&mut self.found, Vec::with_capacity(Self::SIZE));
+        full.is_empty() || self.tx.send(full).is_ok()
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        self.found.shrink_to_fit();
+        let rest = std::mem::take(&mut self.found);
+        if !rest.is_empty() {
+            let _ = self.tx.send(rest);
+        }
+    }
 }
 
 fn issue_from(root: &Path, err: &ignore::Error) -> ScanIssue {
