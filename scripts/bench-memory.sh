@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory of the CLI holding a sandbox (issue 22): peak RSS (`/usr/bin/time -f %M`) of
-# `scope-weaver scan` and of a read-only tool run (`analyze-directory analyze`) over generated
-# trees of 100,000 and 1,000,000 files, release build. The trees are made once under
+# `scope-weaver scan` (which also looks for duplicates: here every file has the same byte, so all
+# are hashed and form one group) and of a read-only tool run (`analyze-directory analyze`) over
+# generated trees of 100,000 and 1,000,000 files, release build, a fresh state folder each. The trees are made once under
 # $CARGO_TARGET_DIR/bench-trees (1-byte files, 50 to a folder, 20 folders to a parent). The
 # table goes to bench-results/memory.md. `bash scripts/bench-memory.sh [FILES...]`
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -37,6 +38,8 @@ for i in range(n):
 open(os.path.join(root, ".complete"), "w").close()
 PY
     fi
+    # Warm: the tree's metadata in the page cache, as after any earlier look at it.
+    find "$tree" -printf '%s %T@\n' >/dev/null
     folders=$(find "$tree" -type d | wc -l)
     measure() {
         /usr/bin/time -f "%M %e" -o "$state/time" env SCOPE_WEAVER_STATE_DIR="$state" "$@" >/dev/null

@@ -32,20 +32,20 @@ pub struct FileKey {
     pub algo: u8,
 }
 
+/// Where a file's hashes are in [`Inner::digests`] (`First`, `Last`, `Whole`; index + 1, 0 when not
+/// known), and whether this session used the entry. 16 bytes an entry: most files have one hash
+/// (those of one block), so three digests inline would be mostly empty.
 #[derive(Debug, Clone, Copy, Default)]
 struct Hashes {
-    first: Option<Digest>,
-    last: Option<Digest>,
-    whole: Option<Digest>,
+    at: [u32; 3],
+    used: bool,
 }
 
-impl Hashes {
-    fn slot(&mut self, stage: Stage) -> &mut Option<Digest> {
-        match stage {
-            Stage::First => &mut self.first,
-            Stage::Last => &mut self.last,
-            Stage::Whole => &mut self.whole,
-        }
+fn stage_index(stage: Stage) -> usize {
+    match stage {
+        Stage::First => 0,
+        Stage::Last => 1,
+        Stage::Whole => 2,
     }
 }
 
@@ -67,7 +67,8 @@ struct Inner {
     /// Whether `entries` holds the file's records yet.
     loaded: bool,
     entries: HashMap<FileKey, Hashes>,
-    used: std::collections::HashSet<FileKey>,
+    /// Every digest the entries point at.
+    digests: Vec<Digest>,
     changed: bool,
     hits: u64,
     misses: u64,
@@ -99,22 +100,26 @@ impl HashCache {
         let mut inner = self.state();
         if !inner.loaded {
             inner.loaded = true;
-            inner.entries = read(&self.path).unwrap_or_else(|e| {
+            (inner.entries, inner.digests) = read(&self.path).unwrap_or_else(|e| {
                 if e.kind() != std::io::ErrorKind::NotFound {
                     tracing::warn!(path = %self.path.display(), error = %e, "hash cache unreadable; starting empty");
                 }
-                HashMap::new()
+                (HashMap::new(), Vec::new())
             });
         }
         inner
     }
 
     pub fn get(&self, key: &FileKey, stage: Stage) -> Option<Digest> {
-        let mut inner = self.lock();
-        let found = inner.entries.get_mut(key).and_then(|h| *h.slot(stage));
+        let mut guard = self.lock();
+        let inner = &mut *guard;
+        let found = inner.entries.get_mut(key).and_then(|h| {
+            let at = h.at[stage_index(stage)];
+            h.used |= at != 0;
+            (at != 0).then(|| inner.digests[at as usize - 1])
+        });
         if found.is_some() {
             inner.hits += 1;
-            inner.used.insert(*key);
         } else {
             inner.misses += 1;
         }
@@ -122,9 +127,17 @@ impl HashCache {
     }
 
     pub fn put(&self, key: FileKey, stage: Stage, digest: Digest) {
-        let mut inner = self.lock();
-        *inner.entries.entry(key).or_default().slot(stage) = Some(digest);
-        inner.used.insert(key);
+        let mut guard = self.lock();
+        let inner = &mut *guard;
+        let h = inner.entries.entry(key).or_default();
+        h.used = true;
+        let at = &mut h.at[stage_index(stage)];
+        if *at == 0 {
+            inner.digests.push(digest);
+            *at = inner.digests.len() as u32;
+        } else {
+            inner.digests[*at as usize - 1] = digest;
+        }
         inner.changed = true;
     }
 
@@ -142,9 +155,7 @@ impl HashCache {
             return Ok(());
         }
         if inner.entries.len() > MAX_ENTRIES {
-            let used = std::mem::take(&mut inner.used);
-            inner.entries.retain(|k, _| used.contains(k));
-            inner.used = used;
+            inner.entries.retain(|_, h| h.used);
         }
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
@@ -160,10 +171,10 @@ impl HashCache {
             rec[24..32].copy_from_slice(&k.mtime_ns.to_le_bytes());
             rec[32] = k.algo;
             let mut flags = 0u8;
-            for (i, d) in [h.first, h.last, h.whole].iter().enumerate() {
-                if let Some(d) = d {
+            for (i, &at) in h.at.iter().enumerate() {
+                if at != 0 {
                     flags |= 1 << i;
-                    rec[34 + 32 * i..66 + 32 * i].copy_from_slice(d);
+                    rec[34 + 32 * i..66 + 32 * i].copy_from_slice(&inner.digests[at as usize - 1]);
                 }
             }
             rec[33] = flags;
@@ -176,42 +187,44 @@ impl HashCache {
     }
 }
 
-fn read(path: &Path) -> std::io::Result<HashMap<FileKey, Hashes>> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?.read_to_end(&mut bytes)?;
-    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+/// The entries and digests of a cache file, read a record at a time.
+fn read(path: &Path) -> std::io::Result<(HashMap<FileKey, Hashes>, Vec<Digest>)> {
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len() as usize;
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut magic = [0u8; 8];
+    if len < MAGIC.len() || reader.read_exact(&mut magic).is_err() || &magic != MAGIC {
         return Err(std::io::Error::other("not a Scope Weaver hash cache"));
     }
-    let body = &bytes[MAGIC.len()..];
-    if body.len() % RECORD != 0 {
+    let body = len - MAGIC.len();
+    if body % RECORD != 0 {
         return Err(std::io::Error::other("truncated hash cache"));
     }
     let u64_at =
         |r: &[u8], at: usize| u64::from_le_bytes(r[at..at + 8].try_into().expect("8 bytes"));
-    let mut out = HashMap::with_capacity(body.len() / RECORD);
-    for rec in body.chunks_exact(RECORD) {
+    let mut entries = HashMap::with_capacity(body / RECORD);
+    let mut digests = Vec::new();
+    let mut rec = [0u8; RECORD];
+    for _ in 0..body / RECORD {
+        reader.read_exact(&mut rec)?;
         let key = FileKey {
-            dev: u64_at(rec, 0),
-            ino: u64_at(rec, 8),
-            size: u64_at(rec, 16),
-            mtime_ns: u64_at(rec, 24) as i64,
+            dev: u64_at(&rec, 0),
+            ino: u64_at(&rec, 8),
+            size: u64_at(&rec, 16),
+            mtime_ns: u64_at(&rec, 24) as i64,
             algo: rec[32],
         };
         let flags = rec[33];
-        let digest = |i: usize| -> Option<Digest> {
-            (flags & (1 << i) != 0)
-                .then(|| rec[34 + 32 * i..66 + 32 * i].try_into().expect("32 bytes"))
-        };
-        out.insert(
-            key,
-            Hashes {
-                first: digest(0),
-                last: digest(1),
-                whole: digest(2),
-            },
-        );
+        let mut h = Hashes::default();
+        for (i, at) in h.at.iter_mut().enumerate() {
+            if flags & (1 << i) != 0 {
+                digests.push(rec[34 + 32 * i..66 + 32 * i].try_into().expect("32 bytes"));
+                *at = digests.len() as u32;
+            }
+        }
+        entries.insert(key, h);
     }
-    Ok(out)
+    Ok((entries, digests))
 }
 
 #[cfg(test)]
