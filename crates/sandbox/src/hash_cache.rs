@@ -197,7 +197,7 @@ fn read(path: &Path) -> std::io::Result<(HashMap<FileKey, Hashes>, Vec<Digest>)>
         return Err(std::io::Error::other("not a Scope Weaver hash cache"));
     }
     let body = len - MAGIC.len();
-    if body % RECORD != 0 {
+    if !body.is_multiple_of(RECORD) {
         return Err(std::io::Error::other("truncated hash cache"));
     }
     let u64_at =
