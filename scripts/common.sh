@@ -68,6 +68,20 @@ build_ui() {
     (cd ui && npm run --silent build)
 }
 
+# One debug build serves clippy's targets, the tests, the CLI the scripts call and the app the
+# end-to-end tests drive: every cargo command of the test run selects the same packages and
+# features (`cargo build --workspace --bins --tests` builds exactly the units `cargo test
+# --workspace` does; `-p cli` or `-p scope-weaver-app` alone would unify features differently and
+# build mistral.rs, image, sqlx and their dependents a second and third time). The OpenTelemetry
+# exporter is part of it so its tests need no build of their own.
+TEST_BUILD=(--workspace --features cli/otlp)
+
+# Builds the test run's binaries (target/debug/scope-weaver, scope-weaver-app, tiny-model) and
+# test executables.
+build_for_tests() {
+    cargo build --quiet "${TEST_BUILD[@]}" --bins --tests
+}
+
 # Runs a command in a headless X session with D-Bus, as the desktop tests need.
 headless() {
     WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 LIBGL_ALWAYS_SOFTWARE=1 \

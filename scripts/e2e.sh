@@ -4,7 +4,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_apt "${APP_BUILD_PACKAGES[@]}" "${APP_TEST_PACKAGES[@]}"
 build_ui
-cargo build --quiet -p scope-weaver-app -p tiny-models --bin scope-weaver-app --bin tiny-model
+# The test run's build (scripts/common.sh): shared with the tests, not a second build of the app.
+build_for_tests
 export E2E_APP_BINARY="$CARGO_TARGET_DIR/debug/scope-weaver-app"
 # Writes tiny random-weight model folders for the Settings test (real formats, no download).
 export E2E_TINY_MODEL="$CARGO_TARGET_DIR/debug/tiny-model"

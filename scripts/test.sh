@@ -2,7 +2,17 @@
 # All checks, as CI runs them: format, lints, the engine/tauri boundary, shipped skills, every test.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-step() { echo; echo "== $*"; }
+# Each step's time, printed at the end: where a CI run's minutes go.
+step_name=""
+step_started=$SECONDS
+step_times=()
+step() {
+    [ -n "$step_name" ] && step_times+=("$(printf '%5d s  %s' $((SECONDS - step_started)) "$step_name")")
+    step_name="$*"
+    step_started=$SECONDS
+    echo
+    echo "== $*"
+}
 
 step "rustfmt"
 cargo fmt --all --check
@@ -13,7 +23,7 @@ need_apt "${APP_BUILD_PACKAGES[@]}" "${APP_TEST_PACKAGES[@]}"
 build_ui
 
 step "clippy (all targets, warnings are errors)"
-cargo clippy --workspace --all-targets --quiet -- -D warnings
+cargo clippy "${TEST_BUILD[@]}" --all-targets --quiet -- -D warnings
 
 step "boundary: no engine crate depends on tauri (only src-tauri does)"
 for manifest in crates/*/Cargo.toml; do
@@ -25,8 +35,11 @@ for manifest in crates/*/Cargo.toml; do
 done
 echo "ok: $(ls -d crates/*/ | wc -l) engine crates free of tauri"
 
+step "one debug build: the tests, the CLI and the app (the same packages and features for every step)"
+build_for_tests
+
 step "shipped skills validate"
-cargo run --quiet -p cli --bin scope-weaver -- skills validate
+"$CARGO_TARGET_DIR/debug/scope-weaver" skills validate
 
 step "PostgreSQL on loopback (the audit log's fleet path)"
 source "$ROOT/scripts/postgres.sh"
@@ -50,7 +63,7 @@ echo "$SCOPE_WEAVER_TEST_PHOTOS"
 set +e
 step "tests"
 # The real-model smoke test runs in the next step, inside a network namespace, not here.
-cargo test --workspace --no-fail-fast -- --skip smollm2_plans_the_worked_example 2>&1 | tee "$CARGO_TARGET_DIR/test-output.txt"
+cargo test "${TEST_BUILD[@]}" --no-fail-fast -- --skip smollm2_plans_the_worked_example 2>&1 | tee "$CARGO_TARGET_DIR/test-output.txt"
 status=${PIPESTATUS[0]}
 
 step "the LLM planner on SmolLM2-135M, offline: in a network namespace with no interfaces (unshare -n)"
@@ -59,12 +72,7 @@ if ! unshare -n true 2>/dev/null; then
     echo "this machine does not allow a network namespace; the smoke test runs with the network" >&2
     offline=()
 fi
-"${offline[@]}" cargo test --workspace --offline --no-fail-fast --test real_model 2>&1 | tee -a "$CARGO_TARGET_DIR/test-output.txt"
-[ "${PIPESTATUS[0]}" = 0 ] || status=1
-
-step "tests of the optional OpenTelemetry exporter (feature otlp)"
-# --workspace keeps feature unification as in the main build (no second build of sqlx).
-cargo test --workspace --features audit/otlp --test otlp --no-fail-fast 2>&1 | tee -a "$CARGO_TARGET_DIR/test-output.txt"
+"${offline[@]}" cargo test "${TEST_BUILD[@]}" --offline --no-fail-fast --test real_model 2>&1 | tee -a "$CARGO_TARGET_DIR/test-output.txt"
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
 step "crash matrix, short: each kind of commit (and an undo) killed at random points 3 times, then recovered"
@@ -86,6 +94,10 @@ e2e_failed=$(grep -Eo '^ℹ fail [0-9]+' "$CARGO_TARGET_DIR/e2e-output.txt" | aw
 
 passed=$(grep -Eo 'test result: [a-z]+\. [0-9]+ passed' "$CARGO_TARGET_DIR/test-output.txt" | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' "$CARGO_TARGET_DIR/test-output.txt" | awk '{s+=$1} END {print s+0}')
+step "done"
+echo "where the time went:"
+printf '%s\n' "${step_times[@]}"
+echo "$(printf '%5d s' "$SECONDS")  in all"
 echo
 echo "rust: ${passed} passed, ${failed} failed · ui: ${ui_passed:-0} passed, ${ui_failed:-0} failed · e2e: ${e2e_passed:-0} passed, ${e2e_failed:-0} failed"
 exit "$status"
