@@ -10,7 +10,9 @@
 //! grown set (German folder names, a named file's folder, "new folder a/b/c", words that choose
 //! values, German system folder names, a rename's declared `start: 1`, "the folder X", a name
 //! with its year, one numbered example "and so on", names of several capitalised words): 65.1%
-//! with parameters, 74.8% skills, 92.0% precision.
+//! with parameters, 74.8% skills, 92.0% precision. Raised again when paths and file names were
+//! read whole ("Work/recent.zip" is not a date and a zip extension; "the gist of report.pdf in
+//! Downloads" acts on Downloads/report.pdf) and the German lexicon learned a few words: 67.8%.
 
 use std::path::Path;
 
@@ -18,7 +20,7 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 65.0;
+const PLAN_ACCURACY_FLOOR: f64 = 67.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
 const SKILLS_ACCURACY_FLOOR: f64 = 74.5;
 /// Share of clear requests planned with the right skills without asking (percent).

@@ -372,13 +372,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         quoted.push(inner);
         text.replace_range(range, &format!("⟦{}⟧", quoted.len() - 1));
     }
-    let lookup = |w: &str| -> Option<String> {
-        let t = w.trim_end_matches([',', ';', ':', '.', '!', '?']);
-        t.strip_prefix('⟦')
-            .and_then(|r| r.strip_suffix('⟧'))
-            .and_then(|n| n.parse::<usize>().ok())
-            .and_then(|n| quoted.get(n).cloned())
-    };
+    let lookup = |w: &str| quoted_at(&quoted, w);
 
     // "into Invoices, Recipes and Meeting notes": a list of names closing the clause is a set of
     // categories (one name after "into" stays a target).
@@ -432,6 +426,8 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let r = m.range();
         cut(&mut text, r);
     }
+    protect_paths(&mut text, &mut quoted);
+    let lookup = |w: &str| quoted_at(&quoted, w);
     let lower_text = text.to_lowercase();
     if s.pattern.is_none() {
         let adds = ["add", "prefix", "prepend", "in front"]
@@ -496,7 +492,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         cut(&mut text, r);
     }
 
-    if let Some(c) = READ_LIMIT.captures(&text) {
+    if let Some(c) = READ_LIMIT
+        .captures(&text)
+        .or_else(|| READ_LIMIT_OF_IT.captures(&text))
+    {
         let n: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
         let unit = match c[2].to_lowercase().as_str() {
             "kib" | "kb" | "k" => 1024.0,
@@ -613,6 +612,12 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     }
 
     let lower_text = text.to_lowercase();
+    // The format may be in the name of the archive to make ("into Archive/old.tar.gz").
+    let with_names = std::iter::once(text.as_str())
+        .chain(quoted.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
     for (word, fmt) in [
         ("tar.zst", "tar.zst"),
         ("zstd", "tar.zst"),
@@ -624,7 +629,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         (" tar ", "tar.gz"),
         ("zip", "zip"),
     ] {
-        if lower_text.contains(word) || lower_text.ends_with(word.trim()) && word.starts_with(' ') {
+        if with_names.contains(word) || with_names.ends_with(word.trim()) && word.starts_with(' ') {
             s.format = Some(fmt.into());
             break;
         }
@@ -903,6 +908,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         }
         i += 1;
     }
+    files_are_objects(&mut s);
     // A place mentioned as the root's own name means the root.
     for list in [&mut s.locations, &mut s.objects, &mut s.targets] {
         for p in list.iter_mut() {
@@ -927,6 +933,70 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         }
     }
     s
+}
+
+/// The quoted (or protected) text a placeholder word `⟦n⟧` stands for.
+fn quoted_at(quoted: &[String], w: &str) -> Option<String> {
+    let t = w.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    t.strip_prefix('⟦')
+        .and_then(|r| r.strip_suffix('⟧'))
+        .and_then(|n| n.parse::<usize>().ok())
+        .and_then(|n| quoted.get(n).cloned())
+}
+
+/// Whether a word is a path or a file name ("Work/recent.zip", "~/Downloads", "report.pdf"):
+/// not a pattern (`*.jpg`), an extension (`.jpg`), an archive format (`tar.gz`) or a number.
+fn names_a_path(word: &str) -> bool {
+    if word.contains(['*', '?', '[', '{', '⟦']) || word.starts_with('.') || word.contains("://") {
+        return false;
+    }
+    if FORMAT_WORDS.contains(&word.to_lowercase().as_str()) {
+        return false;
+    }
+    if word.contains('/') {
+        return word.chars().any(char::is_alphabetic);
+    }
+    word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && stem.chars().any(char::is_alphabetic)
+            && known_extension(&ext.to_lowercase())
+    })
+}
+
+/// Paths and file names are names, like quoted text: each becomes a placeholder, so the words
+/// inside them are not read as dates, extensions or folders ("recent" and "zip" of
+/// "Work/recent.zip").
+fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let bare = word.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+        if names_a_path(bare) {
+            quoted.push(bare.to_owned());
+            out.push(format!("⟦{}⟧{}", quoted.len() - 1, &word[bare.len()..]));
+        } else {
+            out.push(word.to_owned());
+        }
+    }
+    *text = out.join(" ");
+}
+
+/// "the gist of report.pdf", "the text of notes.md": a file named after a preposition is what
+/// the clause acts on, not a place. An archive stays where it is ("compress X in x.zip" names
+/// the archive to make; the tool's fill decides).
+fn files_are_objects(s: &mut Slots) {
+    let is_archive = |p: &str| {
+        p.rsplit_once('.')
+            .is_some_and(|(_, ext)| sandbox::category_of(Some(&ext.to_lowercase())) == "Archives")
+    };
+    let (files, places): (Vec<String>, Vec<String>) = std::mem::take(&mut s.locations)
+        .into_iter()
+        .partition(|p| names_a_path(p) && super::looks_like_file(p) && !is_archive(p));
+    s.locations = places;
+    for f in files {
+        if !s.objects.contains(&f) {
+            s.objects.push(f);
+        }
+    }
 }
 
 fn push_place(s: &mut Slots, to_target: bool, place: String) {

@@ -168,7 +168,7 @@ pub(super) fn re(s: &str) -> Regex {
 
 pub(super) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|remove|nuke|trash|erase|discard|drop|get rid of|bin)\s+(the\s+|all\s+)?originals?\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin)\s+(the\s+|all\s+)?originals?\b",
     )
 });
 pub(super) static QUOTED: LazyLock<Regex> =
@@ -176,6 +176,12 @@ pub(super) static QUOTED: LazyLock<Regex> =
 pub(super) static SIZE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(larger|bigger|greater|more|over|above|at least|exceeding|heavier|smaller|less|under|below|at most|lighter|up to|>=?|<=?)\s*(?:than\s*)?(\d+(?:[.,]\d+)?)\s*(kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|bytes?|b)\b",
+    )
+});
+/// "2 KB of it is enough", "just 500 bytes of it": the same, said after the file.
+pub(super) static READ_LIMIT_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kib|mib|kb|mb|k|m|bytes?|b|characters|chars)\s+of\s+(?:it|that|the file)\b",
     )
 });
 /// "the first 8 KB", "first 200 bytes", "the first 4000 characters": how much of a file to read.

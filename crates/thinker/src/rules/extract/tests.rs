@@ -238,7 +238,7 @@ fn how_much_to_read_how_hard_to_compress_and_the_date_a_photo_was_taken() {
     check(
         "only the first 8 KB of Logs/app.log",
         expect![[r#"
-            locations=["Logs/app.log"]
+            objects=["Logs/app.log"]
             max_bytes=Some(8192)"#]],
     );
     check(
@@ -287,4 +287,56 @@ fn a_numbering_given_by_example_is_a_pattern() {
     // Not consecutive, or not the same stem: two file names, no pattern.
     assert_eq!(extract("copy a1.txt, b2.txt to Backup", &g).pattern, None);
     assert_eq!(extract("copy a1.txt, a5.txt to Backup", &g).pattern, None);
+}
+
+/// Paths and file names are names: the words inside them are not dates, extensions or folders,
+/// and a file named after a preposition is what the clause acts on (regressions from
+/// eval/plans.jsonl: p206, p311, p079, p162, p220).
+#[test]
+fn paths_and_file_names_are_read_whole() {
+    check(
+        "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
+        expect![[r#"
+            locations=["Work"]
+            targets=["Work/recent.zip"]
+            modified_after=Some("3days")
+            format=Some("zip")
+            refers_back=true"#]],
+    );
+    check(
+        "give me the gist of report.pdf in Downloads",
+        expect![[r#"
+            locations=["."]
+            objects=["report.pdf"]"#]],
+    );
+    check(
+        "let me see the text of meeting-notes.md in Documents",
+        expect![[r#"
+            locations=["Documents"]
+            objects=["meeting-notes.md"]"#]],
+    );
+    check(
+        "peek at the top of Projects/api/server.py, 2 KB of it is enough",
+        expect![[r#"
+            objects=["Projects/api/server.py"]
+            max_bytes=Some(2048)"#]],
+    );
+    check(
+        "pack them into Archive/big.tar.gz, deleting the originals",
+        expect![[r#"
+            targets=["Archive/big.tar.gz"]
+            format=Some("tar.gz")
+            refers_back=true
+            delete_originals=true"#]],
+    );
+    check(
+        "delete old.log and recent.txt",
+        expect![[r#"objects=["old.log", "recent.txt"]"#]],
+    );
+    check(
+        "remove *.tmp files in Temp",
+        expect![[r#"
+        locations=["Temp"]
+        extensions=["tmp"]"#]],
+    );
 }
