@@ -231,8 +231,8 @@ fn read(path: &Path) -> std::io::Result<(HashMap<FileKey, Hashes>, Vec<Digest>)>
 mod tests {
     use super::*;
 
-    #[test]
-    fn hashes_survive_a_restart_and_a_damaged_file_is_an_empty_cache() {
+    /// A cache file in a fresh folder, and one file's key.
+    fn fixture() -> (tempfile::TempDir, PathBuf, FileKey) {
         let dir = tempfile::tempdir().unwrap();
         let path = HashCache::path_in(dir.path());
         let key = FileKey {
@@ -242,6 +242,12 @@ mod tests {
             mtime_ns: -4,
             algo: 0,
         };
+        (dir, path, key)
+    }
+
+    #[test]
+    fn hashes_survive_a_restart_and_a_damaged_file_is_an_empty_cache() {
+        let (_dir, path, key) = fixture();
         let cache = HashCache::open(&path);
         assert_eq!(cache.get(&key, Stage::First), None);
         cache.put(key, Stage::First, [7; 32]);
@@ -269,15 +275,7 @@ mod tests {
     /// was never used is not written back (a run that compares no contents leaves it alone).
     #[test]
     fn the_file_is_read_at_first_use_and_left_alone_when_unused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = HashCache::path_in(dir.path());
-        let key = FileKey {
-            dev: 1,
-            ino: 2,
-            size: 3,
-            mtime_ns: 4,
-            algo: 0,
-        };
+        let (_dir, path, key) = fixture();
         let opened_early = HashCache::open(&path);
         let unused = HashCache::open(&path);
         let writer = HashCache::open(&path);
