@@ -12,7 +12,8 @@
 //! with its year, one numbered example "and so on", names of several capitalised words): 65.1%
 //! with parameters, 74.8% skills, 92.0% precision. Raised again when paths and file names were
 //! read whole ("Work/recent.zip" is not a date and a zip extension; "the gist of report.pdf in
-//! Downloads" acts on Downloads/report.pdf) and the German lexicon learned a few words: 67.8%.
+//! Downloads" acts on Downloads/report.pdf), the German lexicon learned a few words, and a clause
+//! naming one file fits a tool that acts on one file: 68.5% with parameters, 75.6% skills.
 
 use std::path::Path;
 
@@ -20,9 +21,9 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 67.5;
+const PLAN_ACCURACY_FLOOR: f64 = 68.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 74.5;
+const SKILLS_ACCURACY_FLOOR: f64 = 75.0;
 /// Share of clear requests planned with the right skills without asking (percent).
 const ACTS_WHEN_CLEAR_FLOOR: f64 = 75.0;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
@@ -210,7 +211,25 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 13] = [
+    let cases: [(&str, &str, serde_json::Value); 16] = [
+        // A path is read whole: "recent" is not a date, ".zip" not an extension filter.
+        (
+            "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
+            "archive-files/create",
+            serde_json::json!({"target": "Work/recent.zip", "format": "zip"}),
+        ),
+        // A file named after "of" is what the step reads.
+        (
+            "give me the gist of report.pdf in Downloads",
+            "parse-content/summarize",
+            serde_json::json!({"path": "Downloads/report.pdf"}),
+        ),
+        // One file named: reading it, not listing its folder.
+        (
+            "what's in todo.txt on my Desktop",
+            "parse-content/extract_text",
+            serde_json::json!({"path": "Desktop/todo.txt"}),
+        ),
         (
             "delete old.log from the Logs folder",
             "manage-files/delete",

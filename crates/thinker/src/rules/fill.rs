@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::extract::Slots;
 use super::score::{
-    describe_selection, intent_bonus, keyword_fit, meta_fit, topic_text, trigger_bonus,
+    describe_selection, intent_bonus, keyword_fit, meta_fit, object_fit, topic_text, trigger_bonus,
 };
 use super::{Candidate, Emitted, PlanBuilder, looks_like_file};
 
@@ -82,7 +82,8 @@ impl PlanBuilder<'_> {
             + trigger_bonus(skill, &tool.name, text)
             + intent_bonus(tool, text)
             + meta_fit(skill, text)
-            + keyword_fit(skill, tool, &said);
+            + keyword_fit(skill, tool, &said)
+            + object_fit(tool, slots, &looks_like_file);
         let clause_place = slots
             .locations
             .first()

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use contracts::{SkillDefinition, ToolDefinition, strip_placeholders};
+use contracts::{ActsOn, SkillDefinition, ToolDefinition, strip_placeholders};
 use retrieval::text::{content_words, stem};
 
 use super::extract::Slots;
@@ -18,6 +18,25 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
     match (tool.mutates(), change, look) {
         (true, true, _) => 0.1,
         (false, false, true) => 0.05,
+        _ => 0.0,
+    }
+}
+
+/// A clause that names one file (and no folder to act on) is about that file: a tool that acts on
+/// one file fits it ("what's in todo.txt on my Desktop" is reading it), one that acts on a folder
+/// does not (listing the Desktop).
+pub(super) fn object_fit(
+    tool: &ToolDefinition,
+    slots: &Slots,
+    is_file: &dyn Fn(&str) -> bool,
+) -> f32 {
+    const FIT: f32 = 0.06;
+    let one_file = matches!(slots.objects.as_slice(), [o] if is_file(o))
+        && !slots.has_filter()
+        && !slots.refers_back;
+    match (one_file, tool.planning.acts_on) {
+        (true, ActsOn::File) => FIT,
+        (true, ActsOn::Folder) => -FIT,
         _ => 0.0,
     }
 }
