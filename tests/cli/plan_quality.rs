@@ -13,7 +13,8 @@
 //! with parameters, 74.8% skills, 92.0% precision. Raised again when paths and file names were
 //! read whole ("Work/recent.zip" is not a date and a zip extension; "the gist of report.pdf in
 //! Downloads" acts on Downloads/report.pdf), the German lexicon learned a few words, and a clause
-//! naming one file fits a tool that acts on one file: 68.5% with parameters, 75.6% skills.
+//! naming one file fits a tool that acts on one file: 68.5% with parameters, 75.6% skills; German
+//! questions about one file ("wann wurde … aufgenommen?") and lower-casing names: 69.1%, 76.2%.
 
 use std::path::Path;
 
@@ -21,9 +22,9 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 68.0;
+const PLAN_ACCURACY_FLOOR: f64 = 68.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 75.0;
+const SKILLS_ACCURACY_FLOOR: f64 = 75.5;
 /// Share of clear requests planned with the right skills without asking (percent).
 const ACTS_WHEN_CLEAR_FLOOR: f64 = 75.0;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).

@@ -23,17 +23,22 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
 }
 
 /// A clause that names one file (and no folder to act on) is about that file: a tool that acts on
-/// one file fits it ("what's in todo.txt on my Desktop" is reading it), one that acts on a folder
-/// does not (listing the Desktop).
+/// one file fits it ("what's in todo.txt on my Desktop" is reading it, "what is in fotos.zip"
+/// listing the archive), one that acts on a folder does not (listing the Desktop).
 pub(super) fn object_fit(
     tool: &ToolDefinition,
     slots: &Slots,
     is_file: &dyn Fn(&str) -> bool,
 ) -> f32 {
     const FIT: f32 = 0.06;
-    let one_file = matches!(slots.objects.as_slice(), [o] if is_file(o))
-        && !slots.has_filter()
-        && !slots.refers_back;
+    // Named as what to act on, or as the only place ("what is in fotos.zip").
+    let named = if slots.objects.is_empty() {
+        &slots.locations
+    } else {
+        &slots.objects
+    };
+    let one_file =
+        matches!(named.as_slice(), [o] if is_file(o)) && !slots.has_filter() && !slots.refers_back;
     match (one_file, tool.planning.acts_on) {
         (true, ActsOn::File) => FIT,
         (true, ActsOn::Folder) => -FIT,
