@@ -207,7 +207,7 @@ impl PlanBuilder<'_> {
             slots.locations.push(t.clone());
         }
         let matched = normalize::for_matching(text, &slots, self.vocab, true);
-        let described = normalize::for_matching(text, &Slots::default(), self.vocab, false);
+        let described = normalize::for_matching(text, &slots, self.vocab, false);
         let ranking = self.cx.retrieval.match_skill(&matched)?;
         // What the person chose before for a clause like this one: their choice is a reading
         // even when retrieval does not rank it.

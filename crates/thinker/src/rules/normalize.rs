@@ -167,13 +167,23 @@ pub(super) fn is_name(word: &str) -> bool {
 /// With `mask`, folder names are removed; without, only words are normalised (step descriptions).
 pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -> String {
     if !mask {
+        // The clause's own places are names too ("the folder Docs" stays Docs, not "does").
+        let places: BTreeSet<String> = slots
+            .locations
+            .iter()
+            .chain(&slots.targets)
+            .chain(&slots.objects)
+            .chain(&slots.exclude)
+            .flat_map(|p| p.split_whitespace())
+            .map(str::to_lowercase)
+            .collect();
         return text
             .split_whitespace()
             .map(|w| {
                 let core = w
                     .trim_matches(|c: char| !c.is_alphanumeric())
                     .to_lowercase();
-                if is_name(w) {
+                if is_name(w) || places.contains(&core) {
                     return w.to_owned();
                 }
                 match correct(&core, vocab) {
@@ -280,5 +290,16 @@ mod tests {
         }
         assert!(for_matching("renmae note.md", &slots, &vocab, false).starts_with("rename "));
         assert!(for_matching("a .jpe file", &slots, &vocab, true).contains(".jpe"));
+        // A place the clause names is a name: "Docs" is not corrected to "does" in a step's text.
+        let vocab = Vocabulary::of(&["does", "summarize", "folder"]);
+        let docs = Slots {
+            locations: vec!["Docs".into()],
+            ..Slots::default()
+        };
+        assert_eq!(
+            for_matching("summarize the folder Docs", &docs, &vocab, false),
+            "summarize the folder Docs"
+        );
+        assert!(for_matching("summarize the folder Docs", &slots, &vocab, false).ends_with("does"));
     }
 }
