@@ -3,8 +3,10 @@
 Usage: eval_skill_match.py BIN MINILM_DIR REQUESTS.jsonl OUT.md
 Each configuration runs in one process over all requests; its own state dir keeps indexes apart.
 """
+import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,37 +16,61 @@ from collections import defaultdict
 BIN, MINILM, REQUESTS, OUT = sys.argv[1:5]
 rows = [json.loads(l) for l in open(REQUESTS, encoding="utf-8") if l.strip()]
 
+# (name, embedding backend, combine method, hybrid alpha, tool descriptions in the index)
+# descriptions: "none" (names, descriptions, triggers only), "derived" (from each SKILL.md, as a
+# skill without descriptions.json gets them: the shipped skills), "stored" (the descriptions.json
+# files of EVAL_SKILLS, e.g. a copy of skills/ described by a model with `skills describe`).
+STORED = os.environ.get("EVAL_SKILLS")
 CONFIGS = [
-    ("lexical embedder only", "lexical", "minmax", 1.0),
-    ("BM25 only", "lexical", "minmax", 0.0),
-    ("lexical + BM25 (default)", "lexical", "minmax", 0.5),
-    ("all-MiniLM-L6-v2 only", "bert", "minmax", 1.0),
+    ("words + BM25 (default), no descriptions", "words", "minmax", 0.5, "none"),
+    ("words + BM25, derived descriptions (default)", "words", "minmax", 0.5, "derived"),
+    ("lexical + BM25, no descriptions", "lexical", "minmax", 0.5, "none"),
+    ("lexical + BM25, derived descriptions", "lexical", "minmax", 0.5, "derived"),
+    ("BM25 only, derived descriptions", "words", "minmax", 0.0, "derived"),
 ]
-for method in ["minmax", "sigmoid", "tanh", "minmax_sigmoid", "minmax_tanh"]:
-    CONFIGS.append((f"MiniLM + BM25, {method}", "bert", method, 0.5))
-CONFIGS.append(("MiniLM + BM25, minmax, alpha 0.7", "bert", "minmax", 0.7))
+if STORED:
+    label = os.environ.get("EVAL_SKILLS_LABEL", STORED)
+    CONFIGS += [
+        (f"words + BM25, descriptions by {label}", "words", "minmax", 0.5, "stored"),
+        (f"lexical + BM25, descriptions by {label}", "lexical", "minmax", 0.5, "stored"),
+    ]
+if os.environ.get("EVAL_MINILM", "1") == "1":
+    CONFIGS += [
+        ("all-MiniLM-L6-v2 + BM25, no descriptions", "bert", "minmax", 0.5, "none"),
+        ("all-MiniLM-L6-v2 + BM25, derived descriptions", "bert", "minmax", 0.5, "derived"),
+    ]
+SWEEPS = ("words + BM25 (default), no descriptions", "words + BM25, derived descriptions (default)")
 
-states = {b: tempfile.mkdtemp(prefix=f"sw-eval-{b}-") for b in ("lexical", "bert")}
+SKILLS = os.path.abspath(STORED or "skills")
+# The shipped skills without their descriptions.json: what derived descriptions give.
+DERIVED_SKILLS = tempfile.mkdtemp(prefix="sw-eval-derived-")
+shutil.copytree(SKILLS, DERIVED_SKILLS, dirs_exist_ok=True)
+for d in glob.glob(os.path.join(DERIVED_SKILLS, "*", "descriptions.json")):
+    os.unlink(d)
 
 
-def run(backend, method, alpha):
+def run(backend, method, alpha, descriptions):
     cfg = {
         "embedding_backend": backend,
         "combine_method": method,
         "hybrid_alpha": alpha,
-        "state_dir": states[backend],
+        "skill_index_descriptions": descriptions != "none",
+        # Each configuration indexes from scratch in a state folder of its own.
+        "state_dir": tempfile.mkdtemp(prefix=f"sw-eval-{backend}-"),
     }
     if backend == "bert":
         cfg["embedding_model_path"] = os.path.abspath(MINILM)
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         f.write("\n".join(f"{k}: {json.dumps(v)}" for k, v in cfg.items()) + "\n")
+    skills = SKILLS if descriptions == "stored" else DERIVED_SKILLS
     start = time.time()
     out = subprocess.run(
-        [BIN, "--config", f.name, "skills", "search", "--file", REQUESTS, "--top", "40"],
+        [BIN, "--config", f.name, "--skills", skills, "skills", "search", "--file", REQUESTS, "--top", "40"],
         check=True, capture_output=True, text=True,
     ).stdout
     elapsed = time.time() - start
     os.unlink(f.name)
+    shutil.rmtree(cfg["state_dir"], ignore_errors=True)
     return [json.loads(l) for l in out.splitlines() if l.strip()], elapsed
 
 
@@ -95,10 +121,10 @@ lines = [
     "|---|---|---|---|---|---|" + "---|" * len({r["kind"] for r in rows}) + "---|",
 ]
 sweeps = {}
-for name, backend, method, alpha in CONFIGS:
-    rankings, elapsed = run(backend, method, alpha)
+for name, backend, method, alpha, descriptions in CONFIGS:
+    rankings, elapsed = run(backend, method, alpha, descriptions)
     m, kinds, raw = score(rankings)
-    if name in ("lexical + BM25 (default)", "MiniLM + BM25, minmax"):
+    if name in SWEEPS:
         sweeps[name] = sweep(raw["points"])
     prec = raw["confident_right"] / raw["confident"] if raw["confident"] else float("nan")
     lines.append(

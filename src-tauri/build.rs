@@ -25,6 +25,8 @@ const COMMANDS: &[&str] = &[
     "inbox_list",
     "inbox_approve",
     "inbox_discard",
+    "inbox_preview",
+    "skills_describe",
     "pending_recovery",
     "finish_recovery",
     "graph_view",

@@ -235,6 +235,25 @@ pub async fn inbox_discard(engine: Shared<'_>, id: String) -> Reply<()> {
     blocking(&engine, move |e| e.inbox_discard(&id)).await
 }
 
+/// Draws an inbox item's changes in the graph window (simulated again on its folder as it is).
+#[tauri::command]
+pub async fn inbox_preview(engine: Shared<'_>, id: String) -> Reply<engine::InboxPreview> {
+    blocking(&engine, move |e| e.inbox_preview(&id)).await
+}
+
+/// Writes the named skills' descriptions.json (every skill when `names` is empty).
+#[tauri::command]
+pub async fn skills_describe(
+    engine: Shared<'_>,
+    names: Option<Vec<String>>,
+    force: Option<bool>,
+) -> Reply<Vec<engine::SkillDescribed>> {
+    blocking(&engine, move |e| {
+        e.describe_skills(&names.unwrap_or_default(), force.unwrap_or(false))
+    })
+    .await
+}
+
 #[tauri::command]
 pub async fn pending_recovery(engine: Shared<'_>) -> Reply<Option<sandbox::RecoveryReport>> {
     blocking(&engine, |e| e.pending_recovery()).await
@@ -349,6 +368,8 @@ pub fn handler() -> impl Fn(tauri::ipc::Invoke) -> bool + Send + Sync + 'static 
         inbox_list,
         inbox_approve,
         inbox_discard,
+        inbox_preview,
+        skills_describe,
         pending_recovery,
         finish_recovery,
         graph_view,

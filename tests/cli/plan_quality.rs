@@ -15,6 +15,10 @@
 //! Downloads" acts on Downloads/report.pdf), the German lexicon learned a few words, and a clause
 //! naming one file fits a tool that acts on one file: 68.5% with parameters, 75.6% skills; German
 //! questions about one file ("wann wurde … aufgenommen?") and lower-casing names: 69.1%, 76.2%.
+//! 2026-11-26: the tools' descriptions (summary and example requests, derived from each SKILL.md)
+//! embedded with them in the skill index, and parse-content's triggers given to the tool each is
+//! for: 69.8% with parameters, 77.5% skills (precision 91.9%, on 463 accepted steps, was 92.9% on
+//! 456).
 
 use std::path::Path;
 
@@ -22,9 +26,9 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 68.5;
+const PLAN_ACCURACY_FLOOR: f64 = 69.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 75.5;
+const SKILLS_ACCURACY_FLOOR: f64 = 77.0;
 /// Share of clear requests planned with the right skills without asking (percent).
 const ACTS_WHEN_CLEAR_FLOOR: f64 = 75.0;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).

@@ -447,6 +447,17 @@ test('a folder watched from Settings is simulated in the background; the bar app
   await until('the inbox item', "return [...document.querySelectorAll('.inbox li')].some((l) => l.textContent.includes('sort Scans by type'))");
   assert.equal(existsSync(join(scans, 'invoice.pdf')), true, 'simulated only');
   shot('17b-bar-inbox');
+  // "Graph": the graph window draws what approving would do, still without touching the disk.
+  await run("document.querySelector('button.inbox-graph').click()");
+  await until('the graph note', "const n = document.querySelector('.inbox-item'); return n && /Shown in the graph/.test(n.textContent)", { timeout: 60000 });
+  await use('graph');
+  const { ok: view } = await invoke('graph_view', { expanded: ['Scans'], limit: 200 });
+  const moved = view.nodes.find((n) => n.id === 'Scans/Documents/invoice.pdf');
+  assert.equal(moved?.status, 'moved', JSON.stringify(view.nodes.map((n) => [n.id, n.status])));
+  assert.equal(moved.from, 'Scans/invoice.pdf');
+  assert.equal(existsSync(join(scans, 'invoice.pdf')), true, 'drawn, not moved');
+  await shotBehindBar('17c-graph-inbox-preview');
+  await use('bar');
   await run("document.querySelector('button.inbox-approve').click()");
   // A run like any other: the planned skill if a picker asks, the step's approval, then the diff.
   for (let answered = 0; ; answered++) {

@@ -89,6 +89,8 @@ export const api = {
   inboxList: () => call('inbox_list'),
   inboxApprove: ({ id, onEvent }) => call('inbox_approve', { id, on_event: onEvent }),
   inboxDiscard: (id) => call('inbox_discard', { id }),
+  // The item simulated again on its folder as it is now and drawn in the graph window: `{ id, root, changes, counts }`.
+  inboxPreview: (id) => call('inbox_preview', { id }),
   // Graph (rollback_to is an addition to the contract: the graph window has no question channel)
   graphView: (expanded, limit = 60) => call('graph_view', { expanded, limit }),
   rollbackTo: (snapshot) => call('rollback_to', { snapshot }),
@@ -99,6 +101,8 @@ export const api = {
   skillSave: (name, text) => call('skill_save', { name, text }),
   skillCreate: (name, description) => call('skill_create', { name, description }),
   skillSearch: (query) => call('skill_search', { query }),
+  // Writes descriptions.json of the named skills (every skill when `names` is empty); `force` also rewrites current ones.
+  skillsDescribe: (names, force = false) => call('skills_describe', { ...(names?.length ? { names } : {}), force }),
   // Settings
   settingsGet: () => call('settings_get'),
   settingsSet: (settings) => call('settings_set', { settings }),

@@ -1,4 +1,4 @@
-// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, similar photos, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery, saving a run as a workflow and suggested workflows, the approval inbox.
+// Spotlight bar: the seed run end to end, approvals, edits, rollbacks, similar photos, near-miss, clarifications, cancel, history, errors, undo (from the recent list or the graph), recovery, saving a run as a workflow and suggested workflows, the approval inbox (and its items shown in the graph).
 import { test, expect } from './support/harness.mjs';
 import {
   appInfo,
@@ -16,6 +16,7 @@ import {
   workflowSaved,
   workflowSuggestions,
   inboxItems,
+  inboxPreviews,
   similarReviewStep,
   SIMILAR_WARNING,
 } from './support/fixtures.mjs';
@@ -1059,6 +1060,7 @@ test('the inbox: items above the suggestions and Recent, with counts, a "deletes
   await expect(second.locator('.inbox-root')).toHaveAttribute('title', items[1].root);
   await expect(second.getByRole('button', { name: 'Approve…: organize Scans by type' })).toBeVisible();
   await expect(second.getByRole('button', { name: 'Discard: organize Scans by type' })).toBeVisible();
+  await expect(second.getByRole('button', { name: 'Graph: organize Scans by type' })).toBeVisible();
 
   // First in the idle view: above the suggested workflows, which are above the recent list.
   const [inboxBox, suggestionsBox, listBox] = [await inbox.boundingBox(), await page.locator('.workflow-suggestions').boundingBox(), await page.locator('.history').boundingBox()];
@@ -1187,6 +1189,90 @@ test('"Discard" calls inbox_discard and the list reloads; a refusal shows its co
   await expect(page.locator('footer .open-inbox')).toBeHidden();
   await expect(page.locator('#request')).toBeFocused();
   await expect(page.locator('.history-item')).toHaveCount(3);
+});
+
+test('"Graph" calls inbox_preview with the item\'s id, then open_window("graph"); the item says what the graph shows, that nothing is left to do, or why not', async ({ app, page }) => {
+  const items = inboxItems();
+  const dialogs = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    d.dismiss();
+  });
+  await openBar(app, { inbox_list: items });
+  const cards = page.locator('.inbox-item');
+  await expect(cards).toHaveCount(2);
+  const [first, second] = [cards.nth(0), cards.nth(1)];
+  const graph = first.getByRole('button', { name: `Graph: ${SEED_REQUEST}` });
+  await expect(graph).toHaveText('Graph');
+  await expect(graph).toHaveAttribute('title', 'Show these changes in the graph window');
+  await expect(graph).toHaveClass(/\bghost\b/);
+  await expect(graph).toBeEnabled();
+  await expect(first.locator('.inbox-note')).toHaveCount(0);
+
+  // While inbox_preview runs the button is disabled and no window opens; then the graph window opens.
+  await page.evaluate((previews) => {
+    window.__mock.handlers.inbox_preview = ({ id }) =>
+      new Promise((resolve) => {
+        window.__finishPreview = () => resolve(previews[id]);
+      });
+  }, inboxPreviews);
+  await graph.click();
+  expect(await app.waitForCalls('inbox_preview')).toEqual([{ id: 'downloads-3fa2c1-r20' }]);
+  await expect(graph).toBeDisabled();
+  await expect(graph.locator('.spinner')).toHaveCount(1);
+  expect(await app.calls('open_window')).toEqual([]);
+  await page.evaluate(() => window.__finishPreview());
+  await expect(first.locator('.inbox-note')).toHaveText('Shown in the graph: 1 deletion · 3 moves');
+  await expect.poll(() => app.calls('open_window')).toEqual([{ label: 'graph' }]);
+  const order = await page.evaluate(() => window.__mock.calls.map((c) => c.cmd).filter((c) => c === 'inbox_preview' || c === 'open_window'));
+  expect(order).toEqual(['inbox_preview', 'open_window']);
+  await expect(graph).toBeEnabled();
+  await expect(graph).toBeFocused();
+  // Nothing else happened to the item: no run, nothing discarded, the list as it was.
+  expect(await app.calls('inbox_approve')).toEqual([]);
+  expect(await app.calls('inbox_discard')).toEqual([]);
+  await expect(second.locator('.inbox-note')).toHaveCount(0);
+
+  // From the keyboard: Tab goes from an item's Discard to its Graph, then on to the next item's "Approve…".
+  await first.locator('button.inbox-discard').focus();
+  await page.keyboard.press('Tab');
+  await expect(graph).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(second.locator('button.inbox-approve')).toBeFocused();
+  // Enter on the second item's Graph: its folder already looks like the item would make it, nothing to do any more.
+  await page.evaluate((previews) => {
+    window.__mock.handlers.inbox_preview = ({ id }) => previews[id];
+  }, inboxPreviews);
+  await page.keyboard.press('Tab');
+  await expect(second.locator('button.inbox-discard')).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(second.locator('button.inbox-graph')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(second.locator('.inbox-note')).toHaveText('Nothing to do any more: the folder already looks like this');
+  await expect(second.locator('.inbox-note')).toHaveClass(/nothing/);
+  expect((await app.calls('inbox_preview')).at(-1)).toEqual({ id: 'scans-9b01de-r21' });
+  await expect.poll(() => app.calls('open_window')).toEqual([{ label: 'graph' }, { label: 'graph' }]);
+  await expect(second.locator('button.inbox-graph')).toBeFocused();
+  await expect(first.locator('.inbox-note')).toHaveText('Shown in the graph: 1 deletion · 3 moves');
+  await app.screenshot('bar-inbox-graph');
+
+  // Refused: the reason in the item (no dialog), the earlier note gone, no window opened.
+  await page.evaluate(() => {
+    window.__mock.handlers.inbox_preview = () => {
+      throw { code: 'RUN_BUSY', message: 'a request is running' };
+    };
+  });
+  await graph.click();
+  await expect(first.locator('.inbox-preview-error .error-code')).toHaveText('RUN_BUSY');
+  await expect(first.locator('.inbox-preview-error .error-text')).toHaveText('a request is running');
+  await expect(first.locator('.inbox-note')).toHaveCount(0);
+  await expect(graph).toBeEnabled();
+  expect(await app.calls('inbox_preview')).toHaveLength(3);
+  expect(await app.calls('open_window')).toHaveLength(2);
+  // The other item keeps its own note.
+  await expect(second.locator('.inbox-note')).toHaveText('Nothing to do any more: the folder already looks like this');
+  await expect(second.locator('.inbox-preview-error')).toHaveCount(0);
+  expect(dialogs).toEqual([]);
 });
 
 test('inbox://changed reloads the inbox and its count, in the idle view and during a run', async ({ app, page }) => {

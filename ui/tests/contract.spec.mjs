@@ -54,6 +54,15 @@ test('the watched-folder and inbox fixtures match their commands and event', () 
   check('event', { count: 1, outcome: { outcome: 'parked', item: f.inboxItems()[0] } });
 });
 
+test('the inbox preview and skills_describe fixtures match their commands', () => {
+  // The schema gains these commands when the engine's contract test regenerates src/generated/.
+  test.skip(!schema.commands.inbox_preview || !schema.commands.skills_describe, 'src/generated/ipc.schema.json predates inbox_preview / skills_describe');
+  for (const preview of Object.values(f.inboxPreviews)) check('commands/inbox_preview', preview);
+  check('commands/skills_describe', f.skillsDescribed);
+  check('commands/skills_describe', f.skillsDescribedFailed);
+  expect(validator('commands/inbox_preview')({ id: 'x', root: '/', changes: '4', counts: '' })).toBe(false); // a count, not text
+});
+
 test('the recorded seed run and its scripts are valid events, channel messages and reports', () => {
   const { events, report } = f.seedRun();
   for (const e of events) check('$defs/Event', e);

@@ -1,6 +1,6 @@
-// Skills editor: list with diagnostics, live skill_check lint markers and problems list, save, external reload, new skill.
+// Skills editor: list with diagnostics, live skill_check lint markers and problems list, save, external reload, new skill, the open skill's described tools and "Describe".
 import { test, expect } from './support/harness.mjs';
-import { skills, removeDuplicatesSource } from './support/fixtures.mjs';
+import { skills, removeDuplicatesSource, skillsDescribed, skillsDescribedFailed } from './support/fixtures.mjs';
 
 const FILE = '/home/u/.config/scope-weaver/skills/remove-duplicates/SKILL.md';
 
@@ -160,4 +160,127 @@ test('New skill: validates, calls skill_create and opens the new skill', async (
   await page.locator('#new-desc').fill('again');
   await page.locator('.new-skill button[type="submit"]').click();
   await expect(page.locator('.form-error')).toHaveText('SKILL_EXISTS: a skill named sort-screenshots exists');
+});
+
+test('the tools pane: each tool\'s summary and example requests, and where the descriptions come from', async ({ app, page }) => {
+  await openEditor(app);
+  const pane = page.getByRole('complementary', { name: 'Tools' });
+  // No skill open yet (the first one has no source in this mock): nothing to describe.
+  await expect(pane.locator('.describe-btn')).toBeDisabled();
+  await openSkill(app, page);
+  await expect(pane.locator('.tool-entry')).toHaveCount(2);
+
+  const scan = pane.locator('.tool-entry[data-tool="scan"]');
+  await expect(scan.locator('.tool-name')).toHaveText('scan');
+  await expect(scan.locator('.tool-summary')).toHaveText('Finds files that are exact copies of each other and how much space they waste.');
+  await expect(scan.locator('.tool-summary')).toHaveAttribute('title', 'Find groups of identical files and the space they waste');
+  await expect(scan.locator('.tool-examples')).toHaveText(
+    'Ask: “find duplicate photos in Pictures”, “which files in Downloads are copies”, “how much space do duplicates take in Documents”',
+  );
+  await expect(scan.locator('.tool-example')).toHaveCount(3);
+  await expect(scan.locator('.tool-readonly')).toHaveText('read-only');
+  const remove = pane.locator('.tool-entry[data-tool="remove"]');
+  await expect(remove.locator('.tool-summary')).toHaveText('Deletes the extra copies in each group of identical files and keeps one of each.');
+  await expect(remove.locator('.tool-examples')).toHaveText('Ask: “remove duplicates in Downloads”, “dedupe my Music folder”');
+  await expect(remove.locator('.tool-deletes')).toHaveText('deletes');
+  await expect(pane.locator('.tools-origin')).toHaveText('Described by qwen2.5-coder-1.5b-instruct-q4_k_m.gguf');
+  await expect(pane.locator('.tools-origin')).toHaveClass(/\bmodel\b/);
+  await expect(pane.locator('.describe-btn')).toBeEnabled();
+  // Beside the editor, not over it.
+  const [editorBox, paneBox] = [await page.locator('.e-editor').boundingBox(), await pane.boundingBox()];
+  expect(editorBox.x + editorBox.width).toBeLessThanOrEqual(paneBox.x + 1);
+  await app.screenshot('editor-tools');
+
+  // A skill without a descriptions.json: derived from its SKILL.md, and why.
+  await page.evaluate(() => {
+    window.__sources['organize-by-type'] = '---\nname: organize-by-type\n---\n';
+  });
+  await page.locator('.skill-item[data-name="organize-by-type"]').click();
+  await expect(page.locator('.e-title')).toHaveText('organize-by-type');
+  await expect(pane.locator('.tools-origin')).toHaveText('Derived from SKILL.md — no descriptions.json');
+  await expect(pane.locator('.tools-origin')).toHaveClass(/\bderived\b/);
+  await expect(pane.locator('.tool-entry')).toHaveCount(2);
+  await expect(pane.locator('.tool-entry[data-tool="preview_categories"] .tool-examples')).toHaveText('Ask: “how many files of each type are in Downloads”');
+  // A skill the engine lists without descriptions (an older engine): its tools' lines, no origin line, no "Ask:".
+  await page.evaluate(() => {
+    window.__sources['archive-files'] = '---\nname: archive-files\n---\n';
+  });
+  await page.locator('.skill-item[data-name="archive-files"]').click();
+  await expect(page.locator('.e-title')).toHaveText('archive-files');
+  await expect(pane.locator('.tools-origin')).toBeHidden();
+  await expect(pane.locator('.tool-entry')).toHaveCount(3);
+  await expect(pane.locator('.tool-entry').first().locator('.tool-summary')).toHaveText(skills.find((x) => x.name === 'archive-files').tools[0].description);
+  await expect(pane.locator('.tool-examples')).toHaveCount(0);
+});
+
+test('"Describe" calls skills_describe with the skill\'s name and force, shows "Describing…", reloads the list and says what it did', async ({ app, page }) => {
+  await openEditor(app);
+  await openSkill(app, page);
+  const pane = page.getByRole('complementary', { name: 'Tools' });
+  const button = pane.locator('.describe-btn');
+  const status = pane.locator('.describe-status');
+  await expect(status).toBeHidden();
+  const lists = (await app.calls('skills_list')).length;
+
+  // The engine writes descriptions.json (derived: no model) and lists the skill with it.
+  const rewritten = skills.map((x) => (x.name === 'remove-duplicates' ? { ...x, descriptions: { generated_by: 'derived', stored: true } } : x));
+  await page.evaluate(([answer, list]) => {
+    window.__mock.handlers.skills_describe = () =>
+      new Promise((resolve) => {
+        window.__finishDescribe = () => {
+          window.__mock.responses.skills_list = list;
+          resolve(answer);
+        };
+      });
+  }, [skillsDescribed, rewritten]);
+  await button.click();
+  expect(await app.waitForCalls('skills_describe')).toEqual([{ names: ['remove-duplicates'], force: true }]);
+  await expect(status).toHaveText('Describing…');
+  await expect(status.locator('.spinner')).toHaveCount(1);
+  await expect(button).toBeDisabled();
+  await page.evaluate(() => window.__finishDescribe());
+  await expect(status).toHaveText('Written by derived in 0.1 s');
+  await expect(status).toHaveClass(/\bok\b/);
+  await expect(button).toBeEnabled();
+  await expect.poll(async () => (await app.calls('skills_list')).length).toBeGreaterThan(lists);
+  await expect(pane.locator('.tools-origin')).toHaveText('Derived from SKILL.md (descriptions.json)');
+
+  // A model that could not describe one tool: the time, and how many were derived instead (why, in the title).
+  const byModel = skills.map((x) => (x.name === 'remove-duplicates' ? { ...x, descriptions: { generated_by: skillsDescribedFailed[0].generated_by, stored: true } } : x));
+  await page.evaluate(([answer, list]) => {
+    window.__mock.handlers.skills_describe = () => {
+      window.__mock.responses.skills_list = list;
+      return answer;
+    };
+  }, [skillsDescribedFailed, byModel]);
+  await button.click();
+  await expect(status).toHaveText('Written by qwen2.5-coder-1.5b-instruct-q4_k_m.gguf in 12.3 s · 1 of 2 derived instead');
+  await expect(pane.locator('.tools-origin')).toHaveText('Described by qwen2.5-coder-1.5b-instruct-q4_k_m.gguf');
+  await expect(status).toHaveClass(/\bwarn\b/);
+  await expect(status.locator('span[title]')).toHaveAttribute('title', skillsDescribedFailed[0].failed[0]);
+  await app.screenshot('editor-describe');
+
+  // Refused: the code and message, the button back.
+  await page.evaluate(() => {
+    window.__mock.handlers.skills_describe = () => {
+      throw { code: 'RUN_BUSY', message: 'a request is running' };
+    };
+  });
+  await button.click();
+  await expect(status).toHaveText('Describe failed — RUN_BUSY: a request is running');
+  await expect(status).toHaveClass(/\berror\b/);
+  await expect(button).toBeEnabled();
+  expect(await app.calls('skills_describe')).toEqual([
+    { names: ['remove-duplicates'], force: true },
+    { names: ['remove-duplicates'], force: true },
+    { names: ['remove-duplicates'], force: true },
+  ]);
+
+  // The outcome belongs to its skill: another skill shows none.
+  await page.evaluate(() => {
+    window.__sources['organize-by-type'] = '---\nname: organize-by-type\n---\n';
+  });
+  await page.locator('.skill-item[data-name="organize-by-type"]').click();
+  await expect(page.locator('.e-title')).toHaveText('organize-by-type');
+  await expect(status).toBeHidden();
 });

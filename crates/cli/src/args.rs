@@ -245,6 +245,16 @@ pub enum SkillsCommand {
         #[arg(long, value_name = "N", default_value_t = 5)]
         top: usize,
     },
+    /// Write each skill's descriptions.json (every tool's summary, example requests and tags):
+    /// by the configured planner model, else derived from the SKILL.md; the skill is then
+    /// embedded again. Skills already described for their present SKILL.md are left alone.
+    Describe {
+        /// Skills to describe (default: every skill).
+        names: Vec<String>,
+        /// Describe them again even when their descriptions are current.
+        #[arg(long)]
+        force: bool,
+    },
     /// Watch the skills folder: reload and re-embed a skill whenever its files change.
     Watch {
         /// Stop after this many reloads (default: run until interrupted).

@@ -363,7 +363,9 @@ fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
                 )
             })?;
             if env.json {
-                print_json(&json!({"ok": true, "skill": s.definition, "dir": s.dir, "vis": s.vis}));
+                print_json(
+                    &json!({"ok": true, "skill": s.definition, "dir": s.dir, "vis": s.vis, "descriptions": s.descriptions}),
+                );
             } else {
                 let d = &s.definition;
                 println!("{} {} ({})\n{}\n", d.name, d.version, d.id, d.description);
@@ -381,7 +383,23 @@ fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
                         t.description
                     );
                     println!("    {}", t.signature);
+                    if let Some(about) = &t.described {
+                        println!("    {}", about.summary);
+                        for e in &about.examples {
+                            println!("    e.g. \"{e}\"");
+                        }
+                    }
                 }
+                let origin = &s.descriptions;
+                println!(
+                    "\ndescriptions: {}{}",
+                    origin.generated_by,
+                    origin
+                        .reason
+                        .as_deref()
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default()
+                );
                 if let Some(w) = &d.workflow {
                     println!("\nworkflow:");
                     for (n, step) in w.steps.iter().enumerate() {
@@ -427,6 +445,10 @@ fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
                 ExitCode::from(1)
             });
         }
+        SkillsCommand::Describe { names, force } => {
+            drop(store);
+            return describe_skills(env, &names, force);
+        }
         SkillsCommand::Watch { count } => {
             return crate::search::skills_watch(env, store, count);
         }
@@ -469,6 +491,34 @@ fn skills_cmd(env: &Env, command: SkillsCommand) -> Result<ExitCode> {
                     );
                 }
             }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skills describe`: through the engine, so a configured model writes the descriptions.
+fn describe_skills(env: &Env, names: &[String], force: bool) -> Result<ExitCode> {
+    let engine = open_engine(env)?;
+    let described = engine.describe_skills(names, force)?;
+    if env.json {
+        print_json(&json!({"ok": true, "skills": described}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    for d in &described {
+        println!(
+            "{:<20} {:<8} {} tool(s) by {}{}",
+            d.name,
+            d.outcome,
+            d.tools,
+            d.generated_by,
+            if d.outcome == "written" {
+                format!(" in {:.1} s", d.seconds)
+            } else {
+                String::new()
+            }
+        );
+        for f in &d.failed {
+            println!("    the model could not describe {f}; its derived description was written");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -34,6 +34,7 @@ const ENV_NOT_LEVER_PREFIXES: &[&str] = &["DEBUG_", "TEST_"];
 pub struct PipelineConfig {
     pub skill_match_threshold: f32,
     pub confidence_gap: f32,
+    pub skill_index_descriptions: bool,
     pub planner_sure_margin: f32,
     pub classify_sure_margin: f32,
     pub top_k: usize,

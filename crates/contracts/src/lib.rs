@@ -27,7 +27,7 @@ pub use primitive::{
     PrimitiveTable, RetrievalPrimitive, SkillPrimitive,
 };
 pub use reference::{PathSegment, Reference, ReferenceError, find_references};
-pub use skill::{SkillDefinition, ToolDefinition};
+pub use skill::{SkillDefinition, ToolDefinition, ToolDescription, triggers_for_tool};
 pub use suggest::{closest, edit_distance};
 pub use workflow::{
     Condition, ConditionCheck, ConditionOutcome, ExecutedRun, Workflow, WorkflowParameter,

@@ -20,6 +20,9 @@ pub struct ToolInfo {
     pub mutates: bool,
     /// From the skill's `vis.json` (`tools.<name>.destructive`).
     pub destructive: bool,
+    /// What the tool is for in a person's words: summary, example requests, tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub described: Option<contracts::ToolDescription>,
 }
 
 /// One skill folder as the editor lists it (also when its SKILL.md has errors).
@@ -39,6 +42,9 @@ pub struct SkillInfo {
     /// Set for a saved workflow: its parameters, steps and conditions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow: Option<contracts::Workflow>,
+    /// Where its tools' descriptions come from (`None` while its SKILL.md does not load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descriptions: Option<skills::DescriptionOrigin>,
 }
 
 /// A skill's SKILL.md as the editor opens it.
@@ -172,12 +178,14 @@ impl Engine {
                                     description: t.description.clone(),
                                     mutates: t.mutates(),
                                     destructive: destructive(&t.name),
+                                    described: t.described.clone(),
                                 })
                                 .collect(),
                             vis,
                             diagnostics,
                             triggers: d.triggers.clone(),
                             workflow: d.workflow.clone(),
+                            descriptions: Some(skill.descriptions.clone()),
                         }
                     }
                     None => SkillInfo {
@@ -190,6 +198,7 @@ impl Engine {
                         diagnostics,
                         triggers: Vec::new(),
                         workflow: None,
+                        descriptions: None,
                     },
                 }
             })

@@ -64,6 +64,14 @@ pub fn ipc_schema() -> Value {
         generator.subschema_for::<Vec<crate::InboxItem>>(),
     );
     command(
+        "inbox_preview",
+        generator.subschema_for::<crate::InboxPreview>(),
+    );
+    command(
+        "skills_describe",
+        generator.subschema_for::<Vec<crate::SkillDescribed>>(),
+    );
+    command(
         "inbox_approve",
         generator.subschema_for::<pipeline::RunReport>(),
     );

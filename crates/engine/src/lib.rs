@@ -11,6 +11,7 @@
 
 mod authoring;
 mod contract;
+mod describe;
 mod error;
 mod ledger;
 mod plan;
@@ -41,6 +42,7 @@ use thinker::{CancelToken, Planner};
 
 pub use authoring::{SkillInfo, SkillSaved, SkillSource, ToolInfo};
 pub use contract::{ipc_schema, op_kinds};
+pub use describe::SkillDescribed;
 pub use error::{EngineError, Result};
 pub use ledger::Ledger;
 pub use plan::{PlanPreview, StepMatch};
@@ -49,7 +51,7 @@ pub use questions::{
 };
 pub use settings::{Settings, load_app_config};
 pub use tasks::{DROP_FOLDER_POLL, TaskAnswer, TaskFile};
-pub use watch::{InboxItem, Watch, WatchOutcome};
+pub use watch::{InboxItem, InboxPreview, Watch, WatchOutcome};
 pub use workflows::{MIN_REPEATED_RUNS, RequestMatch, TOP_MATCHES, WorkflowSaved};
 
 /// Something every window may want to know. `channel()` names the app-wide event.
@@ -705,7 +707,11 @@ impl Engine {
                     let burst = watcher.next_burst(Duration::from_millis(500));
                     let Some(engine) = weak.upgrade() else { break };
                     for folder in burst.map(|b| b.folders).unwrap_or_default() {
-                        engine.reload_when_free(&folder);
+                        if let Some(saved) = engine.reload_when_free(&folder)
+                            && saved.outcome == "loaded"
+                        {
+                            engine.describe_after_change(&saved.name);
+                        }
                     }
                 }
             })

@@ -393,6 +393,58 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// Shows inbox item `id` in the graph window: its request (or plan) simulated again on its
+    /// folder as it is now (what approving it would do), the changes drawn on the tree (moved,
+    /// added, deleted as ghosts). Writes nothing; the simulation is audited like any dry run.
+    pub fn inbox_preview(&self, id: &str) -> Result<InboxPreview> {
+        let item = self.inbox_item(id)?;
+        let plan = item.plan.as_ref().map(|p| self.check_plan(p)).transpose()?;
+        let ledger = crate::Ledger::new(self.config());
+        let mut sandbox = ledger.open_sandbox(&item.root, &sandbox::ScanOptions::default())?;
+        let simulate = RunSettings {
+            hitl: Some(config::HitlMode::Bypass),
+            dry_run: true,
+            request_id: None,
+            plan,
+        };
+        self.run_in(
+            &mut sandbox,
+            &item.request,
+            &simulate,
+            &mut AutoApprove::default(),
+        )?;
+        let ops: Vec<sandbox::ChangeOp> = sandbox.changes().iter().map(|c| c.op.clone()).collect();
+        let preview = InboxPreview {
+            id: item.id,
+            root: item.root.display().to_string(),
+            changes: ops.len(),
+            counts: sandbox::count_text(&ops),
+        };
+        *self
+            .view
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some(crate::ViewSource::from_sandbox(sandbox));
+        self.emit(Notice::GraphChanged {
+            reason: "inbox".into(),
+        });
+        Ok(preview)
+    }
+}
+
+/// What the graph window shows of an inbox item (`inbox_preview`).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct InboxPreview {
+    pub id: String,
+    /// The folder the graph now shows.
+    pub root: String,
+    /// How many changes approving it would make now (0: nothing to do any more).
+    pub changes: usize,
+    /// "3 moves · 1 deletion".
+    pub counts: String,
+}
+
 /// A watch's id: the folder's name and a short hash of where it is.
 fn watch_id(root: &Path, folder: &str) -> String {
     use sha2::Digest;

@@ -364,6 +364,87 @@ fn saving_a_skill_re_embeds_it_and_a_broken_edit_keeps_the_previous_version() {
     );
 }
 
+/// Seed 002: `describe_skills` writes a skill's descriptions.json (derived from its SKILL.md when
+/// no model plans), the skill is embedded again with them, a current one is left alone unless
+/// forced, and an edit of the SKILL.md makes it stale until it is written again.
+#[test]
+fn skills_are_described_stored_with_the_skill_and_embedded_with_it() {
+    let w = world();
+    let folder = w.skills.path().join("archive-files");
+    let file = folder.join(skills::DESCRIPTIONS_FILE);
+    let _ = std::fs::remove_file(&file);
+    // Derived at load meanwhile: the editor's list says so.
+    let info = |w: &World| {
+        let listed = w.engine.skills_list().unwrap();
+        listed
+            .into_iter()
+            .find(|s| s.name == "archive-files")
+            .unwrap()
+    };
+    let origin = info(&w).descriptions.unwrap();
+    assert!(!origin.stored && origin.reason.as_deref() == Some("no descriptions.json"));
+    assert!(info(&w).tools.iter().all(|t| t.described.is_some()));
+
+    let done = w.engine.describe_skills(&[], false).unwrap();
+    let outcome = |done: &[engine::SkillDescribed], name: &str| {
+        done.iter()
+            .find(|d| d.name == name)
+            .map(|d| (d.outcome.clone(), d.generated_by.clone(), d.tools))
+    };
+    assert_eq!(
+        outcome(&done, "archive-files"),
+        Some(("written".into(), "derived".into(), 3))
+    );
+    assert_eq!(
+        outcome(&done, "skill_template"),
+        None,
+        "the template is not described"
+    );
+    // Written once, current after that: derived again only on request (no model here).
+    let again = w.engine.describe_skills(&[], false).unwrap();
+    assert!(
+        again
+            .iter()
+            .filter(|d| d.tools > 0)
+            .all(|d| d.outcome == "current"),
+        "{again:?}"
+    );
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(stored["generated_by"], "derived");
+    assert!(
+        stored["tools"]["create"]["examples"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 2,
+        "{stored}"
+    );
+    let origin = info(&w).descriptions.unwrap();
+    assert!(origin.stored, "{origin:?}");
+
+    // Forced, it is written again; an edit makes it stale (derived again at load).
+    let forced = w
+        .engine
+        .describe_skills(&["archive-files".to_owned()], true)
+        .unwrap();
+    assert_eq!(forced[0].outcome, "written");
+    let text = w.engine.skill_source("archive-files").unwrap().text;
+    w.engine
+        .skill_save("archive-files", &format!("{text}\n"))
+        .unwrap();
+    let origin = info(&w).descriptions.unwrap();
+    assert!(!origin.stored, "{origin:?}");
+    assert_eq!(
+        w.engine
+            .describe_skills(&["no-such-skill".to_owned()], false)
+            .unwrap_err()
+            .payload()
+            .code,
+        "UNKNOWN_SKILL"
+    );
+}
+
 #[test]
 fn settings_report_every_problem_and_leave_the_file_as_it_was() {
     let w = world();
@@ -620,6 +701,19 @@ fn an_interrupted_commit_is_found_and_finished_from_the_window() {
     assert_eq!(history[0].status, "done");
 }
 
+/// A watch that sorts Downloads by type after a 1 s settle time, not trusted.
+fn watch_downloads(w: &World) -> engine::Watch {
+    w.engine
+        .watch_add(
+            w.home.path(),
+            "Downloads",
+            "sort Downloads by type",
+            1,
+            false,
+        )
+        .unwrap()
+}
+
 #[test]
 fn a_watched_folder_is_handled_in_the_background_and_its_inbox_item_approved_from_the_window() {
     let w = world();
@@ -634,15 +728,7 @@ fn a_watched_folder_is_handled_in_the_background_and_its_inbox_item_approved_fro
     };
     engine.watch_in_background();
     // Added from the Settings window: the background watcher starts over with it and catches up.
-    let watch = engine
-        .watch_add(
-            w.home.path(),
-            "Downloads",
-            "sort Downloads by type",
-            1,
-            false,
-        )
-        .unwrap();
+    let watch = watch_downloads(&w);
     let wait = |what: &str, done: &dyn Fn() -> bool| {
         let start = std::time::Instant::now();
         while !done() {
@@ -705,6 +791,55 @@ fn a_watched_folder_is_handled_in_the_background_and_its_inbox_item_approved_fro
             .any(|i| i.changes.iter().any(|c| c.contains("clip.mp4")))
     });
     assert!(engine.watch_remove(&watch.id).unwrap());
+}
+
+/// The bar's "Graph" on an inbox item: the graph window draws what approving it would do now
+/// (simulated again on the folder as it is), and nothing on disk changes.
+#[test]
+fn an_inbox_item_is_drawn_in_the_graph_window_without_touching_the_disk() {
+    let w = world();
+    let engine = &w.engine;
+    let watch = watch_downloads(&w);
+    let engine::WatchOutcome::Parked { item } = engine.handle_watch(&watch).unwrap() else {
+        panic!("the sort waits in the inbox");
+    };
+    let before = files(w.home.path());
+    let shown = engine.inbox_preview(&item.id).unwrap();
+    assert_eq!(shown.root, w.home.path().display().to_string());
+    assert!(
+        shown.changes > 0 && shown.counts.contains("move"),
+        "{shown:?}"
+    );
+    assert_eq!(files(w.home.path()), before, "simulated only");
+    assert!(
+        w.notices
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| matches!(n, Notice::GraphChanged { reason } if reason == "inbox"))
+    );
+    let view = engine.graph_view(&[], 200).unwrap();
+    let song = view
+        .nodes
+        .iter()
+        .find(|n| n.id == "Downloads/Audio/song.mp3")
+        .expect("the moved file is drawn where it would go");
+    assert_eq!(song.status, sandbox::ViewStatus::Moved);
+    assert_eq!(song.from.as_deref(), Some("Downloads/song.mp3"));
+
+    // Once the folder already looks like that, the preview says there is nothing to do.
+    std::fs::create_dir_all(w.home.path().join("Downloads/Audio")).unwrap();
+    std::fs::rename(
+        w.home.path().join("Downloads/song.mp3"),
+        w.home.path().join("Downloads/Audio/song.mp3"),
+    )
+    .unwrap();
+    let again = engine.inbox_preview(&item.id).unwrap();
+    assert!(again.changes < shown.changes, "{again:?} after {shown:?}");
+    assert_eq!(
+        engine.inbox_preview("nope").unwrap_err().payload().code,
+        "INBOX_ITEM_NOT_FOUND"
+    );
 }
 
 #[test]

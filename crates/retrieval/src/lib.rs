@@ -24,6 +24,8 @@ mod watch;
 pub use bm25::Bm25Index;
 pub use chunk::{Chunk, ChunkSpec, chunk_plain, chunk_text};
 pub use content_index::{ContentDoc, ContentHit, ContentIndex, SyncReport, readable_text, within};
+/// Which trigger phrases of a skill belong to one of its tools (defined beside the skill types).
+pub use contracts::triggers_for_tool;
 pub use embed::{Embedder, Role, build_embedder};
 pub use error::{Result, RetrievalError};
 pub use hybrid::{combine, normalise_bm25};
@@ -32,7 +34,7 @@ pub use pipeline::{BuildReport, ContentResults, RetrievalPipeline, stale_warning
 pub use primitives::{call_retrieval, reads_content_index};
 pub use skill_index::{
     InstructionHit, SKILL_WEIGHT, SkillDoc, SkillHit, SkillIndex, SkillRanking, is_confident,
-    skill_docs, triggers_for_tool,
+    skill_docs,
 };
 pub use tasks::{GUIDANCE_FILES, call_task};
 pub use vector::VectorStore;

@@ -2,6 +2,7 @@
 //! the orchestrator's questions — which skill fits this step, which files are about this — and
 //! keeps the indexes current (build, hot reload, content sync after commit).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -69,6 +70,8 @@ pub struct RetrievalPipeline {
     index_dir: PathBuf,
     skills: SkillIndex,
     skills_rebuilt: bool,
+    /// Each indexed tool's description, for the answers of `skill_match`.
+    described: BTreeMap<(String, String), contracts::ToolDescription>,
     content: Option<(PathBuf, ContentIndex)>,
 }
 
@@ -92,6 +95,7 @@ impl RetrievalPipeline {
             index_dir,
             skills: SkillIndex::new(skills),
             skills_rebuilt: rebuilt,
+            described: BTreeMap::new(),
             content: None,
         })
     }
@@ -156,7 +160,8 @@ impl RetrievalPipeline {
             if self.skill_is_current(&s.definition) {
                 report.reused += 1;
             } else {
-                self.skills.upsert(&s.definition, &*self.embedder)?;
+                self.skills
+                    .upsert(&self.indexed(&s.definition), &*self.embedder)?;
                 report.embedded.push(s.definition.name.clone());
             }
         }
@@ -166,6 +171,10 @@ impl RetrievalPipeline {
                 report.removed.push(name);
             }
         }
+        self.described = loaded
+            .iter()
+            .flat_map(|s| tool_descriptions(&s.definition))
+            .collect();
         self.skills.index.save(&self.index_dir, SKILL_INDEX)?;
         Ok(report)
     }
@@ -176,13 +185,17 @@ impl RetrievalPipeline {
     pub fn hot_reload(&mut self, store: &SkillStore, skill: &str) -> Result<usize> {
         let n = match store.get(skill) {
             Some(s) if !is_template(s, store) => {
+                self.described.retain(|(k, _), _| *k != skill);
+                self.described.extend(tool_descriptions(&s.definition));
                 if self.skill_is_current(&s.definition) {
                     0
                 } else {
-                    self.skills.upsert(&s.definition, &*self.embedder)?
+                    self.skills
+                        .upsert(&self.indexed(&s.definition), &*self.embedder)?
                 }
             }
             _ => {
+                self.described.retain(|(k, _), _| *k != skill);
                 self.skills.remove(skill)?;
                 0
             }
@@ -196,9 +209,33 @@ impl RetrievalPipeline {
         Ok(n)
     }
 
+    /// The description of an indexed tool (summary, example requests, tags).
+    pub fn tool_description(&self, skill: &str, tool: &str) -> Option<&contracts::ToolDescription> {
+        self.described.get(&(skill.to_owned(), tool.to_owned()))
+    }
+
+    /// `skill` as the index holds it: without its tools' descriptions when
+    /// `skill_index_descriptions` is off.
+    fn indexed<'a>(
+        &self,
+        skill: &'a contracts::SkillDefinition,
+    ) -> std::borrow::Cow<'a, contracts::SkillDefinition> {
+        if self.config.skill_index_descriptions {
+            return std::borrow::Cow::Borrowed(skill);
+        }
+        let mut bare = skill.clone();
+        for t in bare.tools.values_mut() {
+            t.described = None;
+        }
+        std::borrow::Cow::Owned(bare)
+    }
+
     /// Whether the index holds exactly the documents `skill` has now.
     fn skill_is_current(&self, skill: &contracts::SkillDefinition) -> bool {
-        let mut want: Vec<String> = skill_docs(skill).into_iter().map(|d| d.1).collect();
+        let mut want: Vec<String> = skill_docs(&self.indexed(skill))
+            .into_iter()
+            .map(|d| d.1)
+            .collect();
         let mut have: Vec<String> = self
             .skills
             .index
@@ -386,4 +423,14 @@ impl RetrievalPipeline {
 
 fn is_template(s: &skills::LoadedSkill, store: &SkillStore) -> bool {
     s.dir == store.dir().join(TEMPLATE_DIR)
+}
+
+/// Each tool of `skill` that has a description, keyed by (skill, tool).
+fn tool_descriptions(
+    skill: &contracts::SkillDefinition,
+) -> impl Iterator<Item = ((String, String), contracts::ToolDescription)> + '_ {
+    skill
+        .tools
+        .iter()
+        .filter_map(|(name, t)| Some(((skill.name.clone(), name.clone()), t.described.clone()?)))
 }

@@ -77,6 +77,24 @@ pub fn call_retrieval(
                 .ok_or_else(|| RetrievalError::Params("`query` is required".into()))?;
             let k = top_k(params, default_k)?;
             let r = pipeline.match_skill(query)?;
+            // Each hit says what its tool does in a person's words (its description), so an
+            // answer to "what can you do with photos?" reads as capabilities, not tool names.
+            let hits: Vec<Value> = r
+                .hits
+                .iter()
+                .take(k)
+                .map(|h| {
+                    let mut hit = json!(h);
+                    if let (Some(d), Some(o)) = (
+                        pipeline.tool_description(&h.skill, &h.tool),
+                        hit.as_object_mut(),
+                    ) {
+                        o.insert("summary".into(), json!(d.summary));
+                        o.insert("examples".into(), json!(d.examples));
+                    }
+                    hit
+                })
+                .collect();
             let runner_ups: Vec<Value> = r
                 .runner_ups()
                 .iter()
@@ -89,7 +107,7 @@ pub fn call_retrieval(
                 "threshold": r.threshold,
                 "gap": r.gap,
                 "margin": r.margin(),
-                "hits": r.hits.iter().take(k).collect::<Vec<_>>(),
+                "hits": hits,
                 "runner_ups": runner_ups,
             }))
         }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use contracts::{SkillDefinition, strip_placeholders, trigger_placeholders};
+use contracts::{SkillDefinition, strip_placeholders, triggers_for_tool};
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
@@ -107,8 +107,8 @@ pub fn skill_text(s: &SkillDefinition) -> String {
     )
 }
 
-/// Text of a tool's document: its name words, one-line description, and the skill's trigger
-/// phrases that fit it (see [`triggers_for_tool`]).
+/// Text of a tool's document: its name words, one-line description, the skill's trigger phrases
+/// that fit it (see [`triggers_for_tool`]) and its description (summary and example requests).
 pub fn tool_text(s: &SkillDefinition, tool: &str) -> String {
     let t = s
         .tools
@@ -123,45 +123,10 @@ pub fn tool_text(s: &SkillDefinition, tool: &str) -> String {
     if !triggers.is_empty() {
         text += &format!(". {}", triggers.join(". "));
     }
+    if let Some(d) = s.tools.get(tool).and_then(|t| t.described.as_ref()) {
+        text += &format!(". {}", d.text());
+    }
     text
-}
-
-/// A trigger phrase belongs to the tools whose parameters its placeholders fill best: most
-/// placeholders that are parameters of the tool, then most that are required ones, then fewest
-/// required parameters left unfilled; ties share it.
-/// Triggers without placeholders (or fitting no tool) stay with the skill only. A tool's own
-/// `triggers` (in its declaration) come first.
-pub fn triggers_for_tool<'a>(s: &'a SkillDefinition, tool: &str) -> Vec<&'a str> {
-    let fit = |t: &contracts::ToolDefinition, p: &[&str]| {
-        let any = p
-            .iter()
-            .filter(|x| {
-                t.required_params
-                    .iter()
-                    .chain(&t.optional_params)
-                    .any(|r| r == *x)
-            })
-            .count();
-        let required = p
-            .iter()
-            .filter(|x| t.required_params.iter().any(|r| r == *x))
-            .count();
-        let unfilled = t.required_params.len() - required;
-        (any, required, std::cmp::Reverse(unfilled))
-    };
-    let own = s
-        .tools
-        .get(tool)
-        .map(|t| &t.planning.triggers[..])
-        .unwrap_or(&[]);
-    let shared = s.triggers.iter().filter(|trigger| {
-        let p = trigger_placeholders(trigger);
-        let best = s.tools.values().map(|t| fit(t, &p)).max();
-        s.tools
-            .get(tool)
-            .is_some_and(|t| fit(t, &p).0 > 0 && Some(fit(t, &p)) == best)
-    });
-    own.iter().chain(shared).map(String::as_str).collect()
 }
 
 /// Every document (skill and tool) of one skill, with its text.

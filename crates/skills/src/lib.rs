@@ -4,7 +4,9 @@
 //! Parsing is pure; the store reads files. Tools are validated against the engine's primitive table
 //! (graph methods from the sandbox, plus the retrieval and skill primitives declared here).
 
+mod descriptions;
 mod diagnostic;
+mod guidance;
 mod parser;
 mod planning;
 mod resolve;
@@ -14,7 +16,12 @@ mod workflow;
 
 use contracts::{ParamSpec, ParamType, PrimitiveKind, PrimitiveSpec, PrimitiveTable};
 
+pub use descriptions::{
+    DERIVED, DESCRIPTIONS_FILE, DescriptionOrigin, DescriptionsFile, MAX_EXAMPLES, MAX_TAGS,
+    derive_descriptions, fill_trigger, read_descriptions, skill_md_digest, write_descriptions,
+};
 pub use diagnostic::{Diagnostic, Severity};
+pub use guidance::{GuidanceExample, PLANNER_GUIDANCE, guidance_examples, section};
 pub use parser::{CHUNK_STRATEGIES, SkillDraft, ToolDraft, parse_skill_md};
 pub use planning::PLANNING_KEYS;
 pub use resolve::resolve;

@@ -180,6 +180,7 @@ fn tool(
         optional_params: optional,
         return_type,
         planning,
+        described: None,
     })
 }
 

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use contracts::{ErrorCode, PrimitiveTable, SkillDefinition, ToolDefinition};
 use serde_json::Value;
 
+use crate::descriptions::{DERIVED, DescriptionOrigin, attach_descriptions, read_descriptions};
 use crate::diagnostic::Diagnostic;
 use crate::scaffold::{ScaffoldSpec, scaffold_skill_md, scaffold_vis};
 
@@ -22,6 +23,8 @@ pub struct LoadedSkill {
     pub vis: Option<Value>,
     /// Notes in `errors/`: known failure modes and what to do.
     pub error_notes: Vec<PathBuf>,
+    /// Where its tools' descriptions (`ToolDefinition::described`) come from.
+    pub descriptions: DescriptionOrigin,
 }
 
 impl LoadedSkill {
@@ -115,7 +118,24 @@ pub fn load_folder(
         }
     };
     let (def, mut diags) = crate::check_skill_md(&text, &file, table);
-    let Some(def) = def else { return (None, diags) };
+    let Some(mut def) = def else {
+        return (None, diags);
+    };
+    let (stored, reason, more) = read_descriptions(folder, &text, &def);
+    diags.extend(more);
+    attach_descriptions(&mut def, stored.as_ref(), table);
+    let descriptions = match stored {
+        Some(f) => DescriptionOrigin {
+            generated_by: f.generated_by,
+            stored: true,
+            reason: None,
+        },
+        None => DescriptionOrigin {
+            generated_by: DERIVED.to_owned(),
+            stored: false,
+            reason: Some(reason),
+        },
+    };
     let folder_name = folder
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -176,6 +196,7 @@ pub fn load_folder(
             dir: folder.to_owned(),
             vis,
             error_notes,
+            descriptions,
         }),
         diags,
     )

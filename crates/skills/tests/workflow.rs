@@ -177,3 +177,82 @@ fn a_committed_plan_saved_as_a_workflow_loads_back_and_plans_the_same_steps_else
         );
     }
 }
+
+/// Values the request said word for word become parameters of their own (their default what the
+/// run used), so the saved trigger takes another extension or target as well as another folder.
+#[test]
+fn values_the_request_said_are_lifted_into_parameters_of_their_own() {
+    let store = SkillStore::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills"),
+        table(),
+    )
+    .unwrap();
+    let steps: Vec<contracts::PlanStep> = serde_json::from_value(serde_json::json!([
+        {"step": 1, "skill": "manage-files", "tool": "find", "params": {"path": "Downloads", "extension": "pdf", "recursive": false}},
+        {"step": 2, "skill": "manage-files", "tool": "move", "params": {"source": "$step(1).nodes", "target": "Documents/PDFs"}}
+    ]))
+    .unwrap();
+    let saved = workflow_from_run(
+        "file-pdfs",
+        "Move the pdf files in Downloads into Documents/PDFs",
+        "run7",
+        &steps,
+        &store,
+    );
+    assert_eq!(
+        saved.triggers,
+        [
+            "file pdfs {path}",
+            "Move the {extension} files in {path} into {target}"
+        ]
+    );
+    let (def, diags) = check_skill_md(
+        &saved.skill_md,
+        Path::new("skills/file-pdfs/SKILL.md"),
+        store.table(),
+    );
+    assert!(diags.is_empty(), "{diags:?}\n{}", saved.skill_md);
+    let w = def.unwrap().workflow.unwrap();
+    let params: Vec<String> = w
+        .parameters
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} = {:?}: {}",
+                p.name, p.r#type, p.default, p.description
+            )
+        })
+        .collect();
+    expect![[r#"
+        [
+            "path path = Some(\"Downloads\"): The folder to work on",
+            "extension text = Some(\"pdf\"): `extension` of manage-files/find (the run said \"pdf\")",
+            "target text = Some(\"Documents/PDFs\"): `target` of manage-files/move (the run said \"Documents/PDFs\")",
+        ]
+    "#]]
+    .assert_debug_eq(&params);
+    // Said again with other values, the same steps with those values.
+    let plan = w.plan(
+        "file-pdfs",
+        &BTreeMap::from([
+            ("path".into(), "Desktop".into()),
+            ("extension".into(), "jpg".into()),
+            ("target".into(), "Pictures/Trips".into()),
+        ]),
+    );
+    assert_eq!(plan.steps[0].params["extension"], "jpg");
+    assert_eq!(plan.steps[0].params["path"], "Desktop");
+    assert_eq!(plan.steps[1].params["target"], "Pictures/Trips");
+    assert_eq!(plan.steps[1].params["source"], "$step(1).nodes");
+    // A value the request did not say stays as it was (`recursive`), and a trigger that leaves
+    // a slot out takes its default.
+    assert_eq!(plan.steps[0].params["recursive"], false);
+    let defaults = w.plan(
+        "file-pdfs",
+        &w.parameters
+            .iter()
+            .map(|p| (p.name.clone(), p.default.clone().unwrap()))
+            .collect(),
+    );
+    assert_eq!(defaults.steps[1].params["target"], "Documents/PDFs");
+}

@@ -99,6 +99,15 @@ impl Planner for RulesWhenSure {
     ) -> Result<Option<DraftedTools>> {
         self.model.draft_tools(request, cx, control)
     }
+
+    fn describe_tool(
+        &mut self,
+        skill: &contracts::SkillDefinition,
+        tool: &str,
+        control: &PlanControl,
+    ) -> Result<Option<crate::DescribedTool>> {
+        self.model.describe_tool(skill, tool, control)
+    }
 }
 
 #[cfg(test)]

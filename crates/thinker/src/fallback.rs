@@ -103,4 +103,13 @@ impl Planner for WithRuleFallback {
     ) -> Result<Option<DraftedTools>> {
         self.primary.draft_tools(request, cx, control)
     }
+
+    fn describe_tool(
+        &mut self,
+        skill: &contracts::SkillDefinition,
+        tool: &str,
+        control: &PlanControl,
+    ) -> Result<Option<crate::DescribedTool>> {
+        self.primary.describe_tool(skill, tool, control)
+    }
 }

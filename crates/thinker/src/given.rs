@@ -63,4 +63,13 @@ impl Planner for GivenPlan<'_> {
     ) -> Result<Option<DraftedTools>> {
         self.drafter.draft_tools(request, cx, control)
     }
+
+    fn describe_tool(
+        &mut self,
+        skill: &contracts::SkillDefinition,
+        tool: &str,
+        control: &PlanControl,
+    ) -> Result<Option<crate::DescribedTool>> {
+        self.drafter.describe_tool(skill, tool, control)
+    }
 }

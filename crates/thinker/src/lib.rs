@@ -8,6 +8,7 @@
 
 mod answer;
 mod combined;
+mod describe;
 mod draft;
 mod error;
 mod fallback;
@@ -25,13 +26,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use config::{PipelineConfig, ThinkerBackend};
-use contracts::Plan;
+use contracts::{Plan, SkillDefinition};
 use retrieval::RetrievalPipeline;
 use serde::Serialize;
 use skills::SkillStore;
 
 pub use answer::{ModelAnswer, ModelStep, answer_text, into_plan};
 pub use combined::{RulesWhenSure, rules_are_sure, rules_decide};
+pub use describe::{
+    DescribedTool, MIN_EXAMPLES, check_description, description_prompt, description_schema,
+};
 pub use draft::{
     DraftedTools, MAX_DRAFTED_TOOLS, ToolDraftRequest, check_draft, draft_prompt, tool_draft_schema,
 };
@@ -176,6 +180,18 @@ pub trait Planner: Send {
         _cx: &PlanningContext,
         _control: &PlanControl,
     ) -> Result<Option<DraftedTools>> {
+        Ok(None)
+    }
+
+    /// Describes one of `skill`'s tools for people and for matching: a summary, example
+    /// requests and tags (seed 002). `None` when this planner has no model to write with: the
+    /// descriptions derived from the SKILL.md stand.
+    fn describe_tool(
+        &mut self,
+        _skill: &SkillDefinition,
+        _tool: &str,
+        _control: &PlanControl,
+    ) -> Result<Option<DescribedTool>> {
         Ok(None)
     }
 }

@@ -453,6 +453,16 @@ impl Planner for LlmPlanner {
         let name = self.name();
         draft::draft_with(&*self, &name, self.limits, request, cx, control)
     }
+
+    fn describe_tool(
+        &mut self,
+        skill: &contracts::SkillDefinition,
+        tool: &str,
+        control: &PlanControl,
+    ) -> Result<Option<crate::DescribedTool>> {
+        let name = self.name();
+        describe::describe_with(&*self, &name, self.limits, skill, tool, control).map(Some)
+    }
 }
 
 /// The planning conversation: prompt with the top-k skills, constrained answer, and a bounded
@@ -649,6 +659,7 @@ pub(crate) fn converse<T>(
     })
 }
 
+mod describe;
 mod draft;
 #[cfg(test)]
 mod tests;

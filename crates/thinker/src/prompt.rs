@@ -180,24 +180,6 @@ pub fn system_prompt(cx: &PlanningContext) -> String {
     system
 }
 
-/// A Markdown section's text: from the `## {title}` heading to the next `## ` heading.
-fn section<'a>(markdown: &'a str, title: &str) -> Option<&'a str> {
-    let mut start = None;
-    let mut offset = 0;
-    for line in markdown.split_inclusive('\n') {
-        let heading = line.trim_end();
-        if let Some(start) = start {
-            if heading.starts_with("## ") {
-                return Some(markdown[start..offset].trim());
-            }
-        } else if heading.strip_prefix("## ").map(str::trim) == Some(title) {
-            start = Some(offset + line.len());
-        }
-        offset += line.len();
-    }
-    start.map(|s| markdown[s..].trim())
-}
-
 /// At most `max` characters of `text`, cut at a line end.
 fn clip(text: &str, max: usize) -> &str {
     if text.len() <= max {
@@ -228,54 +210,21 @@ pub fn skill_guidance(skill: &SkillDefinition) -> Option<String> {
     let text = if skill.is_instruction_only() {
         skill.instructions.trim()
     } else {
-        let section = section(&skill.instructions, "Planner guidance")?;
+        let section = skills::section(&skill.instructions, skills::PLANNER_GUIDANCE)?;
         section[..examples_start(section).unwrap_or(section.len())].trim_end()
     };
     let prose = clip(text, MAX_GUIDANCE_CHARS);
     (!prose.is_empty()).then(|| prose.to_owned())
 }
 
-/// The request of an `Example: "…"` line: its first quoted text.
-fn quoted(line: &str) -> Option<&str> {
-    let (open, close) = if line.contains('“') {
-        ('“', '”')
-    } else {
-        ('"', '"')
-    };
-    let start = line.find(open)? + open.len_utf8();
-    let len = line[start..].find(close)?;
-    Some(line[start..start + len].trim()).filter(|q| !q.is_empty())
-}
-
 /// The worked examples in a skill's "Planner guidance": each `Example: "request"` line followed by
 /// a fenced `json` block with the plan's steps (an array, or an object with `steps`). An example
 /// whose plan is not valid for `store` teaches nothing right and is left out.
 pub fn worked_examples(skill: &SkillDefinition, store: &SkillStore) -> Vec<WorkedExample> {
-    let Some(section) = section(&skill.instructions, "Planner guidance") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut request: Option<&str> = None;
-    let mut block: Option<String> = None;
-    for line in section.lines() {
-        let trimmed = line.trim();
-        if let Some(json) = block.as_mut() {
-            if trimmed.starts_with("```") {
-                let json = block.take().unwrap_or_default();
-                if let Some(example) = request.take().and_then(|r| example_plan(r, &json, store)) {
-                    out.push(example);
-                }
-            } else {
-                json.push_str(line);
-                json.push('\n');
-            }
-        } else if trimmed.starts_with("Example") {
-            request = quoted(trimmed);
-        } else if trimmed.starts_with("```json") && request.is_some() {
-            block = Some(String::new());
-        }
-    }
-    out
+    skills::guidance_examples(&skill.instructions)
+        .into_iter()
+        .filter_map(|e| example_plan(&e.request, &e.json, store))
+        .collect()
 }
 
 /// One example's plan from its JSON block, when it parses and validates.
@@ -391,17 +340,6 @@ pub fn build_prompt(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_section_runs_to_the_next_heading_of_its_level() {
-        let md = "# Title\n\n## When to use\nwhen\n\n## Planner guidance\n- one\n### sub\n- two\n\n## Tools\nx\n";
-        assert_eq!(
-            section(md, "Planner guidance"),
-            Some("- one\n### sub\n- two")
-        );
-        assert_eq!(section(md, "Tools"), Some("x"));
-        assert_eq!(section(md, "Missing"), None);
-    }
 
     #[test]
     fn clipping_cuts_at_a_line_end_and_respects_characters() {

@@ -278,6 +278,15 @@ impl Planner for WorkflowFirst {
     ) -> Result<Option<DraftedTools>> {
         self.inner.draft_tools(request, cx, control)
     }
+
+    fn describe_tool(
+        &mut self,
+        skill: &contracts::SkillDefinition,
+        tool: &str,
+        control: &PlanControl,
+    ) -> Result<Option<crate::DescribedTool>> {
+        self.inner.describe_tool(skill, tool, control)
+    }
 }
 
 #[cfg(test)]

@@ -367,3 +367,34 @@ fn drafted_tool_declarations_always_make_a_skill_that_loads() {
     in_vis.sort();
     assert_eq!(in_vis, wanted);
 }
+
+#[test]
+fn a_model_planner_describes_a_tool_within_the_description_schema() {
+    let w = world();
+    // Through every wrapper `build_planner` puts around the model (workflow, rules first,
+    // fallback), so each passes the call on.
+    let mut planner = thinker::build_planner(&PipelineConfig {
+        thinker_rules_first: true,
+        ..w.config.clone()
+    })
+    .unwrap();
+    let skill = &w.store.get("remove-duplicates").unwrap().definition;
+    let validator = jsonschema::validator_for(&thinker::description_schema()).unwrap();
+    match planner.describe_tool(skill, "scan", &PlanControl::default()) {
+        Ok(Some(d)) => {
+            let value = serde_json::to_value(&d.description).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(&value)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{errors:?}\n{value}");
+            assert!(d.usage.planner.starts_with("mistralrs:"), "{:?}", d.usage);
+        }
+        Ok(None) => panic!("a model planner must describe, not leave it to the rules"),
+        // Random weights may keep writing summaries with no words in them: the loop says so.
+        Err(e) => assert!(
+            ["PLANNER_INVALID_OUTPUT", "RESOURCE_EXHAUSTED"].contains(&e.code()),
+            "{e}"
+        ),
+    }
+}

@@ -1,6 +1,6 @@
-// The bar's approval inbox: inbox_list() above the suggestions and Recent — what the watched folders would change, with "Approve…" (the run and its diff review in the run view) and "Discard".
+// The bar's approval inbox: inbox_list() above the suggestions and Recent — what the watched folders would change, with "Approve…" (the run and its diff review in the run view), "Discard" and "Graph" (inbox_preview: the changes drawn in the graph window).
 import { api } from '../ipc.js';
-import { h, replace, relTime, shortPath } from '../lib/dom.js';
+import { h, replace, relTime, shortPath, plural } from '../lib/dom.js';
 import { icon } from '../lib/icons.js';
 import { lineKind } from '../lib/ops.js';
 
@@ -13,15 +13,18 @@ export class Inbox {
    * @param {(item:object) => void} o.onApprove   "Approve…": run the item's request now (inbox_approve) in the run view
    * @param {(count:number) => void} [o.onCount]   how many items wait (the footer's badge)
    * @param {() => void} [o.onEmptied]   the last item was discarded from the keyboard: the focus needs a new place
+   * @param {(label:string) => Promise<void>} [o.openWindow]   opens another window (open_window), after "Graph" drew the item there
    */
-  constructor({ onApprove, onCount, onEmptied }) {
+  constructor({ onApprove, onCount, onEmptied, openWindow }) {
     this.items = []; // inbox_list(), oldest first; empty when unavailable
     this.reported = null; // the count of the last inbox://changed, while inbox_list() cannot say
     this.onApprove = onApprove;
     this.onCount = onCount;
     this.onEmptied = onEmptied;
+    this.openWindow = openWindow ?? ((label) => api.openWindow(label).catch((err) => console.warn('open_window', err)));
     this.discarding = new Set(); // ids whose inbox_discard is under way
     this.errors = new Map(); // id → { code, message } of a failed discard
+    this.previews = new Map(); // id → "Graph": { busy: true } while inbox_preview runs, then { result } or { error }
     this.loads = 0; // only the newest load() draws (an older answer can come after it)
     this.el = h('section.inbox', { 'aria-label': 'Inbox', hidden: true });
   }
@@ -44,6 +47,7 @@ export class Inbox {
     }
     const ids = new Set(this.items.map((i) => i.id));
     for (const id of this.errors.keys()) if (!ids.has(id)) this.errors.delete(id);
+    for (const id of this.previews.keys()) if (!ids.has(id)) this.previews.delete(id);
     this.render();
     this.onCount?.(this.reported ?? this.items.length);
     return this.items;
@@ -93,7 +97,41 @@ export class Inbox {
     }
   }
 
-  /** The Approve or Discard button of an item. */
+  /**
+   * "Graph": inbox_preview simulates the item again on its folder as it is now and draws it in the graph
+   * window, which opens; the item then says what the graph shows (or why it could not).
+   */
+  async preview(item) {
+    if (this.previews.get(item.id)?.busy) return;
+    this.previews.set(item.id, { busy: true });
+    this.render();
+    let shown;
+    try {
+      const result = await api.inboxPreview(item.id);
+      shown = { result: result ?? { changes: 0, counts: '' } };
+    } catch (err) {
+      // INBOX_ITEM_NOT_FOUND, RUN_BUSY …: said in the item; the graph stays as it was.
+      shown = { error: err };
+    }
+    this.previews.set(item.id, shown);
+    // The button was disabled while it ran, which dropped the focus: it comes back to it.
+    const lost = !document.activeElement || document.activeElement === document.body;
+    this.render();
+    if (lost) this.button(item.id, 'graph')?.focus();
+    if (shown.result) await this.openWindow('graph');
+  }
+
+  /** The one-line note under an item after "Graph". */
+  previewNote(shown) {
+    if (!shown?.result) return null;
+    const { changes, counts } = shown.result;
+    const [kind, iconName, text] = changes
+      ? ['', 'graph', `Shown in the graph: ${counts || plural(changes, 'change')}`]
+      : ['.nothing', 'check', 'Nothing to do any more: the folder already looks like this'];
+    return h(`div.inbox-note${kind}`, { role: 'status' }, icon(iconName), h('span.inbox-note-text', { title: text }, text));
+  }
+
+  /** The Approve, Discard or Graph button of an item. */
   button(id, action) {
     return this.el.querySelector(`.inbox-item[data-id="${CSS.escape(id)}"] button.inbox-${action}`);
   }
@@ -116,6 +154,7 @@ export class Inbox {
     const changes = Array.isArray(item.changes) ? item.changes : [];
     const busy = this.discarding.has(item.id);
     const error = this.errors.get(item.id);
+    const shown = this.previews.get(item.id);
     const approveTitle = 'Run it now on the folder as it is: you review the changes before anything is written';
     return h(
       `article.inbox-item${item.destructive ? '.destructive' : ''}`,
@@ -139,6 +178,13 @@ export class Inbox {
             busy ? h('span.spinner') : icon('x'),
             'Discard',
           ),
+          // After Discard, so the keyboard's first stop stays "Approve…" and Tab from it still reaches Discard.
+          h(
+            'button.btn.ghost.small.inbox-graph',
+            { type: 'button', title: 'Show these changes in the graph window', 'aria-label': `Graph: ${item.request}`, dataset: { action: 'graph' }, disabled: Boolean(shown?.busy), onClick: () => this.preview(item) },
+            shown?.busy ? h('span.spinner') : icon('graph'),
+            'Graph',
+          ),
         ),
       ),
       h(
@@ -159,6 +205,8 @@ export class Inbox {
             changes.length > SHOW_CHANGES ? h('li.inbox-more', `+${changes.length - SHOW_CHANGES} more`) : null,
           )
         : null,
+      this.previewNote(shown),
+      shown?.error ? h('div.inbox-error.inbox-preview-error', { role: 'alert' }, h('span.badge.danger.error-code', shown.error.code), h('span.error-text', shown.error.message)) : null,
       error ? h('div.inbox-error', { role: 'alert' }, h('span.badge.danger.error-code', error.code), h('span.error-text', error.message)) : null,
     );
   }

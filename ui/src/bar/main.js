@@ -39,7 +39,7 @@ const rootEl = h('span.root-path');
 const warnEl = h('span.shortcut-warning', { hidden: true });
 const dryRun = h('input#dry-run', { type: 'checkbox' });
 const history = new History({ onPick: pickRequest, onUndo: startUndo });
-const inbox = new Inbox({ onApprove: startApproval, onCount: showInboxCount, onEmptied: () => input.focus() });
+const inbox = new Inbox({ onApprove: startApproval, onCount: showInboxCount, onEmptied: () => input.focus(), openWindow });
 // The inbox's count stays in the footer, in view during a run too.
 const inboxCountEl = h('span.inbox-count');
 const inboxButton = h(

@@ -1,4 +1,4 @@
-// Skills editor window: skill list, new-skill form, SKILL.md editor with live diagnostics, save, external reloads.
+// Skills editor window: skill list, new-skill form, SKILL.md editor with live diagnostics, save, external reloads, the open skill's tools as described (summary, example requests, where the descriptions come from) with "Describe".
 import '../styles/base.css';
 import './editor.css';
 import { api, on, EVENTS } from '../ipc.js';
@@ -13,6 +13,8 @@ const state = {
   saved: '', // text on disk as last loaded/saved
   dirty: false,
   diags: [],
+  describing: null, // the skill whose skills_describe runs
+  described: null, // { name, text, kind }: what the last "Describe" did (kind: busy | ok | warn | error)
 };
 
 // ---------------------------------------------------------------- layout
@@ -44,6 +46,15 @@ const noticeEl = h('div.e-notice', { hidden: true, role: 'alert' });
 const editorHost = h('div.e-editor');
 const problemsCount = h('span.problems-count');
 const problemsList = h('ul.problems-list');
+const describeBtn = h(
+  'button.btn.small.describe-btn',
+  { type: 'button', disabled: true, title: 'Write descriptions.json for the saved SKILL.md: each tool\'s summary and example requests, by the planner model when one is configured', onClick: () => describe() },
+  icon('spark'),
+  'Describe',
+);
+const originEl = h('div.tools-origin');
+const describeStatus = h('div.describe-status', { role: 'status', 'aria-live': 'polite' });
+const toolsList = h('ul.tool-list');
 
 document.getElementById('app').replaceWith(
   h(
@@ -60,6 +71,14 @@ document.getElementById('app').replaceWith(
       noticeEl,
       editorHost,
       h('section.problems', h('header.problems-head', h('h2', 'Problems'), problemsCount), problemsList),
+    ),
+    h(
+      'aside.e-tools',
+      { 'aria-label': 'Tools' },
+      h('header.e-tools-head', h('h2', icon('layers'), 'Tools'), describeBtn),
+      originEl,
+      describeStatus,
+      toolsList,
     ),
   ),
 );
@@ -173,6 +192,95 @@ function renderList() {
       );
     }),
   );
+  renderTools();
+}
+
+// ---------------------------------------------------------------- tools (described)
+
+/** Where the open skill's descriptions come from: "Described by <model>", or derived from the SKILL.md and why. */
+function originText(d) {
+  if (!d) return '';
+  if (d.stored && d.generated_by !== 'derived') return `Described by ${d.generated_by}`;
+  if (d.stored) return 'Derived from SKILL.md (descriptions.json)';
+  return d.reason ? `Derived from SKILL.md — ${d.reason}` : 'Derived from SKILL.md';
+}
+
+/** The open skill's tools: each one's summary and example requests, what describes them, and "Describe". */
+function renderTools() {
+  const skill = state.skills.find((s) => s.name === state.name);
+  const origin = originText(skill?.descriptions);
+  originEl.hidden = !origin;
+  originEl.className = `tools-origin ${skill?.descriptions?.stored && skill.descriptions.generated_by !== 'derived' ? 'model' : 'derived'}`;
+  replace(originEl, origin ? [icon(skill.descriptions.stored ? 'fileText' : 'file'), h('span.tools-origin-text', { title: origin }, origin)] : []);
+  describeBtn.disabled = !skill || Boolean(state.describing);
+  describeBtn.setAttribute('aria-label', skill ? `Describe the tools of ${skill.name}` : 'Describe');
+  const status = state.described?.name === state.name ? state.described : null;
+  describeStatus.hidden = !status;
+  describeStatus.className = `describe-status ${status?.kind ?? ''}`;
+  replace(
+    describeStatus,
+    status ? [status.kind === 'busy' ? h('span.spinner') : icon(status.kind === 'ok' ? 'check' : 'warning'), h('span', { title: status.title ?? status.text }, status.text)] : [],
+  );
+  const tools = skill?.tools ?? [];
+  replace(
+    toolsList,
+    tools.length
+      ? tools.map((t) => {
+          const examples = t.described?.examples ?? [];
+          return h(
+            'li.tool-entry',
+            { dataset: { tool: t.name } },
+            h(
+              'div.tool-head',
+              h('span.tool-name.code', t.name),
+              t.destructive ? h('span.badge.danger.tool-deletes', { title: 'Marked destructive in vis.json' }, 'deletes') : null,
+              !t.mutates ? h('span.badge.muted.tool-readonly', { title: 'Changes nothing on disk' }, 'read-only') : null,
+            ),
+            h('p.tool-summary', { title: t.description }, t.described?.summary || t.description),
+            examples.length
+              ? h(
+                  'p.tool-examples',
+                  h('span.tool-examples-label', 'Ask: '),
+                  examples.map((e, i) => [i ? ', ' : '', h('span.tool-example', `“${e}”`)]),
+                )
+              : null,
+          );
+        })
+      : h('li.tools-empty', skill ? 'No tools: the SKILL.md declares none, or does not load.' : ''),
+  );
+}
+
+/** "Written by derived in 0.1 s" and the like, from a skills_describe answer. */
+function describeOutcome(r) {
+  if (!r) return { text: 'Nothing was described', kind: 'warn' };
+  const failed = r.failed ?? [];
+  const secs = `${Number(r.seconds ?? 0).toFixed(1)} s`;
+  if (r.outcome === 'written' && failed.length) {
+    return { text: `Written by ${r.generated_by} in ${secs} · ${failed.length} of ${r.tools} derived instead`, kind: 'warn', title: failed.join('\n') };
+  }
+  if (r.outcome === 'written') return { text: `Written by ${r.generated_by} in ${secs}`, kind: 'ok' };
+  if (r.outcome === 'current') return { text: `Already current (${r.generated_by})`, kind: 'ok' };
+  if (r.outcome === 'skipped') return { text: 'Skipped: no tools to describe', kind: 'warn' };
+  return { text: `${r.outcome} in ${secs}`, kind: 'ok' };
+}
+
+/** "Describe": skills_describe([name], force) writes the open skill's descriptions.json again; the list is reloaded. */
+async function describe() {
+  const name = state.name;
+  if (!name || state.describing) return;
+  state.describing = name;
+  state.described = { name, text: 'Describing…', kind: 'busy' };
+  renderTools();
+  try {
+    const [res] = (await api.skillsDescribe([name], true)) ?? [];
+    state.described = { name, ...describeOutcome(res) };
+  } catch (err) {
+    state.described = { name, text: `Describe failed — ${err.code}: ${err.message}`, kind: 'error' };
+  } finally {
+    state.describing = null;
+  }
+  await loadList();
+  renderTools();
 }
 
 // ---------------------------------------------------------------- open / save

@@ -420,7 +420,8 @@ async function start() {
   history.skills = skills;
   await on(EVENTS.pipeline, onPipeline);
   await on(EVENTS.graphChanged, (payload) => {
-    if (payload?.reason === 'root') autoFit = true; // another folder: start with all of it in view
+    // Another folder (the working one, or an inbox item's): start with all of it in view.
+    if (payload?.reason === 'root' || payload?.reason === 'inbox') autoFit = true;
     refresh();
   });
   await on(EVENTS.skillsChanged, async () => {

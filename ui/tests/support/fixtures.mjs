@@ -1,4 +1,4 @@
-// Test fixtures: app info, agents, history, skills, settings and model progress, the seed run (with ops and questions) as a bar script, undo and recovery, saved workflows, watched folders and the inbox.
+// Test fixtures: app info, agents, history, skills (with their tools' descriptions) and skills_describe, settings and model progress, the seed run (with ops and questions) as a bar script, undo and recovery, saved workflows, watched folders, the inbox and its previews in the graph.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +33,18 @@ export const history = [
 ];
 
 export const skills = JSON.parse(read('skills.json'));
+
+/**
+ * skills_describe({names: ["remove-duplicates"], force: true}): written, derived (no model configured);
+ * and with a model that could not describe one of the tools (its derived description was written).
+ */
+export const skillsDescribed = [{ name: 'remove-duplicates', outcome: 'written', generated_by: 'derived', tools: 2, seconds: 0.08 }];
+export const skillsDescribedFailed = [
+  {
+    name: 'remove-duplicates', outcome: 'written', generated_by: 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf', tools: 2, seconds: 12.34,
+    failed: ['remove: the answer had 1 example request, 3 at least are needed'],
+  },
+];
 export const removeDuplicatesSource = read('remove-duplicates.SKILL.md');
 
 export const settings = {
@@ -384,3 +396,12 @@ export function inboxItems() {
     },
   ];
 }
+
+/**
+ * inbox_preview({id}): the Downloads item simulated again on its folder as it is now (some of its
+ * changes are done already), and the Scans item, whose folder already looks like it would.
+ */
+export const inboxPreviews = {
+  'downloads-3fa2c1-r20': { id: 'downloads-3fa2c1-r20', root: '/home/u', changes: 4, counts: '1 deletion · 3 moves' },
+  'scans-9b01de-r21': { id: 'scans-9b01de-r21', root: '/home/u/Documents/Archive/2024/Paperwork', changes: 0, counts: '' },
+};

@@ -1,6 +1,8 @@
 //! A run's plan turned into a workflow SKILL.md: the folder it acted on becomes the `{path}`
-//! parameter (its default the folder of the run), triggers from the workflow's name and from the
-//! request, `exists` before, and after the commit what the tools declare they ensure (`ensures`).
+//! parameter (its default the folder of the run), every other value the request said word for word
+//! (an extension, a target folder, a size) a parameter of its own with that value as its default,
+//! triggers from the workflow's name and from the request with those values as slots, `exists`
+//! before, and after the commit what the tools declare they ensure (`ensures`).
 
 use contracts::{
     Condition, ConditionCheck, PlanStep, Workflow, WorkflowParameter, WorkflowStep, find_references,
@@ -45,25 +47,105 @@ fn lift(v: &Value, folder: &str) -> Value {
     }
 }
 
-/// The request with the folder's name (as said, any case) replaced by `{path}`.
-fn request_trigger(request: &str, folder: &str) -> Option<String> {
-    let request = request.trim().trim_end_matches(['.', '!', '?']);
-    if folder == "." {
-        return Some(request.to_owned());
-    }
+/// Where `value` is said in `request` as a whole (any case, not inside a longer word), as a
+/// byte range of `request`.
+fn said_at(request: &str, value: &str) -> Option<(usize, usize)> {
     let lower = request.to_lowercase();
-    let needle = folder.to_lowercase();
-    let at = lower.match_indices(&needle).find(|(i, _)| {
-        let before = lower[..*i].chars().next_back();
-        let after = lower[i + needle.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })?;
-    let (i, _) = at;
-    Some(format!(
-        "{}{{path}}{}",
-        &request[..i],
-        &request[i + needle.len()..]
-    ))
+    let needle = value.to_lowercase();
+    if needle.is_empty() || lower.len() != request.len() {
+        return None;
+    }
+    lower
+        .match_indices(&needle)
+        .find(|(i, _)| {
+            let before = lower[..*i].chars().next_back();
+            let after = lower[i + needle.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+        .map(|(i, _)| (i, i + needle.len()))
+}
+
+/// The request with the folder's name (as said, any case) replaced by `{path}` and each lifted
+/// value by its slot; `None` when the request does not name the folder.
+fn request_trigger(request: &str, folder: &str, lifted: &[Lifted]) -> Option<String> {
+    let request = request.trim().trim_end_matches(['.', '!', '?']);
+    let mut spans: Vec<(usize, usize, String)> = Vec::new();
+    if folder != "." {
+        let (a, b) = said_at(request, folder)?;
+        spans.push((a, b, "path".to_owned()));
+    }
+    // Longer values first, so "Documents/PDFs" is one slot and not "Documents" and "PDFs".
+    let mut by_length: Vec<&Lifted> = lifted.iter().collect();
+    by_length.sort_by_key(|l| std::cmp::Reverse(l.value.len()));
+    for l in by_length {
+        if let Some((a, b)) = said_at(request, &l.value)
+            && spans.iter().all(|(x, y, _)| b <= *x || a >= *y)
+        {
+            spans.push((a, b, l.name.clone()));
+        }
+    }
+    spans.sort();
+    let mut out = String::new();
+    let mut at = 0;
+    for (a, b, name) in spans {
+        out.push_str(&request[at..a]);
+        out.push_str(&format!("{{{name}}}"));
+        at = b;
+    }
+    out.push_str(&request[at..]);
+    Some(out)
+}
+
+/// A value of the run lifted into a parameter of the workflow.
+#[derive(Debug, Clone, PartialEq)]
+struct Lifted {
+    name: String,
+    value: String,
+    /// The step parameter it was taken from.
+    key: String,
+    /// Where it was taken from, for the parameter's description.
+    from: String,
+}
+
+/// Replaces each plain-text value of the steps that the request says word for word (not the
+/// folder, which is `{path}`, nor a `$step` reference) by a slot named after its parameter; the
+/// same value of the same parameter is one slot, another value a second one (`target_2`).
+fn lift_said(steps: &mut [WorkflowStep], request: &str) -> Vec<Lifted> {
+    let mut lifted: Vec<Lifted> = Vec::new();
+    for step in steps.iter_mut() {
+        for (key, value) in step.params.iter_mut() {
+            let Value::String(s) = value else { continue };
+            let plain = !s.starts_with('$') && !s.contains('{') && s.trim().len() >= 2;
+            if key == "path" || !plain || said_at(request, s).is_none() {
+                continue;
+            }
+            let name = match lifted.iter().find(|l| l.value == *s && l.key == *key) {
+                Some(l) => l.name.clone(),
+                None => {
+                    let taken = |n: &str| n == "path" || lifted.iter().any(|l| l.name == n);
+                    let name = (1..)
+                        .map(|i| {
+                            if i == 1 {
+                                key.clone()
+                            } else {
+                                format!("{key}_{i}")
+                            }
+                        })
+                        .find(|n| !taken(n))
+                        .expect("some name is free");
+                    lifted.push(Lifted {
+                        name: name.clone(),
+                        value: s.clone(),
+                        key: key.clone(),
+                        from: format!("`{key}` of {}/{}", step.skill, step.tool),
+                    });
+                    name
+                }
+            };
+            *value = Value::String(format!("{{{name}}}"));
+        }
+    }
+    lifted
 }
 
 /// The params a step's result came from: the step itself when it names a `path`, else the
@@ -130,7 +212,7 @@ pub fn workflow_from_run(
     store: &SkillStore,
 ) -> SavedWorkflow {
     let folder = acted_on(steps).unwrap_or_else(|| ".".into());
-    let workflow_steps: Vec<WorkflowStep> = steps
+    let mut workflow_steps: Vec<WorkflowStep> = steps
         .iter()
         .map(|s| WorkflowStep {
             skill: s.skill.clone(),
@@ -142,22 +224,29 @@ pub fn workflow_from_run(
                 .collect(),
         })
         .collect();
+    let lifted = lift_said(&mut workflow_steps, request);
     let words = name.replace(['-', '_'], " ");
     let mut triggers = vec![format!("{words} {{path}}")];
     if folder == "." {
         triggers.push(words.clone());
     }
-    if let Some(t) = request_trigger(request, &folder)
+    if let Some(t) = request_trigger(request, &folder, &lifted)
         && !triggers.contains(&t)
     {
         triggers.push(t);
     }
-    let parameters = vec![WorkflowParameter {
+    let mut parameters = vec![WorkflowParameter {
         name: "path".into(),
         r#type: "path".into(),
         description: "The folder to work on".into(),
         default: Some(folder.clone()),
     }];
+    parameters.extend(lifted.iter().map(|l| WorkflowParameter {
+        name: l.name.clone(),
+        r#type: "text".into(),
+        description: format!("{} (the run said \"{}\")", l.from, l.value),
+        default: Some(l.value.clone()),
+    }));
     let preconditions = vec![Condition {
         check: ConditionCheck::Exists,
         path: Some("{path}".into()),

@@ -369,3 +369,49 @@ fn a_repeated_tool_name_is_numbered_and_a_repeated_tool_dropped() {
     let names: Vec<_> = drafted.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["find_shots", "find_shots_2"]);
 }
+
+#[test]
+fn a_tool_description_is_constrained_checked_and_repaired() {
+    let w = world();
+    let skill = &w.store.get("remove-duplicates").unwrap().definition;
+    let model = Scripted::new(&[
+        r#"{"summary": "Finds copies.", "examples": ["find duplicates in Music"], "tags": ["duplicates"]}"#,
+        r#"{"summary": "Finds files that are exact copies of each other and tells how much space they waste.", "examples": ["find duplicates in Music", "which photos in Pictures are copies", "how much space do the copies in Downloads waste"], "tags": ["duplicates", "space"]}"#,
+    ]);
+    let described = describe::describe_with(
+        &model,
+        "scripted",
+        w.limits(),
+        skill,
+        "scan",
+        &PlanControl::default(),
+    )
+    .unwrap();
+    assert_eq!(described.usage.attempts, 2);
+    assert_eq!(described.description.examples.len(), 3);
+    let seen = model.seen.borrow();
+    // The skill's own words and the requests its SKILL.md names for the tool are in the prompt.
+    let first = &seen[0][1].1;
+    assert!(
+        first.contains("What it does: Find groups of identical files"),
+        "{first}"
+    );
+    assert!(
+        first.contains("It is part of this: Find and delete duplicate files"),
+        "{first}"
+    );
+    assert!(
+        first.contains("Not to be confused with: Delete the extra copies"),
+        "{first}"
+    );
+    assert!(
+        first.contains("\"find duplicate files in Downloads\""),
+        "{first}"
+    );
+    assert!(
+        !first.contains("scan"),
+        "the tool's name is left out: {first}"
+    );
+    let feedback = &seen[1].last().unwrap().1;
+    assert!(feedback.contains("at least 3"), "{feedback}");
+}

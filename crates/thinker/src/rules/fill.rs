@@ -765,6 +765,7 @@ mod tests {
             optional_params: vec!["format".into()],
             return_type: "Created".into(),
             planning: serde_json::from_value(json!({ "defaults": defaults })).unwrap(),
+            described: None,
         }
     }
 

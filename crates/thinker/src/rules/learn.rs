@@ -9,8 +9,10 @@ use contracts::LearnedChoice;
 /// Share of the words of the shorter text that the other one also says, from which a
 /// remembered choice applies (and at least two words in common unless one says only one).
 const SIMILAR: f32 = 0.6;
-/// Added to a reading that does what the person chose; taken from every reading with the skill
-/// they turned down (its sibling tools are the same wrong idea).
+/// Added to a reading that does what the person chose; taken from every reading with another
+/// skill: the one they turned down (its sibling tools are the same wrong idea) and any other that
+/// now comes first (a planner that has changed since would otherwise offer a third wrong idea,
+/// which the choice also ruled out).
 const CHOSEN_BONUS: f32 = 0.45;
 const REJECTED_PENALTY: f32 = 0.25;
 
@@ -73,9 +75,7 @@ pub(super) fn adjustment(skill_tool: &str, lessons: &[&LearnedChoice]) -> f32 {
             let skill = |s: &str| s.split('/').next().unwrap_or_default().to_owned();
             if c.chosen == skill_tool {
                 CHOSEN_BONUS
-            } else if skill(&c.planned) == skill(skill_tool)
-                && skill(&c.chosen) != skill(skill_tool)
-            {
+            } else if skill(&c.chosen) != skill(skill_tool) {
                 -REJECTED_PENALTY
             } else {
                 0.0
@@ -121,7 +121,8 @@ mod tests {
             adjustment("analyze-directory/summary", &l),
             -REJECTED_PENALTY
         );
-        assert_eq!(adjustment("manage-files/find", &l), 0.0);
+        // Regression: a third skill that comes first later (the index changed) is ruled out too.
+        assert_eq!(adjustment("manage-files/find", &l), -REJECTED_PENALTY);
         assert_eq!(
             adjustment("analyze-directory/analyze", &l),
             -REJECTED_PENALTY
