@@ -18,7 +18,8 @@
 //! 2026-11-26: the tools' descriptions (summary and example requests, derived from each SKILL.md)
 //! embedded with them in the skill index, and parse-content's triggers given to the tool each is
 //! for: 69.8% with parameters, 77.5% skills (precision 91.9%, on 463 accepted steps, was 92.9% on
-//! 456).
+//! 456); archive-files' triggers given to their tools ("what's packed inside … without unpacking
+//! it" lists): 70.1%.
 
 use std::path::Path;
 
@@ -26,7 +27,7 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 69.5;
+const PLAN_ACCURACY_FLOOR: f64 = 70.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
 const SKILLS_ACCURACY_FLOOR: f64 = 77.0;
 /// Share of clear requests planned with the right skills without asking (percent).
