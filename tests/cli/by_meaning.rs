@@ -270,3 +270,59 @@ fn a_document_and_a_folder_are_summarized_in_the_report() {
         "{folder}"
     );
 }
+
+/// A file sorting by meaning is unsure of is asked about with its closest categories offered,
+/// closest first (the bar shows them as buttons, the terminal numbers them): "2" files it under
+/// the second one.
+#[test]
+fn an_unsure_file_is_asked_about_with_its_closest_categories_numbered() {
+    use std::io::Write;
+    let env = Env::new(&[
+        (
+            "Inbox/notes.md",
+            "# Team sync\n\nAttendees: Anna, Ben. Agenda: release plan. Decisions: the release \
+             moves to April.\n",
+        ),
+        ("Inbox/IMG_0001.txt", ""),
+    ]);
+    let mut child = env
+        .cmd(&[
+            "run",
+            "--root",
+            env.root(),
+            "sort the documents in Inbox into Invoices, Recipes and Meeting notes",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The second category offered, then approve the sort and commit.
+    child.stdin.take().unwrap().write_all(b"2\na\ny\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let offered = said
+        .lines()
+        .find(|l| l.contains("(a number, or your own answer)"))
+        .unwrap_or_else(|| panic!("no numbered answers: {said}"));
+    // Closest first: the empty file is nearest to whatever its name suggests, then the rest.
+    let names: Vec<&str> = ["Invoices", "Recipes", "Meeting notes"]
+        .into_iter()
+        .filter(|n| offered.contains(n))
+        .collect();
+    assert_eq!(names.len(), 3, "{offered}");
+    let second = offered
+        .split("2. ")
+        .nth(1)
+        .and_then(|rest| rest.split("   ").next())
+        .unwrap()
+        .trim()
+        .to_owned();
+    let inbox = env.root.path().join("Inbox");
+    assert!(
+        inbox.join(&second).join("IMG_0001.txt").is_file(),
+        "filed under the second choice, {second}: {said}"
+    );
+    assert!(inbox.join("Meeting notes/notes.md").is_file());
+}

@@ -497,6 +497,78 @@ test('clarifications: free-text request detail and a typed parameter with its su
   await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 3, answer: null });
 });
 
+test('clarify_param with choices: one button each, closest first, picked by click or number key; Leave it sends null', async ({ app, page }) => {
+  await openBar(app);
+  await page.locator('#request').fill('sort Inbox by meaning');
+  await page.keyboard.press('Enter');
+  await app.waitForCalls('run_request');
+  const unsure = (id, file) => ({
+    kind: 'question',
+    id,
+    question: {
+      type: 'clarify_param',
+      question: {
+        step: 1,
+        skill: 'sort-documents',
+        tool: 'sort',
+        param: 'category',
+        ty: 'str',
+        doc: 'The folder the file goes to',
+        question: `Which category is \`${file}\`? I am not sure: closest to Invoices (0.02; next Contracts 0.01): payment, total. Answer Invoices / Recipes / Contracts, a new folder name, or nothing to leave it where it is.`,
+        suggestion: null,
+        choices: ['Invoices', 'Contracts', 'Recipes'],
+      },
+    },
+  });
+  await app.send(unsure(1, 'Inbox/scan_0042.pdf'));
+  const card = page.locator('.card-clarify-param');
+  const choices = card.locator('button.clarify-choice');
+  await expect(choices).toHaveCount(3);
+  await expect(card.locator('.choice-name')).toHaveText(['Invoices', 'Contracts', 'Recipes']);
+  await expect(choices.locator('kbd')).toHaveText(['1', '2', '3']);
+  await expect(choices.nth(0).locator('.badge')).toHaveText('closest');
+  await expect(card.locator('.badge', { hasText: 'closest' })).toHaveCount(1);
+  await expect(choices.nth(0)).toBeFocused();
+  // The field for a new folder name and "Leave it" stay; "Skip this step" does not apply here.
+  await expect(card.locator('input.answer-input')).toBeVisible();
+  await expect(card.locator('button.clarify-leave')).toHaveText('Leave it');
+  await app.screenshot('bar-clarify-choices');
+  await choices.nth(1).click();
+  await expect.poll(() => app.calls('answer')).toEqual([{ id: 1, answer: 'Contracts' }]);
+  await expect(page.locator('.log-row').last()).toContainText('category = "Contracts"');
+
+  await app.send(unsure(2, 'Inbox/scan_0043.pdf'));
+  await expect(page.locator('.card-clarify-param button.clarify-choice').first()).toBeFocused();
+  await page.keyboard.press('1');
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 2, answer: 'Invoices' });
+
+  // A number typed into the field is text, not a pick; a new folder name is sent as typed.
+  await app.send(unsure(3, 'Inbox/scan_0044.pdf'));
+  await page.locator('.card-clarify-param input').fill('Taxes');
+  await page.keyboard.press('2');
+  await page.keyboard.press('Enter');
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 3, answer: 'Taxes2' });
+
+  await app.send(unsure(4, 'Inbox/scan_0045.pdf'));
+  await page.locator('.card-clarify-param button.clarify-leave').click();
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 4, answer: null });
+  expect(await app.calls('answer')).toHaveLength(4);
+
+  // Without choices the card is as before: no choice buttons, the field has the focus, "Skip this step".
+  await app.send({
+    kind: 'question',
+    id: 5,
+    question: { type: 'clarify_param', question: { step: 2, skill: 'manage-files', tool: 'move', param: 'target', ty: 'path', doc: '', question: 'Move where?', suggestion: '.' } },
+  });
+  const plain = page.locator('.card-clarify-param');
+  await expect(plain.locator('input')).toBeFocused();
+  await expect(plain.locator('.clarify-choice')).toHaveCount(0);
+  await expect(plain.locator('.clarify-leave')).toHaveCount(0);
+  await expect(plain.locator('button.alt')).toHaveText('Skip this step');
+  await page.keyboard.press('Enter');
+  await expect.poll(async () => (await app.calls('answer')).at(-1)).toEqual({ id: 5, answer: '.' });
+});
+
 test('cancel: Esc asks, Enter confirms, cancel_run is invoked and the run ends cancelled', async ({ app, page }) => {
   await openBar(app);
   const s = seedScript();

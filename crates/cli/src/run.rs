@@ -219,9 +219,31 @@ impl Interaction for TerminalInteraction {
             .as_ref()
             .map(|s| format!(" [{}]", s.as_str().map_or(s.to_string(), str::to_owned)))
             .unwrap_or_default();
-        let answer = self.ask(&format!("{}{hint}\n>", q.question))?;
+        let offered = if q.choices.is_empty() {
+            String::new()
+        } else {
+            let numbered: Vec<String> = q
+                .choices
+                .iter()
+                .zip(1..)
+                .map(|(c, n)| format!("{n}. {c}"))
+                .collect();
+            format!(
+                "\n  {}  (a number, or your own answer)",
+                numbered.join("   ")
+            )
+        };
+        let answer = self.ask(&format!("{}{offered}{hint}\n>", q.question))?;
         if answer.is_empty() {
             return q.suggestion.clone();
+        }
+        // A number picks one of the offered answers.
+        if let Some(choice) = answer
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| q.choices.get(n.checked_sub(1)?))
+        {
+            return Some(Value::String(choice.clone()));
         }
         let parsed = parse_params(&[format!("{}={answer}", q.param)]).ok()?;
         parsed.get(&q.param).cloned()

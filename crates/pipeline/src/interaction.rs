@@ -21,6 +21,11 @@ pub struct ParamQuestion {
     pub question: String,
     /// A sensible answer when the person has nothing to add (`.` for a folder).
     pub suggestion: Option<Value>,
+    /// Answers to offer, the likeliest first (a parameter's declared choices; for a file sorting by
+    /// meaning was unsure of, its closest categories): the windows show them as buttons, the
+    /// terminal numbers them. Any other answer is still taken.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<String>,
 }
 
 /// A step waiting for approval: what ran, with which params, and what it changed.

@@ -765,6 +765,7 @@ impl<'a> Orchestrator<'a> {
                 doc: p.map(|p| p.doc.clone()).unwrap_or_default(),
                 question: question_for(missing, &work.step),
                 suggestion,
+                choices: p.map(|p| p.choices.clone()).unwrap_or_default(),
             };
             let answer = ui.clarify_param(&question);
             ui.event(&Event::Clarification {

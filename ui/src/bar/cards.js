@@ -307,7 +307,11 @@ function coerce(ty, text) {
   }
 }
 
-function questionCard(kind, ctx, { kicker, title, doc, value = '', placeholder, sendLabel, altLabel, onSend, onAlt }) {
+/**
+ * A question answered with a typed value; `choices` (suggested answers, closest first) adds one
+ * button each, picked with a click or its number key, and then the closest one has the focus.
+ */
+function questionCard(kind, ctx, { kicker, title, doc, value = '', placeholder, sendLabel, altLabel, altClass = '', onSend, onAlt, choices = [], onChoice }) {
   const card = new Card(kind, ctx);
   const input = h('input.field.answer-input', { type: 'text', value, placeholder, spellcheck: 'false', autocomplete: 'off', 'aria-label': title });
   const err = h('div.param-error', { role: 'alert' });
@@ -328,22 +332,48 @@ function questionCard(kind, ctx, { kicker, title, doc, value = '', placeholder, 
     input,
     h('button.btn.primary', { type: 'submit', dataset: { primary: '' } }, sendLabel, kbd('⏎')),
   );
-  card.focusTarget = () => input;
   card.primary = () => form.requestSubmit();
+  const picks = choices.length
+    ? h(
+        'ol.clarify-choices',
+        choices.map((c, i) =>
+          h(
+            'li',
+            h(
+              'button.btn.clarify-choice',
+              { type: 'button', dataset: { index: String(i) }, title: c, onClick: () => card.pick(i) },
+              i < 9 ? kbd(String(i + 1)) : null,
+              h('span.choice-name', c),
+              i === 0 ? h('span.badge.info.choice-closest', 'closest') : null,
+            ),
+          ),
+        ),
+      )
+    : null;
+  if (picks) {
+    card.pick = (i) => {
+      if (i < choices.length) card.send(choices[i], onChoice(choices[i]));
+    };
+    card.focusTarget = () => picks.querySelector('button');
+  } else {
+    card.focusTarget = () => input;
+  }
+  const n = Math.min(choices.length, 9);
   replace(
     card.el,
     header(kicker, title),
     doc ? h('p.card-summary.muted', doc) : null,
+    picks,
     form,
     err,
     card.errorEl,
     h(
       'footer.card-actions',
-      h('button.btn.ghost.alt', { type: 'button', onClick: () => card.send(onAlt.value, onAlt.log) }, altLabel),
-      h('span.card-hint', kbd('Esc'), ' cancel run'),
+      h(`button.btn.ghost.alt${altClass}`, { type: 'button', onClick: () => card.send(onAlt.value, onAlt.log) }, altLabel),
+      h('span.card-hint', picks ? [kbd('1'), n > 1 ? ['–', kbd(String(n))] : null, ' pick · '] : null, kbd('Esc'), ' cancel run'),
     ),
   );
-  queueMicrotask(() => input.select());
+  if (!picks) queueMicrotask(() => input.select());
   return card;
 }
 
@@ -359,20 +389,30 @@ function clarifyRequestCard(q, ctx) {
   });
 }
 
+// With `choices` (suggested answers, closest first; e.g. the categories for a file the sorting is
+// unsure of) the card offers them as buttons, keeps the field for a value of one's own, and null
+// is "Leave it" (the file stays where it is).
 function clarifyParamCard(q, ctx) {
   const suggestion = q.suggestion === null || q.suggestion === undefined ? '' : typeof q.suggestion === 'string' ? q.suggestion : JSON.stringify(q.suggestion);
+  const choices = Array.isArray(q.choices) ? q.choices.filter((c) => typeof c === 'string' && c !== '') : [];
+  const set = (value) => `Step ${q.step}: ${q.param} = ${JSON.stringify(value)}`;
   return questionCard('clarify_param', ctx, {
     kicker: [icon('question', 'kicker-icon warn'), `Step ${q.step} · ${q.skill} / ${q.tool}`],
     title: q.question,
     doc: `${q.param}${q.ty ? ` (${q.ty})` : ''}${q.doc ? ` — ${q.doc}` : ''}`,
     value: suggestion,
+    placeholder: choices.length ? 'Or type another name…' : undefined,
     sendLabel: 'Use this',
-    altLabel: 'Skip this step',
+    altLabel: choices.length ? 'Leave it' : 'Skip this step',
+    altClass: choices.length ? '.clarify-leave' : '',
+    choices,
+    onChoice: set,
     onSend: (text) => {
+      if (choices.length && !text.trim()) return { error: 'Pick one above, type a name, or leave it.' };
       const res = coerce(q.ty, text);
-      return res.error ? res : { value: res.value, log: `Step ${q.step}: ${q.param} = ${JSON.stringify(res.value)}` };
+      return res.error ? res : { value: res.value, log: set(res.value) };
     },
-    onAlt: { value: null, log: `Skipped step ${q.step}` },
+    onAlt: choices.length ? { value: null, log: `Step ${q.step}: left it as it is` } : { value: null, log: `Skipped step ${q.step}` },
   });
 }
 

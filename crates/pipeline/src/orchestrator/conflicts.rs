@@ -58,6 +58,7 @@ fn ask(step: &PlanStep, paths: &[String], ui: &mut dyn Interaction) -> Option<St
             if paths.len() == 1 { "s" } else { "" },
         ),
         suggestion: Some(json!("rename")),
+        choices: ["skip", "rename", "fail"].map(str::to_owned).to_vec(),
     };
     let answer = ui.clarify_param(&question);
     let choice = answer

@@ -62,6 +62,7 @@ pub(super) fn call_asking(
             ),
             // Never a guess: with no answer the file stays where it is.
             suggestion: None,
+            choices: closest_first(entry, &names),
         };
         let answer = ui
             .clarify_param(&question)
@@ -93,4 +94,36 @@ pub(super) fn call_asking(
     }
     data["left_in_place"] = json!(left);
     Ok(data)
+}
+
+/// The categories to offer for an unsure file: its closest, the next closest, then the others.
+fn closest_first(entry: &Value, names: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = ["category", "runner_up"]
+        .iter()
+        .filter_map(|k| entry[*k].as_str().map(str::to_owned))
+        .collect();
+    for n in names {
+        if !out.iter().any(|o| o == n) {
+            out.push((*n).to_owned());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closest_categories_come_first() {
+        let entry = json!({"category": "Recipes", "runner_up": "Invoices"});
+        assert_eq!(
+            closest_first(&entry, &["Invoices", "Recipes", "Meeting notes"]),
+            ["Recipes", "Invoices", "Meeting notes"]
+        );
+        assert_eq!(
+            closest_first(&json!({"category": "Recipes"}), &["Invoices", "Recipes"]),
+            ["Recipes", "Invoices"]
+        );
+    }
 }
