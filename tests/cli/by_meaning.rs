@@ -326,3 +326,81 @@ fn an_unsure_file_is_asked_about_with_its_closest_categories_numbered() {
     );
     assert!(inbox.join("Meeting notes/notes.md").is_file());
 }
+
+/// With a planner model configured, the same model reads the files to sort them (the real
+/// SmolLM2 file, as the test script fetches it): the classify step says which model sorted,
+/// each file's confidence is the model's probability for its category, and a file with no text
+/// is still asked about rather than guessed.
+#[test]
+fn with_a_model_configured_the_model_reads_the_files_it_sorts() {
+    let Some(model) = std::env::var_os("SCOPE_WEAVER_TEST_MODEL_SMOLLM2") else {
+        assert!(
+            std::env::var_os("SCOPE_WEAVER_TEST_REQUIRE_MODELS").is_none(),
+            "SCOPE_WEAVER_TEST_MODEL_SMOLLM2 is not set"
+        );
+        eprintln!("skipped: set SCOPE_WEAVER_TEST_MODEL_SMOLLM2 (scripts/fetch-models.sh)");
+        return;
+    };
+    let env = Env::new(&[
+        (
+            "Inbox/notes.md",
+            "# Team sync\n\nAttendees: Anna, Ben. Agenda: release plan. Action items: Ben drafts \
+             the announcement.\n",
+        ),
+        (
+            "Inbox/doc7.txt",
+            "Banana bread: mash three ripe bananas, stir in flour, butter and sugar, bake 50 minutes.",
+        ),
+        ("Inbox/IMG_0001.txt", ""),
+    ]);
+    let out = env
+        .cmd(&[
+            "--json",
+            "run",
+            "--root",
+            env.root(),
+            "--yes",
+            "sort the documents in Inbox into Invoices, Recipes and Meeting notes",
+        ])
+        .env("SCOPE_WEAVER_THINKER_BACKEND", "mistralrs")
+        .env("SCOPE_WEAVER_THINKER_MODEL_PATH", &model)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = events_of(&out);
+    let classify = events
+        .iter()
+        .find(|e| e["event"] == "dispatched" && e["operation"] == "classify")
+        .unwrap_or_else(|| panic!("no classify step: {events:#?}"));
+    let data = &classify["data"];
+    assert_eq!(
+        data["by"], "mistralrs:smollm2-135m-instruct-q4_1.gguf",
+        "{data:#}"
+    );
+    let judged: Vec<&serde_json::Value> = ["assignments", "asked"]
+        .iter()
+        .flat_map(|k| data[k].as_array().unwrap())
+        .collect();
+    assert_eq!(judged.len(), 3, "{data:#}");
+    for j in &judged {
+        let p = j["confidence"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&p), "{j}");
+        assert!(
+            ["Invoices", "Recipes", "Meeting notes"].contains(&j["category"].as_str().unwrap()),
+            "{j}"
+        );
+    }
+    let asked: Vec<&str> = data["asked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["path"].as_str())
+        .collect();
+    assert!(asked.contains(&"Inbox/IMG_0001.txt"), "{data:#}");
+    assert!(env.root.path().join("Inbox/IMG_0001.txt").is_file());
+}

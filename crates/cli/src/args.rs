@@ -106,6 +106,9 @@ pub enum Command {
         /// With --file: print every file sorted into the wrong category.
         #[arg(long)]
         failures: bool,
+        /// Score every Nth document only (a model reads each file: a sample is quicker).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        every: usize,
     },
     /// How well similar photos are found: each photo of DIR with seven altered copies (resized,
     /// recompressed, brightened, more contrast, cropped, blurred), precision and recall of the

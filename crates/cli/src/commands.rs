@@ -90,7 +90,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             file,
             queries,
             failures,
-        } => crate::eval_sort::eval_sort_cmd(&env, &file, queries.as_deref(), failures),
+            every,
+        } => crate::eval_sort::eval_sort_cmd(&env, &file, queries.as_deref(), failures, every),
         Command::EvalSimilar {
             photos,
             threshold,

@@ -1,8 +1,10 @@
 //! `scope-weaver eval-sort --file eval/content.jsonl`: how well sorting by meaning works. The
 //! labelled documents are written as real files (PDF with a text layer, DOCX, Markdown, text) into
-//! a temporary `Inbox`, classified into the file's categories by the `classify` task with the
-//! configured embedder, and scored: accuracy among the files sorted without asking, the share
-//! asked about, overall top-1, files per second, and the sure-margin calibration table.
+//! a temporary `Inbox`, classified into the file's categories by the `classify` task — with the
+//! configured embedder, or with the planner's model when one is configured (`thinker_backend:
+//! mistralrs`, `thinker_reads_files`) — and scored: accuracy among the files sorted without
+//! asking, the share asked about, overall top-1, files per second, and the calibration table of
+//! the sure margin (embedder) or the model's probability.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -19,6 +21,8 @@ use crate::output::print_json;
 
 /// Margins tried for `classify_sure_margin`.
 const MARGINS: &[f64] = &[0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.10, 0.15];
+/// Probabilities tried for `classify_model_sure`.
+const PROBABILITIES: &[f64] = &[0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8, 0.9, 1.01];
 
 #[derive(Debug, Deserialize)]
 struct Labelled {
@@ -47,11 +51,15 @@ fn bytes_of(doc: &Labelled) -> Result<Vec<u8>> {
     })
 }
 
-/// One judged file: its label, the category chosen, the confidence.
+/// One judged file: its label, the category chosen, the confidence, and (with a model) the
+/// embedder's choice beside the model's.
 struct Judged {
     label: String,
     chosen: String,
     confidence: f64,
+    embedder: Option<String>,
+    /// The model's own probabilities, before any calibration.
+    model: Value,
 }
 
 #[derive(Debug, Deserialize)]
@@ -108,6 +116,7 @@ pub fn eval_sort_cmd(
     file: &Path,
     queries: Option<&Path>,
     failures: bool,
+    every: usize,
 ) -> Result<ExitCode> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
@@ -118,7 +127,10 @@ pub fn eval_sort_cmd(
         .map(|(i, l)| {
             serde_json::from_str(l).with_context(|| format!("{}:{}", file.display(), i + 1))
         })
-        .collect::<Result<_>>()?;
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .step_by(every.max(1))
+        .collect();
     let mut categories: Vec<String> = Vec::new();
     for d in &docs {
         if !categories.contains(&d.category) {
@@ -135,13 +147,26 @@ pub fn eval_sort_cmd(
     let mut sandbox = open_sandbox(env, dir.path())?;
     let mut pipeline = RetrievalPipeline::open(&env.config)?;
     let params = json!({"path": "Inbox", "categories": categories, "min_confidence": 0.0});
+    let mut planner = match env.config.thinker_backend {
+        config::ThinkerBackend::Mistralrs if env.config.thinker_reads_files => {
+            Some(thinker::build_planner(&env.config)?)
+        }
+        _ => None,
+    };
+    let mut reader = planner
+        .as_mut()
+        .and_then(|p| p.reader(thinker::PlanControl::default()));
     let started = Instant::now();
     let data = retrieval::call_task(
         &pipeline,
         &sandbox,
         "classify",
         params.as_object().expect("object"),
+        reader
+            .as_mut()
+            .map(|r| &mut **r as &mut dyn retrieval::ModelReader),
     )?;
+    let with_model = reader.is_some();
     let seconds = started.elapsed().as_secs_f64();
     let label_of = |path: &str| {
         let name = path.rsplit('/').next().unwrap_or(path);
@@ -157,6 +182,8 @@ pub fn eval_sort_cmd(
                 label: label_of(a["path"].as_str()?)?,
                 chosen: a["category"].as_str()?.to_owned(),
                 confidence: a["confidence"].as_f64()?,
+                embedder: a["embedder_category"].as_str().map(str::to_owned),
+                model: a["model_probabilities"].clone(),
             })
         })
         .collect();
@@ -167,12 +194,30 @@ pub fn eval_sort_cmd(
             docs.len()
         );
     }
-    let sure = env.config.classify_sure_margin as f64;
-    let rows: Vec<Value> = MARGINS
+    let (sure, thresholds) = if with_model {
+        (env.config.classify_model_sure as f64, PROBABILITIES)
+    } else {
+        (env.config.classify_sure_margin as f64, MARGINS)
+    };
+    let rows: Vec<Value> = thresholds
         .iter()
         .chain(std::iter::once(&sure))
         .map(|&m| row(&judged, m))
         .collect();
+    // With a model: how often it agrees with the embedder, and how right it is then.
+    let agreement = with_model.then(|| {
+        let agree: Vec<&Judged> = judged
+            .iter()
+            .filter(|j| j.embedder.as_deref() == Some(j.chosen.as_str()))
+            .collect();
+        json!({
+            "agree_share": 100.0 * agree.len() as f64 / judged.len().max(1) as f64,
+            "accuracy_agreeing": 100.0 * agree.iter().filter(|j| j.label == j.chosen).count() as f64
+                / agree.len().max(1) as f64,
+            "embedder_top1": 100.0 * judged.iter().filter(|j| j.embedder.as_deref() == Some(j.label.as_str())).count() as f64
+                / judged.len().max(1) as f64,
+        })
+    });
     let at_default = rows.last().cloned().expect("a row");
     let search = match queries {
         Some(q) => Some(search_scores(&mut pipeline, &mut sandbox, q, &label_of)?),
@@ -184,27 +229,39 @@ pub fn eval_sort_cmd(
         "documents": docs.len(),
         "categories": categories,
         "embedder": pipeline.embedder().fingerprint(),
+        "by": data["by"],
         "top1": top1,
-        "sure_margin": sure,
+        "sure": sure,
         "accuracy_sure": at_default["accuracy_sure"],
         "asked_share": at_default["asked_share"],
         "files_per_second": docs.len() as f64 / seconds.max(1e-9),
-        "calibration": &rows[..MARGINS.len()],
+        "calibration": &rows[..thresholds.len()],
+        "agreement": agreement,
+        "model_prior": data["model_prior"],
         "search": search,
+        "files": judged
+            .iter()
+            .map(|j| json!({"label": j.label, "chosen": j.chosen, "confidence": j.confidence, "embedder": j.embedder, "model": j.model}))
+            .collect::<Vec<_>>(),
     });
     if env.json {
         print_json(&summary);
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "{} documents, {} categories, embedder {}",
+        "{} documents, {} categories, sorted by {}",
         docs.len(),
         categories.len(),
-        summary["embedder"].as_str().unwrap_or("?")
+        summary["by"].as_str().unwrap_or("?")
     );
+    let lever = if with_model {
+        "classify_model_sure"
+    } else {
+        "classify_sure_margin"
+    };
     println!(
-        "top-1 {top1:.1}% · at classify_sure_margin {sure:.2}: {:.1}% right among the files sorted \
-         without asking, {:.1}% asked · {:.1} files/s",
+        "top-1 {top1:.1}% · at {lever} {sure:.2}: {:.1}% right among the files sorted \
+         without asking, {:.1}% asked · {:.2} files/s",
         at_default["accuracy_sure"].as_f64().unwrap_or(0.0),
         at_default["asked_share"].as_f64().unwrap_or(0.0),
         summary["files_per_second"].as_f64().unwrap_or(0.0)
@@ -219,8 +276,22 @@ pub fn eval_sort_cmd(
             s["no_hit"].as_f64().unwrap_or(0.0)
         );
     }
-    println!("\n| sure margin | asked | right among the rest |\n|---|---|---|");
-    for r in &rows[..MARGINS.len()] {
+    if let Some(a) = &agreement {
+        println!(
+            "the embedder alone: top-1 {:.1}% · the model agrees with it on {:.1}% of the files, \
+             {:.1}% right there",
+            a["embedder_top1"].as_f64().unwrap_or(0.0),
+            a["agree_share"].as_f64().unwrap_or(0.0),
+            a["accuracy_agreeing"].as_f64().unwrap_or(0.0)
+        );
+    }
+    let column = if with_model {
+        "model probability (or the embedder agrees)"
+    } else {
+        "sure margin"
+    };
+    println!("\n| {column} | asked | right among the rest |\n|---|---|---|");
+    for r in &rows[..thresholds.len()] {
         println!(
             "| {:.2} | {:.1}% | {:.1}% |",
             r["margin"].as_f64().unwrap_or(0.0),
@@ -247,9 +318,13 @@ pub fn eval_sort_cmd(
     Ok(ExitCode::SUCCESS)
 }
 
-/// At one sure margin: the share asked about and the accuracy among the others.
+/// At one sure margin (or model probability): the share asked about and the accuracy among the
+/// others. A model's choice the embedder agrees with is sure at any threshold, as in the task.
 fn row(judged: &[Judged], margin: f64) -> Value {
-    let sure: Vec<&Judged> = judged.iter().filter(|j| j.confidence >= margin).collect();
+    let sure: Vec<&Judged> = judged
+        .iter()
+        .filter(|j| j.confidence >= margin || j.embedder.as_deref() == Some(j.chosen.as_str()))
+        .collect();
     let right = sure.iter().filter(|j| j.label == j.chosen).count();
     json!({
         "margin": margin,

@@ -37,6 +37,9 @@ pub struct PipelineConfig {
     pub skill_index_descriptions: bool,
     pub planner_sure_margin: f32,
     pub classify_sure_margin: f32,
+    pub thinker_reads_files: bool,
+    pub classify_model_sure: f32,
+    pub classify_model_calibrate: bool,
     pub top_k: usize,
     pub content_min_similarity: f32,
     /// Extra type categories for organize-by-type, looked up before the built-in table:
@@ -296,6 +299,7 @@ impl PipelineConfig {
         unit(&mut out, "confidence_gap", self.confidence_gap);
         unit(&mut out, "planner_sure_margin", self.planner_sure_margin);
         unit(&mut out, "classify_sure_margin", self.classify_sure_margin);
+        unit(&mut out, "classify_model_sure", self.classify_model_sure);
         unit(
             &mut out,
             "content_min_similarity",

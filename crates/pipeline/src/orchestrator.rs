@@ -838,8 +838,22 @@ impl<'a> Orchestrator<'a> {
             }
             Primitive::Llm(l) => {
                 let snapshot = self.sandbox.snapshot().to_string();
+                let control = PlanControl {
+                    cancel: Some(&run.options.cancel),
+                    on_token: None,
+                };
+                let mut reader = if self.config.thinker_reads_files {
+                    self.planner.reader(control)
+                } else {
+                    None
+                };
                 unsure::call_asking(
-                    self.retrieval,
+                    (
+                        self.retrieval,
+                        reader
+                            .as_mut()
+                            .map(|r| &mut **r as &mut dyn retrieval::ModelReader),
+                    ),
                     self.sandbox,
                     &l.task,
                     &work.resolved,

@@ -118,8 +118,15 @@ pub fn summarize(operation: &str, params: &serde_json::Map<String, Value>, data:
         "classify" => {
             let sure = count(data, "assignments");
             let left = count(data, "left_in_place");
+            // A model that read them is named (its `by` is the planner's name for it).
+            let with = data
+                .get("by")
+                .and_then(Value::as_str)
+                .and_then(|b| b.strip_prefix("mistralrs:"))
+                .map(|m| format!(" with {m}"))
+                .unwrap_or_default();
             format!(
-                "Read {} for what they are about: {sure} sorted{}",
+                "Read {}{with} for what they are about: {sure} sorted{}",
                 plural(count(data, "count"), "file", "files"),
                 if left > 0 {
                     format!(", {left} left where they are")

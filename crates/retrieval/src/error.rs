@@ -33,6 +33,9 @@ pub enum RetrievalError {
     Watch { path: PathBuf, message: String },
     #[error("invalid parameters: {0}")]
     Params(String),
+    /// The model reading a file for an `llm` task failed (its code, e.g. `GENERATION_FAILED`).
+    #[error("{message}")]
+    Reading { code: &'static str, message: String },
     #[error(transparent)]
     Sandbox(#[from] sandbox::SandboxError),
 }
@@ -50,6 +53,7 @@ impl ErrorCode for RetrievalError {
             RetrievalError::UnknownSkill(_) => "UNKNOWN_SKILL",
             RetrievalError::Watch { .. } => "WATCH_FAILED",
             RetrievalError::Params(_) => "INVALID_PARAMS",
+            RetrievalError::Reading { code, .. } => code,
             RetrievalError::Sandbox(e) => e.code(),
         }
     }

@@ -15,6 +15,7 @@ mod hybrid;
 mod index;
 mod pipeline;
 mod primitives;
+mod reader;
 mod skill_index;
 mod tasks;
 pub mod text;
@@ -32,6 +33,7 @@ pub use hybrid::{combine, normalise_bm25};
 pub use index::{Doc, HybridIndex, Mix, Scored};
 pub use pipeline::{BuildReport, ContentResults, RetrievalPipeline, stale_warning};
 pub use primitives::{call_retrieval, reads_content_index};
+pub use reader::{CALIBRATION_POWER, ModelChoice, ModelReader, PRIOR_FLOOR};
 pub use skill_index::{
     InstructionHit, SKILL_WEIGHT, SkillDoc, SkillHit, SkillIndex, SkillRanking, is_confident,
     skill_docs,

@@ -1,8 +1,10 @@
-//! Dispatch of the `llm` primitive's tasks when no model is configured (declared in
-//! `skills::llm_primitive_table`): `classify` sorts a folder's files into categories by meaning
-//! with the shared embedder; `suggest_names` names each file from what it records about itself
-//! (title, date, author, camera: `sandbox::naming`). Reads files through the sandbox's scope;
-//! never mutates.
+//! Dispatch of the `llm` primitive's tasks (declared in `skills::llm_primitive_table`):
+//! `classify` sorts a folder's files into categories by meaning, `suggest_names` names each file
+//! from what it is about, `summarize` says what a file or folder holds. With a [`ModelReader`]
+//! (the planner's loaded model) the model reads each file; without one the shared embedder
+//! judges, and names and summaries come from what each file records about itself (title, date,
+//! author, camera: `sandbox::naming`) and its main sentences. Reads files through the sandbox's
+//! scope; never mutates.
 
 use sandbox::{NodeKind, Sandbox};
 use serde_json::{Map, Value, json};
@@ -11,6 +13,7 @@ use crate::classify::{
     Category, CategorySource, CategorySpec, FileText, categories_from_param, judge, parse_guidance,
 };
 use crate::pipeline::RetrievalPipeline;
+use crate::reader::ModelReader;
 use crate::{Result, RetrievalError};
 
 /// Guidance files looked for in the folder being sorted, in this order.
@@ -24,17 +27,23 @@ const READ_BYTES: usize = 256 << 10;
 /// The most files already in a category folder that serve as its examples.
 const EXAMPLES: usize = 12;
 
-/// Runs the llm task `task` with `params` on the open sandbox.
+/// The most characters of a file's text a model reads: the beginning says what it is, and every
+/// token is prefill time on a laptop's CPU.
+const MODEL_TEXT_CHARS: usize = 1200;
+
+/// Runs the llm task `task` with `params` on the open sandbox; `reader` is the model that reads
+/// the files, when one is configured.
 pub fn call_task(
     pipeline: &RetrievalPipeline,
     sandbox: &Sandbox,
     task: &str,
     params: &Map<String, Value>,
+    reader: Option<&mut dyn ModelReader>,
 ) -> Result<Value> {
     match task {
-        "classify" => classify(pipeline, sandbox, params),
-        "suggest_names" => suggest_names(sandbox, params),
-        "summarize" => summarize(sandbox, params),
+        "classify" => classify(pipeline, sandbox, params, reader),
+        "suggest_names" => suggest_names(sandbox, params, reader),
+        "summarize" => summarize(sandbox, params, reader),
         other => Err(RetrievalError::Params(format!(
             "the llm task `{other}` needs a model (thinker_backend: mistralrs); without one only \
              `classify`, `suggest_names` and `summarize` run"
@@ -157,6 +166,7 @@ fn classify(
     pipeline: &RetrievalPipeline,
     sandbox: &Sandbox,
     params: &Map<String, Value>,
+    reader: Option<&mut dyn ModelReader>,
 ) -> Result<Value> {
     let folder = sandbox.resolve(param_str(params, "path").unwrap_or("."))?;
     let graph = sandbox.graph();
@@ -204,19 +214,58 @@ fn classify(
             })?,
     };
     let judged = judge(&**pipeline.embedder(), &files, &cats)?;
+    let mut model_prior_seen = None;
+    let (entries, sure, by) = match reader {
+        None => {
+            let entries = judged
+                .iter()
+                .map(|j| {
+                    let c = &cats[j.best];
+                    json!({
+                        "path": j.path,
+                        "category": c.name,
+                        "folder": c.folder,
+                        "confidence": round(j.confidence),
+                        "score": round(j.score),
+                        "reason": j.reason,
+                        "runner_up": j.runner_up.map(|(i, _)| cats[i].name.clone()),
+                    })
+                })
+                .collect::<Vec<_>>();
+            (entries, sure, pipeline.embedder().fingerprint().to_owned())
+        }
+        Some(reader) => {
+            let sure = match params.get("min_confidence") {
+                None | Some(Value::Null) => pipeline.config().classify_model_sure,
+                _ => sure,
+            };
+            let prior = if pipeline.config().classify_model_calibrate && cats.len() > 1 {
+                model_prior(reader, &cats)?
+            } else {
+                None
+            };
+            let mut entries = Vec::with_capacity(files.len());
+            for (file, j) in files.iter().zip(&judged) {
+                entries.push(model_entry(
+                    reader,
+                    file,
+                    &cats,
+                    &cats[j.best].name,
+                    prior.as_deref(),
+                )?);
+            }
+            model_prior_seen = prior.map(|p| by_name(&cats, &p));
+            (entries, sure, reader.name())
+        }
+    };
     let (mut assignments, mut asked) = (Vec::new(), Vec::new());
-    for j in &judged {
-        let c = &cats[j.best];
-        let entry = json!({
-            "path": j.path,
-            "category": c.name,
-            "folder": c.folder,
-            "confidence": round(j.confidence),
-            "score": round(j.score),
-            "reason": j.reason,
-            "runner_up": j.runner_up.map(|(i, _)| cats[i].name.clone()),
-        });
-        if j.confidence >= sure && !unreadable.contains(&j.path) {
+    for entry in entries {
+        // A model's choice is also sure when the embedder, judging on its own, chose the same.
+        let agreed = entry.get("embedder_category").is_some()
+            && entry["embedder_category"] == entry["category"];
+        let confident = agreed || entry["confidence"].as_f64().unwrap_or(0.0) >= f64::from(sure);
+        let path = entry["path"].as_str().unwrap_or_default();
+        if confident && !unreadable.iter().any(|u| u == path) {
             assignments.push(entry);
         } else {
             asked.push(entry);
@@ -231,8 +280,94 @@ fn classify(
         "count": judged.len(),
         "sure_margin": sure,
         "unreadable": unreadable,
-        "by": pipeline.embedder().fingerprint(),
+        "by": by,
+        "model_prior": model_prior_seen,
     }))
+}
+
+/// What the model gives each category for a file with no content: its lean, taken out of every
+/// choice (`ModelChoice::calibrated`). `None` when it cannot say.
+fn model_prior(reader: &mut dyn ModelReader, cats: &[Category]) -> Result<Option<Vec<f32>>> {
+    let empty = FileText {
+        path: String::new(),
+        name: "untitled".into(),
+        text: String::new(),
+    };
+    match reader.classify(&empty, cats) {
+        Ok(choice) => Ok(Some(choice.probabilities)),
+        Err(
+            e @ RetrievalError::Reading {
+                code: "CANCELLED", ..
+            },
+        ) => Err(e),
+        Err(e) => {
+            tracing::warn!(error = %e, "the model's lean could not be read; choices uncorrected");
+            Ok(None)
+        }
+    }
+}
+
+/// Probabilities in the categories' order as `{name: p}`.
+fn by_name(cats: &[Category], probabilities: &[f32]) -> Map<String, Value> {
+    cats.iter()
+        .zip(probabilities)
+        .map(|(c, p)| (c.name.clone(), json!(round(*p))))
+        .collect()
+}
+
+/// One file as the model judged it; the embedder's closest category beside it. A file the model
+/// could not judge is asked about, with why; only a cancellation ends the task.
+fn model_entry(
+    reader: &mut dyn ModelReader,
+    file: &FileText,
+    cats: &[Category],
+    embedder_choice: &str,
+    prior: Option<&[f32]>,
+) -> Result<Value> {
+    let short = FileText {
+        text: file.text.chars().take(MODEL_TEXT_CHARS).collect(),
+        ..file.clone()
+    };
+    match reader.classify(&short, cats) {
+        Ok(raw) => {
+            let choice = prior.map_or_else(|| raw.clone(), |p| raw.calibrated(p));
+            let c = &cats[choice.category];
+            let mut reason = format!("{} {:.0}%", c.name, 100.0 * choice.confidence());
+            if let Some((i, p)) = choice.runner_up() {
+                reason.push_str(&format!(", next {} {:.0}%", cats[i].name, 100.0 * p));
+            }
+            if !choice.reason.is_empty() {
+                reason.push_str(&format!(": {}", choice.reason));
+            }
+            Ok(json!({
+                "path": file.path,
+                "category": c.name,
+                "folder": c.folder,
+                "confidence": round(choice.confidence()),
+                "reason": reason,
+                "runner_up": choice.runner_up().map(|(i, _)| cats[i].name.clone()),
+                "embedder_category": embedder_choice,
+                "model_category": cats[raw.category].name,
+                "model_probabilities": by_name(cats, &raw.probabilities),
+            }))
+        }
+        Err(RetrievalError::Reading {
+            code: "CANCELLED",
+            message,
+        }) => Err(RetrievalError::Reading {
+            code: "CANCELLED",
+            message,
+        }),
+        Err(e) => Ok(json!({
+            "path": file.path,
+            "category": embedder_choice,
+            "folder": cats.iter().find(|c| c.name == embedder_choice).map(|c| c.folder.clone()),
+            "confidence": 0.0,
+            "reason": format!("the model could not decide ({e}); closest by meaning: {embedder_choice}"),
+            "runner_up": Value::Null,
+            "embedder_category": embedder_choice,
+        })),
+    }
 }
 
 /// The visible files directly in `folder`, only those with the `extension` param's extensions
@@ -269,10 +404,15 @@ fn files_in<'a>(
         .collect()
 }
 
-/// `suggest_names`: a descriptive name for each file of a folder from what it records about
-/// itself, filled into `pattern` (default `{date} {title}`); files with nothing to go by keep
-/// their names and are listed with why.
-fn suggest_names(sandbox: &Sandbox, params: &Map<String, Value>) -> Result<Value> {
+/// `suggest_names`: a descriptive name for each file of a folder, filled into `pattern` (default
+/// `{date} {title}`): the title is the model's reading of what the file is about when a model is
+/// configured, else what the file records about itself; files with nothing to go by keep their
+/// names and are listed with why.
+fn suggest_names(
+    sandbox: &Sandbox,
+    params: &Map<String, Value>,
+    mut reader: Option<&mut dyn ModelReader>,
+) -> Result<Value> {
     use sandbox::naming;
     let folder = sandbox.resolve(param_str(params, "path").unwrap_or("."))?;
     if sandbox
@@ -298,7 +438,29 @@ fn suggest_names(sandbox: &Sandbox, params: &Map<String, Value>) -> Result<Value
             .and_then(|e| node.name.strip_suffix(&format!(".{e}")))
             .unwrap_or(&node.name);
         let modified = node.modified_at.map(sandbox::format_time);
-        let facts = naming::facts(&metadata, &text, stem, modified.as_deref());
+        let mut facts = naming::facts(&metadata, &text, stem, modified.as_deref());
+        if let Some(reader) = reader.as_deref_mut()
+            && !text.trim().is_empty()
+        {
+            let file = FileText {
+                path: node.id.clone(),
+                name: node.name.clone(),
+                text: text.chars().take(MODEL_TEXT_CHARS).collect(),
+            };
+            match reader.title(&file) {
+                Ok(title) => {
+                    facts.title = Some(naming::shorten(&title));
+                    facts.title_from = Some("the model's reading of it");
+                }
+                Err(
+                    e @ RetrievalError::Reading {
+                        code: "CANCELLED", ..
+                    },
+                ) => return Err(e),
+                // The file's own title stands; the failure is said in the reason.
+                Err(e) => tracing::warn!(path = %node.id, error = %e, "the model gave no title"),
+            }
+        }
         match naming::fill(pattern, &facts) {
             Ok(name) => names.push(json!({
                 "path": node.id,
@@ -317,7 +479,10 @@ fn suggest_names(sandbox: &Sandbox, params: &Map<String, Value>) -> Result<Value
         "count": names.len(),
         "names": names,
         "unnamed": unnamed,
-        "by": "what each file records (title, date, author, camera)",
+        "by": match &reader {
+            Some(r) => format!("{} (titles), what each file records (date, author, camera)", r.name()),
+            None => "what each file records (title, date, author, camera)".to_owned(),
+        },
     }))
 }
 
@@ -344,8 +509,12 @@ const SUMMARY_FILES: usize = 20;
 
 /// `summarize`: a file's title and the sentences that carry most of what it says
 /// (`sandbox::summary`); for a folder, one line per document (its title, else its main
-/// sentence).
-fn summarize(sandbox: &Sandbox, params: &Map<String, Value>) -> Result<Value> {
+/// sentence). With a model, it writes the summary: of the file's text, or of the folder's lines.
+fn summarize(
+    sandbox: &Sandbox,
+    params: &Map<String, Value>,
+    reader: Option<&mut dyn ModelReader>,
+) -> Result<Value> {
     let path = sandbox.resolve(param_str(params, "path").unwrap_or("."))?;
     let n = match params.get("sentences") {
         None | Some(Value::Null) => 3,
@@ -382,15 +551,45 @@ fn summarize(sandbox: &Sandbox, params: &Map<String, Value>) -> Result<Value> {
             })
             .collect::<Vec<_>>()
             .join("\n");
+        let (summary, by) = match reader {
+            Some(reader) if !lines.is_empty() => {
+                let listing = FileText {
+                    path: path.clone(),
+                    name: format!("the folder {path}, one line per file"),
+                    text: summary.chars().take(MODEL_TEXT_CHARS * 2).collect(),
+                };
+                (reader.summarize(&listing, n)?, reader.name())
+            }
+            _ => (
+                summary,
+                "each document's title, else its main sentence".to_owned(),
+            ),
+        };
         return Ok(json!({
             "path": path,
             "files": files.len(),
             "lines": lines,
             "summary": summary,
-            "by": "each document's title, else its main sentence",
+            "by": by,
         }));
     }
     let (title, text) = title_and_text(sandbox, node);
+    if let Some(reader) = reader
+        && !text.trim().is_empty()
+    {
+        let file = FileText {
+            path: path.clone(),
+            name: node.name.clone(),
+            text: text.chars().take(MODEL_TEXT_CHARS * 2).collect(),
+        };
+        return Ok(json!({
+            "path": path,
+            "title": title,
+            "words": text.split_whitespace().count(),
+            "summary": reader.summarize(&file, n)?,
+            "by": reader.name(),
+        }));
+    }
     // The title is said once, first; a heading repeating it in the text is not a sentence more.
     let same_as_title = |s: &String| {
         title

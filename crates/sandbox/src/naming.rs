@@ -90,7 +90,7 @@ fn first_line(text: &str) -> Option<String> {
 }
 
 /// At most `TITLE_CHARS` characters, cut at a word.
-fn shorten(title: &str) -> String {
+pub fn shorten(title: &str) -> String {
     if title.chars().count() <= TITLE_CHARS {
         return title.to_owned();
     }

@@ -108,6 +108,13 @@ impl Planner for RulesWhenSure {
     ) -> Result<Option<crate::DescribedTool>> {
         self.model.describe_tool(skill, tool, control)
     }
+
+    fn reader<'s>(
+        &'s mut self,
+        control: PlanControl<'s>,
+    ) -> Option<Box<dyn retrieval::ModelReader + 's>> {
+        self.model.reader(control)
+    }
 }
 
 #[cfg(test)]

@@ -112,4 +112,11 @@ impl Planner for WithRuleFallback {
     ) -> Result<Option<crate::DescribedTool>> {
         self.primary.describe_tool(skill, tool, control)
     }
+
+    fn reader<'s>(
+        &'s mut self,
+        control: PlanControl<'s>,
+    ) -> Option<Box<dyn retrieval::ModelReader + 's>> {
+        self.primary.reader(control)
+    }
 }

@@ -72,4 +72,11 @@ impl Planner for GivenPlan<'_> {
     ) -> Result<Option<crate::DescribedTool>> {
         self.drafter.describe_tool(skill, tool, control)
     }
+
+    fn reader<'s>(
+        &'s mut self,
+        control: PlanControl<'s>,
+    ) -> Option<Box<dyn retrieval::ModelReader + 's>> {
+        self.drafter.reader(control)
+    }
 }

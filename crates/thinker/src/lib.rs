@@ -16,6 +16,7 @@ mod given;
 #[cfg(feature = "mistralrs")]
 mod llm;
 mod prompt;
+mod read;
 pub mod rules;
 mod schema;
 mod validate;
@@ -46,6 +47,10 @@ pub use given::{GIVEN_PLANNER, GivenPlan};
 pub use llm::{GenerationTiming, LlmLimits, LlmPlanner};
 pub use prompt::{
     PromptParts, Role, WorkedExample, build_prompt, skill_guidance, system_prompt, worked_examples,
+};
+pub use read::{
+    Piece, category_probabilities, category_prompt, category_schema, check_category, check_summary,
+    check_title, summary_prompt, summary_schema, title_prompt, title_schema,
 };
 pub use rules::RulePlanner;
 pub use schema::{MAX_STRING, allowed_pairs, is_template, plan_schema};
@@ -193,6 +198,16 @@ pub trait Planner: Send {
         _control: &PlanControl,
     ) -> Result<Option<DescribedTool>> {
         Ok(None)
+    }
+
+    /// The model that reads files for the `llm` primitive's tasks (classify, suggest_names,
+    /// summarize), cancelled through `control`. `None` when this planner has no model: the tasks
+    /// run on the embedder and the files' own metadata.
+    fn reader<'s>(
+        &'s mut self,
+        _control: PlanControl<'s>,
+    ) -> Option<Box<dyn retrieval::ModelReader + 's>> {
+        None
     }
 }
 

@@ -17,6 +17,7 @@ use mistralrs::{
 use serde::Serialize;
 
 use crate::answer::{ModelAnswer, into_plan};
+use crate::read::Piece;
 use crate::{
     DraftedTools, PlanControl, PlanRequest, PlanUsage, Planned, Planner, PlanningContext, Result,
     Role, ThinkerError, ToolDraftRequest, build_prompt, plan_schema, render_problems,
@@ -68,7 +69,13 @@ pub(crate) struct Answer {
     pub prompt_tokens: usize,
     pub completion_tokens: usize,
     pub finish: Option<String>,
+    /// Each generated piece of text in order, with the alternatives the model weighed for it
+    /// (only when asked for: [`ChatModel::generate_weighed`]).
+    pub pieces: Vec<Piece>,
 }
+
+/// Alternatives reported per generated token by [`ChatModel::generate_weighed`].
+const WEIGHED_ALTERNATIVES: usize = 32;
 
 /// What the repair loop needs from a model: token counting and one constrained generation.
 pub(crate) trait ChatModel {
@@ -83,6 +90,18 @@ pub(crate) trait ChatModel {
         max_len: usize,
         control: &PlanControl,
     ) -> Result<Answer>;
+
+    /// Like `generate`, with each generated piece and the alternatives weighed for it
+    /// (`Answer::pieces`). A model that cannot say gives the pieces without alternatives.
+    fn generate_weighed(
+        &self,
+        messages: &[(Role, String)],
+        schema: &serde_json::Value,
+        max_len: usize,
+        control: &PlanControl,
+    ) -> Result<Answer> {
+        self.generate(messages, schema, max_len, control)
+    }
 }
 
 /// The mistral.rs planner; owns its model and a runtime to drive it from sync code.
@@ -251,8 +270,32 @@ impl ChatModel for LlmPlanner {
         max_len: usize,
         control: &PlanControl,
     ) -> Result<Answer> {
+        self.constrained(messages, schema, max_len, control, 0)
+    }
+
+    fn generate_weighed(
+        &self,
+        messages: &[(Role, String)],
+        schema: &serde_json::Value,
+        max_len: usize,
+        control: &PlanControl,
+    ) -> Result<Answer> {
+        self.constrained(messages, schema, max_len, control, WEIGHED_ALTERNATIVES)
+    }
+}
+
+impl LlmPlanner {
+    /// One generation constrained to `schema`, with `alternatives` weighed per token.
+    fn constrained(
+        &self,
+        messages: &[(Role, String)],
+        schema: &serde_json::Value,
+        max_len: usize,
+        control: &PlanControl,
+        alternatives: usize,
+    ) -> Result<Answer> {
         let constraint = Constraint::JsonSchema(schema.clone());
-        self.stream(messages, Some(constraint), max_len, control)
+        self.stream(messages, Some(constraint), max_len, control, alternatives)
             .map(|(answer, _)| answer)
     }
 }
@@ -292,7 +335,8 @@ impl LlmPlanner {
         max_tokens: usize,
     ) -> Result<GenerationTiming> {
         let started = Instant::now();
-        let (answer, first) = self.stream(messages, None, max_tokens, &PlanControl::default())?;
+        let (answer, first) =
+            self.stream(messages, None, max_tokens, &PlanControl::default(), 0)?;
         let total_ms = started.elapsed().as_secs_f64() * 1000.0;
         Ok(GenerationTiming {
             prompt_tokens: answer.prompt_tokens,
@@ -305,21 +349,31 @@ impl LlmPlanner {
     /// Greedy, unconstrained text after the conversation `messages` (at most `max_tokens`): what
     /// the model says on its own, for checking a model file against another engine.
     pub fn complete(&self, messages: &[(Role, String)], max_tokens: usize) -> Result<String> {
-        let (answer, _) = self.stream(messages, None, max_tokens, &PlanControl::default())?;
+        let (answer, _) = self.stream(messages, None, max_tokens, &PlanControl::default(), 0)?;
         Ok(answer.text)
     }
 
     /// One generation streamed to the token sink, cancellable per chunk; also returns when the
-    /// first piece of text arrived.
+    /// first piece of text arrived. With `alternatives` > 0 each piece comes with that many
+    /// alternatives the model weighed (`Answer::pieces`).
     fn stream(
         &self,
         messages: &[(Role, String)],
         constraint: Option<Constraint>,
         max_len: usize,
         control: &PlanControl,
+        alternatives: usize,
     ) -> Result<(Answer, Option<std::time::Duration>)> {
-        let mut request =
-            RequestBuilder::from(text_messages(messages)).set_sampler_max_len(max_len);
+        // Greedy: temperature 0 is mistral.rs's argmax sampler. Its default (temperature 1 with
+        // top-k 1) picks the same tokens but reports every alternative as impossible.
+        let mut request = RequestBuilder::from(text_messages(messages))
+            .set_sampler_max_len(max_len)
+            .set_sampler_temperature(0.0);
+        if alternatives > 0 {
+            request = request
+                .return_logprobs(true)
+                .set_sampler_topn_logprobs(alternatives);
+        }
         let constrained = constraint.is_some();
         if let Some(constraint) = constraint {
             request = request.set_constraint(constraint);
@@ -349,6 +403,19 @@ impl LlmPlanner {
                                 first.get_or_insert_with(|| started.elapsed());
                                 pieces += 1;
                                 answer.text.push_str(piece);
+                                if alternatives > 0 {
+                                    answer.pieces.push(Piece {
+                                        text: piece.clone(),
+                                        alternatives: choice
+                                            .logprobs
+                                            .iter()
+                                            .flat_map(|l| &l.top_logprobs)
+                                            .filter_map(|t| {
+                                                Some((t.bytes.clone()?, 10f32.powf(t.logprob)))
+                                            })
+                                            .collect(),
+                                    });
+                                }
                                 if let Some(sink) = control.on_token {
                                     sink(piece);
                                 }
@@ -463,6 +530,18 @@ impl Planner for LlmPlanner {
         let name = self.name();
         describe::describe_with(&*self, &name, self.limits, skill, tool, control).map(Some)
     }
+
+    fn reader<'s>(
+        &'s mut self,
+        control: PlanControl<'s>,
+    ) -> Option<Box<dyn retrieval::ModelReader + 's>> {
+        Some(Box::new(read::LlmReader::new(
+            &*self,
+            self.name(),
+            self.limits,
+            control,
+        )))
+    }
 }
 
 /// The planning conversation: prompt with the top-k skills, constrained answer, and a bounded
@@ -498,6 +577,7 @@ pub(crate) fn plan_with(
             schema: &schema,
             noun: "plan",
             notes,
+            weighed: false,
         },
         control,
         |text| check_answer(text, cx, limits.max_steps),
@@ -528,6 +608,8 @@ pub(crate) struct Conversation<'a> {
     /// What the model writes ("plan"), for the repair messages.
     pub noun: &'a str,
     pub notes: Vec<String>,
+    /// Whether the accepted answer's pieces come with the alternatives the model weighed.
+    pub weighed: bool,
 }
 
 /// An answer that passed its check, with the conversation's usage and notes.
@@ -536,6 +618,8 @@ pub(crate) struct Accepted<T> {
     pub text: String,
     pub usage: PlanUsage,
     pub notes: Vec<String>,
+    /// The accepted answer's pieces (with alternatives when the conversation was `weighed`).
+    pub pieces: Vec<Piece>,
 }
 
 /// Constrained answers under the limits, each checked by `check`; a rejected answer is sent
@@ -553,6 +637,7 @@ pub(crate) fn converse<T>(
         schema,
         noun,
         mut notes,
+        weighed,
     } = conversation;
     let mut usage = PlanUsage {
         planner: name.to_owned(),
@@ -589,7 +674,12 @@ pub(crate) fn converse<T>(
                  ({context}) for the {noun}"
             )));
         }
-        let answer = model.generate(&messages, schema, room.min(MAX_OUTPUT_TOKENS), control)?;
+        let max_len = room.min(MAX_OUTPUT_TOKENS);
+        let answer = if weighed {
+            model.generate_weighed(&messages, schema, max_len, control)?
+        } else {
+            model.generate(&messages, schema, max_len, control)?
+        };
         usage.attempts = attempt;
         usage.prompt_tokens += if answer.prompt_tokens > 0 {
             answer.prompt_tokens
@@ -614,6 +704,7 @@ pub(crate) fn converse<T>(
                     text: answer.text,
                     usage,
                     notes,
+                    pieces: answer.pieces,
                 });
             }
             Err(problem) => {
@@ -661,5 +752,6 @@ pub(crate) fn converse<T>(
 
 mod describe;
 mod draft;
+mod read;
 #[cfg(test)]
 mod tests;

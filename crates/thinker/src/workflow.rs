@@ -287,6 +287,13 @@ impl Planner for WorkflowFirst {
     ) -> Result<Option<crate::DescribedTool>> {
         self.inner.describe_tool(skill, tool, control)
     }
+
+    fn reader<'s>(
+        &'s mut self,
+        control: PlanControl<'s>,
+    ) -> Option<Box<dyn retrieval::ModelReader + 's>> {
+        self.inner.reader(control)
+    }
 }
 
 #[cfg(test)]

@@ -94,3 +94,92 @@ fn smollm2_plans_the_worked_example_with_a_schema_valid_plan() {
     assert!(planned.usage.prompt_tokens > 500, "{:?}", planned.usage);
     assert!(planned.usage.completion_tokens > 10, "{:?}", planned.usage);
 }
+
+/// The same model reads files for sorting by meaning: each file gets one of the person's
+/// categories with how likely the model thought each one (from the token alternatives it
+/// weighed, not a number it made up), and a title for its new name.
+#[test]
+fn smollm2_reads_files_into_categories_with_weighed_probabilities() {
+    use retrieval::classify::{Category, CategorySource, FileText};
+    let Some(model) = smollm2() else { return };
+    let mut planner =
+        LlmPlanner::load(&model, LlmLimits::from_config(&PipelineConfig::default())).unwrap();
+    let categories: Vec<Category> = ["Invoices", "Recipes", "Meeting notes"]
+        .iter()
+        .map(|n| Category {
+            name: (*n).into(),
+            description: String::new(),
+            folder: format!("Inbox/{n}"),
+            exists: false,
+            source: CategorySource::Request,
+            examples: Vec::new(),
+        })
+        .collect();
+    let files = [
+        (
+            "scan_0042.pdf",
+            "ACME GmbH\nInvoice no. 2024-117\nAmount due: 420.00 EUR incl. VAT. Please pay within 30 days.",
+        ),
+        (
+            "doc2.docx",
+            "Banana bread\nMash three ripe bananas, stir in flour, butter and sugar, bake for 50 minutes at 180 C.",
+        ),
+        (
+            "notes.md",
+            "Weekly sync\nAttendees: Anna, Ben. Agenda: release plan. Action items: Ben drafts the notes.",
+        ),
+    ];
+    let mut reader = planner
+        .reader(PlanControl::default())
+        .expect("a model reads");
+    assert_eq!(reader.name(), "mistralrs:smollm2-135m-instruct-q4_1.gguf");
+    let mut weighed = 0;
+    for (name, text) in files {
+        let file = FileText {
+            path: format!("Inbox/{name}"),
+            name: name.into(),
+            text: text.into(),
+        };
+        let choice = reader
+            .classify(&file, &categories)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        eprintln!("{name}: {choice:?}");
+        assert!(choice.category < categories.len());
+        let sum: f32 = choice.probabilities.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-3, "{name}: {choice:?}");
+        assert!(
+            choice.probabilities.iter().all(|p| (0.0..=1.0).contains(p)),
+            "{choice:?}"
+        );
+        assert!(!choice.reason.is_empty(), "{choice:?}");
+        if choice.confidence() < 0.999 {
+            weighed += 1;
+        }
+    }
+    // A 135M model is never certain of all three: the probabilities come from its tokens.
+    assert!(
+        weighed > 0,
+        "every choice came out certain: no alternatives were weighed"
+    );
+    // A title is checked like any answer: a 135M model may keep repeating itself ("Invoice
+    // 2024-117, 2024-117, …"), which is refused after the repairs (the task then keeps the file's
+    // own title); anything else must be a usable title.
+    match reader.title(&FileText {
+        path: "Inbox/scan_0042.pdf".into(),
+        name: "scan_0042.pdf".into(),
+        text: files[0].1.into(),
+    }) {
+        Ok(title) => {
+            eprintln!("title: {title}");
+            assert!(title.chars().filter(|c| c.is_alphanumeric()).count() >= 3);
+        }
+        Err(e) => {
+            assert_eq!(
+                contracts::ErrorCode::code(&e),
+                "PLANNER_INVALID_OUTPUT",
+                "{e}"
+            );
+            assert!(e.to_string().contains("title"), "{e}");
+        }
+    }
+}

@@ -440,8 +440,22 @@ impl Sampler {
     }
 
     fn sample_argmax(&self, logits: Tensor, return_logprobs: bool) -> Result<Logprobs> {
-        let probs: Vec<f32> = logits.to_vec1()?;
+        let mut probs: Vec<f32> = logits.to_vec1()?;
         let next_token = argmax_f32(&probs);
+        // Scope Weaver patch: greedy decoding's log-probabilities are those of the softmax of the
+        // logits. Upstream took the logarithm of the raw logits (NaN for negative ones), so a
+        // greedy request's `top_logprobs` said nothing about how likely each token was.
+        if return_logprobs {
+            let max = probs[next_token as usize];
+            let mut sum = 0.0f32;
+            for p in probs.iter_mut() {
+                *p = (*p - max).exp();
+                sum += *p;
+            }
+            for p in probs.iter_mut() {
+                *p /= sum;
+            }
+        }
         let logprob = probs[next_token as usize].log(10.0);
 
         let top_logprobs = if return_logprobs {

@@ -10,16 +10,17 @@ use serde_json::{Map, Value, json};
 use crate::events::Event;
 use crate::interaction::{Interaction, ParamQuestion};
 
-/// Runs the llm task, then asks about the files it was unsure of.
+/// Runs the llm task (read by `reader`, the planner's model, when there is one), then asks about
+/// the files it was unsure of.
 pub(super) fn call_asking(
-    retrieval: &RetrievalPipeline,
+    (retrieval, reader): (&RetrievalPipeline, Option<&mut dyn retrieval::ModelReader>),
     sandbox: &Sandbox,
     task: &str,
     params: &Map<String, Value>,
     step: &PlanStep,
     ui: &mut dyn Interaction,
 ) -> retrieval::Result<Value> {
-    let mut data = retrieval::call_task(retrieval, sandbox, task, params)?;
+    let mut data = retrieval::call_task(retrieval, sandbox, task, params, reader)?;
     let asked = data
         .get("asked")
         .and_then(Value::as_array)

@@ -33,6 +33,7 @@ pub(crate) fn describe_with(
             schema: &schema,
             noun: "description",
             notes: Vec::new(),
+            weighed: false,
         },
         control,
         check_description,

@@ -43,6 +43,7 @@ pub(crate) fn draft_with(
             schema: &schema,
             noun: "tool list",
             notes: Vec::new(),
+            weighed: false,
         },
         control,
         |text| check_draft(text, request, cx.skills),

@@ -52,6 +52,7 @@ impl ChatModel for Scripted {
             prompt_tokens: 0,
             completion_tokens: text.len() / 4,
             finish: Some("stop".into()),
+            pieces: Vec::new(),
         })
     }
 }
@@ -414,4 +415,75 @@ fn a_tool_description_is_constrained_checked_and_repaired() {
     );
     let feedback = &seen[1].last().unwrap().1;
     assert!(feedback.contains("at least 3"), "{feedback}");
+}
+
+fn inbox_categories() -> Vec<retrieval::classify::Category> {
+    ["Invoices", "Recipes"]
+        .iter()
+        .map(|n| retrieval::classify::Category {
+            name: (*n).into(),
+            description: String::new(),
+            folder: format!("Inbox/{n}"),
+            exists: false,
+            source: retrieval::classify::CategorySource::Request,
+            examples: Vec::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_read_into_a_category_that_is_not_one_is_sent_back_and_repaired() {
+    use retrieval::ModelReader;
+    let model = Scripted::new(&[
+        r#"{"category": "Bills", "reason": "amount due"}"#,
+        r#"{"category": "Invoices", "reason": "amount due"}"#,
+    ]);
+    let mut reader = read::LlmReader::new(
+        &model,
+        "scripted".into(),
+        LlmLimits::from_config(&PipelineConfig::default()),
+        PlanControl::default(),
+    );
+    let file = retrieval::classify::FileText {
+        path: "Inbox/scan.pdf".into(),
+        name: "scan.pdf".into(),
+        text: "ACME GmbH. Amount due: 420 EUR".into(),
+    };
+    let choice = reader.classify(&file, &inbox_categories()).unwrap();
+    assert_eq!(choice.category, 0);
+    assert_eq!(choice.reason, "amount due");
+    // The scripted model weighs nothing: its choice is certain.
+    assert_eq!(choice.probabilities, [1.0, 0.0]);
+    let seen = model.seen.borrow();
+    let repair = &seen[1].last().unwrap().1;
+    assert!(
+        repair.contains("`Bills` is not one of the categories (Invoices, Recipes)"),
+        "{repair}"
+    );
+    assert!(seen[0][1].1.contains("Amount due: 420 EUR"));
+}
+
+#[test]
+fn a_cancelled_reading_says_so_with_its_code() {
+    use retrieval::ModelReader;
+    let model = Scripted::new(&[]);
+    let token = crate::CancelToken::new();
+    token.cancel();
+    let control = PlanControl {
+        cancel: Some(&token),
+        on_token: None,
+    };
+    let mut reader = read::LlmReader::new(
+        &model,
+        "scripted".into(),
+        LlmLimits::from_config(&PipelineConfig::default()),
+        control,
+    );
+    let file = retrieval::classify::FileText {
+        path: "a.txt".into(),
+        name: "a.txt".into(),
+        text: "text".into(),
+    };
+    let err = reader.title(&file).unwrap_err();
+    assert_eq!(ErrorCode::code(&err), "CANCELLED");
 }
