@@ -14,16 +14,11 @@ pub(crate) use backends::{flash_attn, maybe_synchronize, naive_sdpa, sinks_attn}
 /// tens of MB: heads × 256 × context × 4 bytes).
 pub(crate) const ATTENTION_CHUNK_SIZE: usize = 256;
 
-/// Scope Weaver patch: query rows from which the CPU uses the matmul attention (see `run_attention`).
-const CPU_GEMM_ATTENTION_MIN_ROWS: usize = 16;
-
-/// Scope Weaver patch: the matmul attention for prompts is off unless
-/// `SCOPE_WEAVER_GEMM_ATTENTION=1`. It reads a prompt ~20 % faster, but together with candle's
-/// batched quantized matmul (vendor/PATCHES.md, candle 1) Qwen2.5-Coder-1.5B answered "What is
-/// the capital of France?" with garbage; with either one off it says Paris. Not understood yet.
-fn cpu_gemm_attention_enabled() -> bool {
+/// Scope Weaver patch: `SCOPE_WEAVER_NO_BLOCKED_ATTENTION=1` keeps upstream's CPU flash kernel for
+/// prompts too (to compare speed or output).
+fn cpu_blocked_attention_enabled() -> bool {
     static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ENABLED.get_or_init(|| std::env::var_os("SCOPE_WEAVER_GEMM_ATTENTION").is_some_and(|v| v == "1"))
+    *ENABLED.get_or_init(|| std::env::var_os("SCOPE_WEAVER_NO_BLOCKED_ATTENTION").is_none())
 }
 
 /// Generic chunked attention computation that can be used by different backends
@@ -136,17 +131,18 @@ impl Sdpa {
         let (_, _, _, k_head_dim) = k.dims4()?;
         let (_, _, _, v_head_dim) = v.dims4()?;
 
-        // Scope Weaver patch: on the CPU, a prompt (many query rows) goes through the matmul
-        // attention below, QK^T and the product with V as two GEMMs per chunk of rows; the CPU
-        // flash kernel walks keys one by one for every query row (an online softmax per row), which
-        // made reading a 3,000-token prompt several times slower than llama.cpp. Single tokens (and
-        // short grammar fast-forward chunks) keep the flash kernel, which needs no score matrix.
+        // Scope Weaver patch: on the CPU, attention runs blocked (two GEMMs per block of query
+        // rows: scores, then the values; the masked keys skipped). Upstream's CPU flash kernel
+        // walks the keys one by one for every query row with an online softmax, which made
+        // reading a 3,000-token prompt ~3× slower than llama.cpp and generating each token after
+        // it ~25 % slower.
         if q.device().is_cpu()
             && q.dtype() == DType::F32
-            && seq_len >= CPU_GEMM_ATTENTION_MIN_ROWS
-            && cpu_gemm_attention_enabled()
+            && cpu_blocked_attention_enabled()
         {
-            return self.run_attention_noflash(q, k, v, mask, sdpa_params);
+            if let Some(out) = cpu::run_blocked_attn_cpu(q, k, v, mask, sdpa_params)? {
+                return Ok(out);
+            }
         }
         let can_use_flash = q.device().is_cpu()
             || q.device().is_cuda() && crate::using_flash_attn() && q.dtype() != DType::F32;

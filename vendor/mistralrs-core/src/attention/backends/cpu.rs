@@ -733,6 +733,276 @@ where
     Tensor::from_vec(out, out_shape, &Device::Cpu)
 }
 
+/// Scope Weaver patch: query rows per task of the blocked prompt attention.
+const PROMPT_BLOCK_ROWS: usize = 64;
+
+/// Scope Weaver patch: up to this many query rows (per head), the heads sharing a key/value head
+/// are one task of the blocked attention.
+const GROUPED_MAX_ROWS: usize = 16;
+
+/// Scope Weaver patch: rows `first_row..first_row + rows` of the query matrix (b·h·q_len rows)
+/// attending to the keys and values of head `kv_head` of batch `b_i`.
+struct AttnTask {
+    b_i: usize,
+    kv_head: usize,
+    first_row: usize,
+    rows: usize,
+}
+
+/// Scope Weaver patch: softmax of one row of scores in place; a row with every score masked
+/// (−∞) becomes zeros.
+fn softmax_in_place(row: &mut [f32]) {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if max == f32::NEG_INFINITY {
+        row.fill(0.0);
+        return;
+    }
+    let mut sum = 0f32;
+    for x in row.iter_mut() {
+        *x = (*x - max).exp();
+        sum += *x;
+    }
+    let inv = 1.0 / sum;
+    for x in row.iter_mut() {
+        *x *= inv;
+    }
+}
+
+thread_local! {
+    /// Scope Weaver patch: one task's score block (rows × keys), reused across tasks on a thread.
+    static PROMPT_SCORES: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A raw pointer into the output that tasks writing disjoint rows may share.
+#[derive(Clone, Copy)]
+struct OutPtr(*mut f32);
+unsafe impl Send for OutPtr {}
+unsafe impl Sync for OutPtr {}
+
+/// The additive mask's rows: for (batch, head, query row) the slice of `kv_len` values, if the
+/// mask's last dimension is the keys' (else `None`: the caller keeps the flash kernel).
+struct MaskRows<'a> {
+    data: &'a [f32],
+    dims: Vec<usize>,
+    b: usize,
+    h: usize,
+    kv_len: usize,
+}
+
+impl MaskRows<'_> {
+    fn row(&self, b_i: usize, h_i: usize, q_pos: usize) -> Option<&[f32]> {
+        let start = mask_offset(&self.dims, self.b, self.h, b_i, h_i, q_pos, 0)?;
+        self.data.get(start..start + self.kv_len)
+    }
+}
+
+/// Scope Weaver patch: attention in blocks of query rows, f32 only.
+///
+/// Upstream's CPU kernel walks the keys one at a time for every query row (an online softmax per
+/// row, the mask looked up per element), and the "naive" path builds the whole score matrix with
+/// separate scale, mask and softmax passes. Here a task takes a block of query rows: the keys they
+/// may see (up to the last one the mask leaves open for any of them; a causal prompt so skips the
+/// upper triangle) are multiplied with one GEMM into a score block, the mask and softmax are
+/// applied to that block in place, and a second GEMM with the values gives the rows' output. A
+/// prompt is cut into blocks of `PROMPT_BLOCK_ROWS` rows of one head; a generated token's rows (and
+/// a grammar fast-forward chunk's) are one task per key/value head, so the heads sharing it read
+/// its keys and values once. The tasks run on rayon's global pool (candle's), each GEMM on one
+/// thread.
+///
+/// `q`: (b, heads, q_len, d); `k`, `v`: (b, kv_heads, kv_len, d). Returns (b, heads, q_len, d), or
+/// `None` when this kernel does not apply (softcap, another dtype, a mask shape it cannot read by
+/// rows), so the caller takes upstream's path.
+pub fn run_blocked_attn_cpu(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    mask: Option<&Tensor>,
+    sdpa_params: &SdpaParams,
+) -> Result<Option<Tensor>> {
+    if sdpa_params.softcap.is_some_and(|c| c != 0.0)
+        || [q, k, v].iter().any(|t| t.dtype() != candle_core::DType::F32)
+    {
+        return Ok(None);
+    }
+    let (b, h, q_len, d) = q.dims4()?;
+    let (_, k_h, kv_len, _) = k.dims4()?;
+    let (_, v_h, _, dv) = v.dims4()?;
+    if k.dim(3)? != d || dv != d || h % k_h != 0 || h % v_h != 0 || kv_len == 0 {
+        return Ok(None);
+    }
+    let mask = match mask {
+        Some(m) => {
+            let dims = m.dims().to_vec();
+            if dims.last() != Some(&kv_len) {
+                return Ok(None);
+            }
+            Some((m.to_dtype(candle_core::DType::F32)?.contiguous()?, dims))
+        }
+        None => None,
+    };
+    let (q, k, v) = (q.contiguous()?, k.contiguous()?, v.contiguous()?);
+    let (q_guard, q_layout) = q.storage_and_layout();
+    let (k_guard, k_layout) = k.storage_and_layout();
+    let (v_guard, v_layout) = v.storage_and_layout();
+    let slice = |guard: &Storage, start: usize, what: &str| -> Result<*const f32> {
+        match guard {
+            Storage::Cpu(cpu) => Ok(cpu.as_slice::<f32>()?[start..].as_ptr()),
+            _ => Err(candle_core::Error::Msg(format!("Expected CPU storage for {what}"))),
+        }
+    };
+    let q_ptr = OutPtr(slice(&q_guard, q_layout.start_offset(), "q")? as *mut f32);
+    let k_ptr = OutPtr(slice(&k_guard, k_layout.start_offset(), "k")? as *mut f32);
+    let v_ptr = OutPtr(slice(&v_guard, v_layout.start_offset(), "v")? as *mut f32);
+    let mask_guard = mask.as_ref().map(|(m, dims)| (m.storage_and_layout(), dims.clone()));
+    let mask_rows = match &mask_guard {
+        Some(((guard, layout), dims)) => match &**guard {
+            Storage::Cpu(cpu) => Some(MaskRows {
+                data: &cpu.as_slice::<f32>()?[layout.start_offset()..],
+                dims: dims.clone(),
+                b,
+                h,
+                kv_len,
+            }),
+            _ => return Ok(None),
+        },
+        None => None,
+    };
+    if let Some(rows) = &mask_rows {
+        if (0..q_len).any(|r| rows.row(0, 0, r).is_none()) {
+            return Ok(None);
+        }
+    }
+    let scale = sdpa_params.softmax_scale;
+    let mut out = vec![0f32; b * h * q_len * d];
+    let out_ptr = OutPtr(out.as_mut_ptr());
+    // The tasks: a block of rows of the query matrix (b·h·q_len rows of d), all of one key/value
+    // head, with the keys they may see. A prompt is cut into `PROMPT_BLOCK_ROWS` rows of one head;
+    // a few rows (a token being generated, a grammar fast-forward chunk) are taken together for
+    // all the heads sharing a key/value head, so the keys and values are read once for them.
+    let n_rep = h / k_h;
+    let grouped = q_len <= GROUPED_MAX_ROWS && k_h == v_h;
+    let tasks: Vec<AttnTask> = if grouped {
+        (0..b * k_h)
+            .map(|i| AttnTask {
+                b_i: i / k_h,
+                kv_head: i % k_h,
+                first_row: i * n_rep * q_len,
+                rows: n_rep * q_len,
+            })
+            .collect()
+    } else {
+        let blocks = q_len.div_ceil(PROMPT_BLOCK_ROWS);
+        (0..b * h * blocks)
+            .map(|i| {
+                let (bh, block) = (i / blocks, i % blocks);
+                let r0 = block * PROMPT_BLOCK_ROWS;
+                AttnTask {
+                    b_i: bh / h,
+                    kv_head: (bh % h) / n_rep,
+                    first_row: bh * q_len + r0,
+                    rows: PROMPT_BLOCK_ROWS.min(q_len - r0),
+                }
+            })
+            .collect()
+    };
+    // The mask row of a row of the query matrix.
+    let mask_row = |row: usize| -> Option<&[f32]> {
+        let m = mask_rows.as_ref()?;
+        let (bh, pos) = (row / q_len, row % q_len);
+        m.row(bh / h, bh % h, pos)
+    };
+    // The keys a task's rows may see: from the first one the mask leaves open for any of them to
+    // the last (a causal prompt so skips the upper triangle). Worked out once per block of
+    // positions when the mask is the same for every head.
+    let head_free = mask_rows.as_ref().is_none_or(|m| {
+        m.dims.len() <= 2 || (m.dims.len() == 3 && m.dims[0] == 1) || (m.dims.len() == 4 && m.dims[1] == 1)
+    });
+    let open_keys = |first_row: usize, rows: usize| -> (usize, usize) {
+        if mask_rows.is_none() {
+            return (0, kv_len);
+        }
+        let (mut lo, mut hi) = (kv_len, 0);
+        for row in first_row..first_row + rows {
+            let row = mask_row(row).unwrap_or(&[]);
+            if let Some(first) = row.iter().position(|x| *x != f32::NEG_INFINITY) {
+                let last = row.iter().rposition(|x| *x != f32::NEG_INFINITY).unwrap_or(first);
+                lo = lo.min(first);
+                hi = hi.max(last + 1);
+            }
+        }
+        (lo, hi)
+    };
+    let shared_bounds: Vec<(usize, usize)> = if head_free && !grouped {
+        let blocks = q_len.div_ceil(PROMPT_BLOCK_ROWS);
+        (0..blocks)
+            .into_par_iter()
+            .map(|block| {
+                let r0 = block * PROMPT_BLOCK_ROWS;
+                open_keys(r0, PROMPT_BLOCK_ROWS.min(q_len - r0))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    tasks.par_iter().for_each(|task| {
+        let (lo, hi) = if shared_bounds.is_empty() {
+            open_keys(task.first_row, task.rows)
+        } else {
+            shared_bounds[(task.first_row % q_len) / PROMPT_BLOCK_ROWS]
+        };
+        if hi <= lo {
+            return; // every key masked for every row: the output rows stay zero
+        }
+        let (rows, keys) = (task.rows, hi - lo);
+        PROMPT_SCORES.with(|scores| {
+            let mut scores = scores.borrow_mut();
+            if scores.len() < rows * keys {
+                scores.resize(rows * keys, 0.0);
+            }
+            let s = &mut scores[..rows * keys];
+            let (q_ptr, k_ptr, v_ptr, out_ptr) = (q_ptr, k_ptr, v_ptr, out_ptr);
+            let kv_offset = ((task.b_i * k_h + task.kv_head) * kv_len + lo) * d;
+            // SAFETY: q and the output hold b·h·q_len rows of d floats, k b·k_h·kv_len and
+            // v b·v_h·kv_len (all contiguous); a task's rows and keys lie inside them, and no two
+            // tasks write the same output rows.
+            unsafe {
+                // scores (rows × keys) = scale · q rows (rows × d) · keysᵀ (d × keys)
+                gemm::gemm(
+                    rows, keys, d,
+                    s.as_mut_ptr(), 1, keys as isize, false,
+                    q_ptr.0.add(task.first_row * d), 1, d as isize,
+                    k_ptr.0.add(kv_offset), d as isize, 1,
+                    0f32, scale,
+                    false, false, false,
+                    gemm::Parallelism::None,
+                );
+            }
+            for (i, row) in s.chunks_exact_mut(keys).enumerate() {
+                if let Some(m) = mask_row(task.first_row + i) {
+                    for (x, m) in row.iter_mut().zip(&m[lo..hi]) {
+                        *x += *m;
+                    }
+                }
+                softmax_in_place(row);
+            }
+            unsafe {
+                // output rows (rows × d) = probabilities (rows × keys) · values (keys × d)
+                gemm::gemm(
+                    rows, d, keys,
+                    out_ptr.0.add(task.first_row * d), 1, d as isize, false,
+                    s.as_ptr(), 1, keys as isize,
+                    v_ptr.0.add(kv_offset), 1, d as isize,
+                    0f32, 1f32,
+                    false, false, false,
+                    gemm::Parallelism::None,
+                );
+            }
+        });
+    });
+    drop((q_guard, k_guard, v_guard, mask_guard));
+    Ok(Some(Tensor::from_vec(out, (b, h, q_len, d), &Device::Cpu)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -981,6 +1251,47 @@ mod tests {
         let naive_data = naive_out.flatten_all()?.to_vec1::<f32>()?;
         for (f_val, n_val) in flash_data.iter().zip(naive_data.iter()) {
             assert!((f_val - n_val).abs() < EPS);
+        }
+        Ok(())
+    }
+
+    /// Scope Weaver patch: the blocked attention gives the flash kernel's output: a prompt with a
+    /// causal mask over a cached prefix and rows that do not fill a block, a grammar fast-forward
+    /// chunk, and one generated token (no mask), with grouped-query heads.
+    #[test]
+    fn blocked_attention_matches_the_flash_kernel() -> CandleResult<()> {
+        let (b, h, k_h, past, d) = (1, 6, 2, 20, 32);
+        for q_len in [150, 5, 1] {
+            let kv_len = past + q_len;
+            let q = Tensor::randn(0f32, 1.0, (b, h, q_len, d), &Device::Cpu)?;
+            let k = Tensor::randn(0f32, 1.0, (b, k_h, kv_len, d), &Device::Cpu)?;
+            let v = Tensor::randn(0f32, 1.0, (b, k_h, kv_len, d), &Device::Cpu)?;
+            let mask: Vec<f32> = (0..q_len)
+                .flat_map(|i| {
+                    (0..kv_len).map(move |j| if j > past + i { f32::NEG_INFINITY } else { 0.0 })
+                })
+                .collect();
+            let mask = Tensor::from_vec(mask, (q_len, kv_len), &Device::Cpu)?;
+            let sdpa = SdpaParams {
+                softmax_scale: 1.0 / (d as f32).sqrt(),
+                softcap: None,
+                n_kv_groups: h / k_h,
+                sliding_window: None,
+                sinks: None,
+            };
+            for mask in [Some(&mask), None] {
+                let blocked = run_blocked_attn_cpu(&q, &k, &v, mask, &sdpa)?.expect("applies");
+                let flash = run_flash_attn_cpu::<f32>(
+                    &q.transpose(1, 2)?,
+                    &k.transpose(1, 2)?,
+                    &v.transpose(1, 2)?,
+                    mask,
+                    &sdpa,
+                )?;
+                assert_eq!(blocked.dims(), flash.dims());
+                let diff = (blocked - flash)?.abs()?.flatten_all()?.max(0)?.to_scalar::<f32>()?;
+                assert!(diff < EPS, "q_len {q_len}: largest difference {diff}");
+            }
         }
         Ok(())
     }
