@@ -245,7 +245,9 @@ const CASES: &[Case] = &[
     case(
         "search-files",
         "find",
-        "find all pdf files in Downloads",
+        // By extension alone is manage-files' find ("locate by name, glob or extension"); a date
+        // is what this one filters by.
+        "find pdf files in Downloads older than 30 days",
         &["path=Downloads", "extension=pdf"],
     ),
     case(

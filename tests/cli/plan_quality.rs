@@ -20,6 +20,11 @@
 //! for: 69.8% with parameters, 77.5% skills (precision 91.9%, on 463 accepted steps, was 92.9% on
 //! 456); archive-files' triggers given to their tools ("what's packed inside … without unpacking
 //! it" lists): 70.1%.
+//! Later the same day, with data only (SKILL.md): triggers that fitted several tools equally moved
+//! to the tool each is for, a few general triggers and keywords; quoted words never corrected, and
+//! a mutating tool counted against a clause that only looks (issue 19 note, 2026-11-26): 74.3%
+//! with parameters, 80.4% skills, acts when clear 81.2%, precision 93.8% with the picker on 5.6% of
+//! steps.
 
 use std::path::Path;
 
@@ -27,19 +32,20 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 70.0;
+const PLAN_ACCURACY_FLOOR: f64 = 74.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 77.0;
+const SKILLS_ACCURACY_FLOOR: f64 = 80.0;
 /// Share of clear requests planned with the right skills without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 75.0;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 80.5;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
 const PICKER_SHARE_CEILING: f64 = 10.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
 /// once to 93.0 when organize-by-content (sorting by topic) joined the shipped skills and took
 /// one clear "how many images, docs … would each folder get" step from organize-by-type (issue 20
 /// note, 2026-11-25).
-/// Set again to 91.0 on the grown set (see the top of this file).
-const ACCEPTED_PRECISION_FLOOR: f64 = 91.5;
+/// Set again to 91.0 on the grown set (see the top of this file); 94.0 once the skills' triggers
+/// were given to their tools.
+const ACCEPTED_PRECISION_FLOOR: f64 = 93.5;
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
@@ -331,4 +337,29 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
         }
     }
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
+
+/// Regression (issue 19): asking where a file is, or to find it, planned finding it and then
+/// deleting it ("where's my file called passport-scan.pdf" → find + delete), and a word inside
+/// quotation marks was "corrected" ('learn to solder' → 'folder').
+#[test]
+fn a_request_that_only_looks_never_plans_a_change_and_quoted_words_stay() {
+    let env = Env::new(&[]);
+    for request in [
+        "where is my file called taxes.pdf",
+        "where's my file called passport-scan.pdf",
+        "find the file called report.pdf",
+    ] {
+        let planned = env.json(&["plan", request]);
+        let steps = planned["plan"]["steps"].as_array().expect("steps");
+        for step in steps {
+            assert_ne!(step["tool"], "delete", "{request}: {planned}");
+        }
+    }
+    let planned = env.json(&[
+        "plan",
+        "create Notes/ideas.txt with the text 'learn to solder'",
+    ]);
+    let text = planned["plan"]["steps"].to_string();
+    assert!(!text.contains("folder"), "{planned}");
 }

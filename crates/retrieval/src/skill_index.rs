@@ -294,11 +294,11 @@ mod tests {
             out += &format!("{t}: {:?}\n", triggers_for_tool(s, t));
         }
         expect_test::expect![[r#"
-            find: ["find empty folders in {path}", "where is {name}"]
+            find: ["find files in {path} older than {modified_before}", "find empty folders in {path}", "where is {name}"]
             find_empty: []
             find_large: ["find files larger than {min_size} in {path}"]
             find_recent: ["files changed in the last {modified_after}"]
-            search: ["search for {query}", "find files about {query} in {path}", "which files mention {query}"]
+            search: ["which file talks about {query}", "which files say something about {query}", "search for {query}", "find files about {query} in {path}", "which files mention {query}"]
         "#]]
         .assert_eq(&out);
     }

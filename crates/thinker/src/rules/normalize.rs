@@ -163,9 +163,47 @@ pub(super) fn is_name(word: &str) -> bool {
     word.starts_with('.') || word.contains('/') || word.trim_end_matches('.').contains('.')
 }
 
+/// Opening and closing quotation marks.
+const QUOTES: &[char] = &['\'', '"', '‘', '’', '“', '”', '„', '«', '»'];
+
+/// The words (lower case, punctuation trimmed) the person wrote inside quotation marks: their own
+/// text ("with the text 'learn to solder'"), never corrected. A quote opens at the start of a word
+/// and closes at the end of one, so the apostrophe of "what's" is not a quote.
+fn quoted_words(text: &str) -> BTreeSet<String> {
+    let mut quoted = BTreeSet::new();
+    let mut inside = false;
+    for w in text.split_whitespace() {
+        let opens = !inside && w.starts_with(QUOTES);
+        if opens {
+            inside = true;
+        }
+        if inside {
+            quoted.insert(
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase(),
+            );
+        }
+        let body = if opens {
+            &w[w.chars().next().map_or(0, char::len_utf8)..]
+        } else {
+            w
+        };
+        if inside
+            && body
+                .trim_end_matches(['.', ',', ';', ':', '!', '?'])
+                .ends_with(QUOTES)
+        {
+            inside = false;
+        }
+    }
+    quoted
+}
+
 /// The clause as the skill matcher should see it.
 /// With `mask`, folder names are removed; without, only words are normalised (step descriptions).
+/// Names (paths, files, extensions) and quoted words are never corrected.
 pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -> String {
+    let quoted = quoted_words(text);
     if !mask {
         // The clause's own places are names too ("the folder Docs" stays Docs, not "does").
         let places: BTreeSet<String> = slots
@@ -183,7 +221,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
                 let core = w
                     .trim_matches(|c: char| !c.is_alphanumeric())
                     .to_lowercase();
-                if is_name(w) || places.contains(&core) {
+                if is_name(w) || places.contains(&core) || quoted.contains(&core) {
                     return w.to_owned();
                 }
                 match correct(&core, vocab) {
@@ -217,7 +255,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             if let Some(to) = lexicon().synonyms.get(core) {
                 return to.clone();
             }
-            if is_name(w) {
+            if is_name(w) || quoted.contains(core) {
                 return w.to_owned();
             }
             correct(core, vocab).unwrap_or_else(|| w.to_owned())
@@ -301,5 +339,28 @@ mod tests {
             "summarize the folder Docs"
         );
         assert!(for_matching("summarize the folder Docs", &slots, &vocab, false).ends_with("does"));
+    }
+
+    #[test]
+    fn quoted_words_are_never_corrected() {
+        // Regression (issue 19, p208): the content 'learn to solder' became 'learn to folder', and
+        // the note was planned as a folder.
+        let vocab = Vocabulary::of(&["folder", "create", "text"]);
+        let slots = Slots::default();
+        for mask in [false, true] {
+            let out = for_matching(
+                "crate a file todo.txt with the text 'learn to solder' in Notes",
+                &slots,
+                &vocab,
+                mask,
+            );
+            assert!(out.contains("solder") && out.contains("create"), "{out}");
+            let out = for_matching("what's the \"soldr\" foldr", &slots, &vocab, mask);
+            assert!(out.contains("soldr") && out.contains("folder"), "{out}");
+        }
+        assert_eq!(
+            quoted_words("it's called \u{201c}Tax Stuff\u{201d}, isn't it"),
+            BTreeSet::from(["tax".to_owned(), "stuff".to_owned()])
+        );
     }
 }

@@ -10,7 +10,8 @@ use super::extract::Slots;
 use super::lexicon::lexicon;
 
 /// A mutating tool for a clause that asks for a change; a read-only one for a clause that only
-/// asks to look.
+/// asks to look, and a mutating one counts against such a clause ("where is my file called
+/// taxes.pdf" is not a reason to delete it).
 pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
     let words = retrieval::text::words(text);
     let change = words.iter().any(|w| lexicon().change_verbs.contains(w));
@@ -18,6 +19,7 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
     match (tool.mutates(), change, look) {
         (true, true, _) => 0.1,
         (false, false, true) => 0.05,
+        (true, false, true) => -0.1,
         _ => 0.0,
     }
 }
