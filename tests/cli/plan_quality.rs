@@ -32,11 +32,11 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 74.0;
+const PLAN_ACCURACY_FLOOR: f64 = 89.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 80.0;
+const SKILLS_ACCURACY_FLOOR: f64 = 91.5;
 /// Share of clear requests planned with the right skills without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 80.5;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 93.0;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
 const PICKER_SHARE_CEILING: f64 = 10.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
@@ -44,8 +44,9 @@ const PICKER_SHARE_CEILING: f64 = 10.0;
 /// one clear "how many images, docs … would each folder get" step from organize-by-type (issue 20
 /// note, 2026-11-25).
 /// Set again to 91.0 on the grown set (see the top of this file); 94.0 once the skills' triggers
-/// were given to their tools.
-const ACCEPTED_PRECISION_FLOOR: f64 = 93.5;
+/// were given to their tools; 97.0 (the issue's goal) once clauses, triggers' frames, name
+/// patterns and rare slots were read (2026-11-26).
+const ACCEPTED_PRECISION_FLOOR: f64 = 97.0;
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {

@@ -12,7 +12,18 @@ pub struct Clause {
 }
 
 const LEAD_INS: &[&str] = &[
-    "also", "please", "now", "finally", "next", "lastly", "first", "just",
+    "also",
+    "please",
+    "now",
+    "finally",
+    "next",
+    "lastly",
+    "first",
+    "just",
+    "if",
+    "not",
+    "otherwise",
+    "else",
 ];
 
 fn starts_with_action(text: &str) -> bool {
@@ -30,7 +41,17 @@ fn starts_with_action(text: &str) -> bool {
 /// "delete the originals" after "zip X" belongs to the archive step, not a step of its own.
 fn about_originals(piece: &str) -> bool {
     let l = piece.to_lowercase();
-    l.contains("the original") || l.contains("the source files")
+    l.contains("the original") || l.contains("the source files") || l.contains("the uncompressed")
+}
+
+/// "tagged music, rename": a list goes on after a comma, even with a verb in it.
+fn ends_in_a_list(piece: &str) -> bool {
+    const LIST_WORDS: &[&str] = &["tagged", "tags", "labelled", "labels", "categories"];
+    piece
+        .split_whitespace()
+        .rev()
+        .take(3)
+        .any(|w| LIST_WORDS.contains(&w.to_lowercase().as_str()))
 }
 
 /// Splits `request` into clauses.
@@ -79,7 +100,11 @@ pub fn split(request: &str) -> Vec<Clause> {
                 let mut joined: Vec<String> = Vec::new();
                 for piece in pieces {
                     match joined.last_mut() {
-                        Some(last) if !starts_with_action(&piece) || about_originals(&piece) => {
+                        Some(last)
+                            if !starts_with_action(&piece)
+                                || about_originals(&piece)
+                                || ends_in_a_list(last) =>
+                        {
                             last.push_str(sep);
                             last.push_str(&piece);
                         }
@@ -108,6 +133,8 @@ pub fn split(request: &str) -> Vec<Clause> {
             });
         }
     }
+    drop_fillers(&mut out);
+    merge_qualifiers(&mut out);
     // "the desktop looks like a bomb went off, group everything by type": a first clause with
     // no action in it only says where.
     if out.len() >= 2 && !out[0].header && !has_action(&out[0].text) {
@@ -117,6 +144,95 @@ pub fn split(request: &str) -> Vec<Clause> {
         out[0].header = false;
     }
     out
+}
+
+/// `text` without `lead` (whole words, any case) at its start, when it starts with it.
+fn strip_lead<'t>(text: &'t str, lead: &str) -> Option<&'t str> {
+    let head = text.get(..lead.len())?;
+    let rest = &text[lead.len()..];
+    (head.eq_ignore_ascii_case(lead) && (rest.is_empty() || rest.starts_with([' ', ','])))
+        .then(|| rest.trim_start_matches([' ', ',']))
+}
+
+/// "go ahead and sort it by type" says "sort it by type"; a clause of filler alone goes.
+fn drop_fillers(clauses: &mut Vec<Clause>) {
+    let lex = super::lexicon::lexicon();
+    for c in clauses.iter_mut() {
+        while let Some(rest) = lex
+            .filler_leads
+            .iter()
+            .find_map(|lead| strip_lead(&c.text, lead))
+        {
+            c.text = rest.to_owned();
+        }
+    }
+    clauses.retain(|c| !c.text.trim().is_empty());
+}
+
+/// A later clause that only qualifies the one before it: a negation ("don't move anything
+/// yet"), a restriction with no verb of its own ("just the top 3"), "show me" with at most a
+/// number, or no action at all.
+fn qualifies_previous(text: &str) -> bool {
+    let lex = super::lexicon::lexicon();
+    if lex.negations.iter().any(|n| strip_lead(text, n).is_some()) {
+        return true;
+    }
+    if let Some(rest) = lex
+        .qualifier_leads
+        .iter()
+        .find_map(|lead| strip_lead(text, lead))
+    {
+        return !starts_with_action(rest);
+    }
+    asks_to_be_shown(text, true) || !has_action(text)
+}
+
+/// "show me" or "tell me", and with `numbered` maybe a number after it ("show me 5").
+fn asks_to_be_shown(text: &str, numbered: bool) -> bool {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let most = if numbered { 3 } else { 2 };
+    (2..=most).contains(&words.len())
+        && words[1] == "me"
+        && super::lexicon::lexicon().look_verbs.contains(&words[0])
+        && words[2..]
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Joins every clause that only qualifies the one before onto it, and a leading "show me" onto
+/// what it asks to see ("show me, what is in notes.txt").
+fn merge_qualifiers(clauses: &mut Vec<Clause>) {
+    let mut merged: Vec<Clause> = Vec::with_capacity(clauses.len());
+    let mut lead_in: Option<String> = None;
+    for mut c in clauses.drain(..) {
+        if let Some(lead) = lead_in.take() {
+            c.text = format!("{lead} {}", c.text);
+        }
+        if !c.header && asks_to_be_shown(&c.text, false) && merged.last().is_none_or(|p| p.header) {
+            lead_in = Some(c.text.trim_end_matches([',', ' ']).to_owned());
+            continue;
+        }
+        match merged.last_mut() {
+            Some(prev) if !prev.header && !c.header && qualifies_previous(&c.text) => {
+                prev.text.push_str(", ");
+                prev.text.push_str(&c.text);
+            }
+            _ => merged.push(c),
+        }
+    }
+    if let Some(lead) = lead_in {
+        merged.push(Clause {
+            text: lead,
+            header: false,
+        });
+    }
+    *clauses = merged;
 }
 
 /// An action verb anywhere, or a question (a question asks to look).
@@ -204,5 +320,38 @@ mod tests {
             ["dedupe Pictures", "sort Desktop by type"]
         );
         assert_eq!(texts("organize"), ["organize"]);
+    }
+
+    #[test]
+    fn a_clause_that_only_qualifies_the_one_before_joins_it() {
+        assert_eq!(
+            texts("which notes talk about the garden shed? just the top 3"),
+            ["which notes talk about the garden shed, just the top 3"]
+        );
+        assert_eq!(
+            texts("which category would each file in Inbox go into? don't move anything yet"),
+            ["which category would each file in Inbox go into, don't move anything yet"]
+        );
+        assert_eq!(
+            texts("I can't remember what notes.rtf says, show me"),
+            ["I can't remember what notes.rtf says, show me"]
+        );
+        assert_eq!(
+            texts("what tools do you have for PDFs? show me 5"),
+            ["what tools do you have for PDFs, show me 5"]
+        );
+        assert_eq!(
+            texts("preview the type folders for Unsorted, then go ahead and sort it by type"),
+            ["preview the type folders for Unsorted", "sort it by type"]
+        );
+        assert_eq!(
+            texts("show me, what is in Notes/einkauf.txt"),
+            ["show me what is in Notes/einkauf.txt"]
+        );
+        // A restriction followed by its own verb is a clause of its own.
+        assert_eq!(
+            texts("find the logs in Temp; just delete them"),
+            ["find the logs in Temp", "just delete them"]
+        );
     }
 }

@@ -12,10 +12,16 @@ use super::extract::Slots;
 use super::score::{
     describe_selection, intent_bonus, keyword_fit, meta_fit, object_fit, topic_text, trigger_bonus,
 };
+use super::values::{default_value, slot_presence, slot_value};
 use super::{Candidate, Emitted, PlanBuilder, looks_like_file};
 
 /// A clause whose "them" is exactly what this tool takes from an earlier step.
 const CONTINUES_BONUS: f32 = 0.4;
+/// What a required parameter the clause does not give costs a reading (the run would ask).
+pub(super) const MISSING_REQUIRED: f32 = 0.25;
+/// What the most telling slot of the request adds to a tool that takes it, divided among every
+/// tool that can.
+const RARE_SLOT_EVIDENCE: f32 = 0.12;
 /// A clause that says "them" but whose tool cannot bind it to anything earlier.
 const UNBOUND_PENALTY: f32 = 0.15;
 
@@ -54,6 +60,8 @@ struct Draft<'a> {
     /// "them" is bound to what an earlier step of this skill produced for exactly this tool
     /// (`takes_from`): "find duplicates in Music and move them to Music/dupes".
     continues: bool,
+    /// The request's slots this tool's own parameters took (`name_pattern`, `min_size`).
+    taken: Vec<String>,
 }
 
 impl PlanBuilder<'_> {
@@ -78,12 +86,20 @@ impl PlanBuilder<'_> {
             .collect();
         let said = |w: &str| words.contains(w);
 
-        let mut score = hit.score
-            + trigger_bonus(skill, &tool.name, text)
-            + intent_bonus(tool, text)
-            + meta_fit(skill, text)
-            + keyword_fit(skill, tool, &said)
-            + object_fit(tool, slots, &looks_like_file);
+        // What the tool's triggers back, as the clause is read and as it is written.
+        let backed = |tool: &str| {
+            trigger_bonus(skill, tool, text).max(trigger_bonus(skill, tool, description))
+        };
+        let parts = [
+            hit.score,
+            backed(&tool.name),
+            intent_bonus(tool, text),
+            meta_fit(skill, text),
+            keyword_fit(skill, tool, &said),
+            object_fit(tool, slots, &looks_like_file),
+        ];
+        tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta, keyword, object");
+        let mut score: f32 = parts.iter().sum();
         let clause_place = slots
             .locations
             .first()
@@ -102,6 +118,7 @@ impl PlanBuilder<'_> {
             params: Map::new(),
             used: BTreeSet::new(),
             continues: false,
+            taken: Vec::new(),
         };
         let chosen = tool.planning.said_values(said);
         let declared: Vec<&String> = tool
@@ -142,7 +159,7 @@ impl PlanBuilder<'_> {
         for (name, fill) in &fills {
             let required = tool.required_params.iter().any(|r| r == name);
             score += match (fill, required) {
-                (Fill::Missing, true) => -0.25,
+                (Fill::Missing, true) => -MISSING_REQUIRED,
                 (Fill::Missing, false) => 0.0,
                 (Fill::Stated, _) => 0.04,
                 (Fill::Reference, _) if slots.refers_back => 0.06,
@@ -152,6 +169,15 @@ impl PlanBuilder<'_> {
         if d.continues {
             score += CONTINUES_BONUS;
         }
+        // Something said that few tools can take is evidence for them ("like
+        // 2024-05-01_scan.pdf" is a name pattern; only a rename takes one): the most telling
+        // slot taken counts.
+        score += d
+            .taken
+            .iter()
+            .filter_map(|slot| self.slot_takers.get(slot).filter(|n| **n > 0))
+            .map(|n| RARE_SLOT_EVIDENCE / *n as f32)
+            .fold(0.0, f32::max);
         // Specific things the person said that this way of doing it ignores.
         for (slot, present) in slot_presence(slots) {
             if present && !d.used.contains(slot) {
@@ -175,18 +201,23 @@ impl PlanBuilder<'_> {
             Emitted::of(tool),
         ));
         // A chain (scan → remove) is backed by the trigger phrases of every tool in it.
-        let own = trigger_bonus(skill, &tool.name, text);
+        let own = backed(&tool.name);
         let chain = pending
             .iter()
             .filter(|(s, _)| s.skill == skill.name)
-            .map(|(s, _)| trigger_bonus(skill, &s.tool, text))
+            .map(|(s, _)| backed(&s.tool))
             .fold(own, f32::max);
         score += chain - own;
         let base = self.steps.len() as u32;
         for (i, (s, _)) in pending.iter_mut().enumerate() {
             s.step = base + i as u32 + 1;
         }
+        let missing = fills
+            .iter()
+            .filter(|(n, f)| *f == Fill::Missing && tool.required_params.iter().any(|r| r == n))
+            .count();
         Some(Candidate {
+            missing,
             score,
             steps: pending,
             place: new_place,
@@ -265,7 +296,11 @@ impl PlanBuilder<'_> {
                 } else {
                     q
                 };
-                if q.is_empty() {
+                // "that thing I was working on" names nothing to look for.
+                let vague = retrieval::text::content_words(&q)
+                    .iter()
+                    .all(|w| super::lexicon::lexicon().vague_words.contains(w));
+                if q.is_empty() || vague {
                     Fill::Missing
                 } else {
                     d.params.insert(name.into(), json!(q));
@@ -284,6 +319,9 @@ impl PlanBuilder<'_> {
             {
                 Some((v, slot)) => {
                     d.used.insert(slot);
+                    if let Some(own) = d.tool.planning.slot_for(name) {
+                        d.taken.push(own.to_owned());
+                    }
                     d.params.insert(name.into(), v);
                     Fill::Stated
                 }
@@ -404,6 +442,8 @@ impl PlanBuilder<'_> {
     fn select_into(&self, d: &mut Draft, name: &str, place: Option<String>) -> Option<Fill> {
         let files_only = d.tool.planning.acts_on == ActsOn::Files;
         let (step, consumed, field) = self.selection_step(d.slots, place.clone(), files_only)?;
+        // The selection made for this tool takes the filters for it.
+        d.taken.extend(consumed.iter().map(|s| (*s).to_owned()));
         d.used.extend(consumed);
         let emitted = Emitted {
             return_type: String::new(),
@@ -444,6 +484,7 @@ impl PlanBuilder<'_> {
             }
         }
         // What the sibling takes from the clause counts for this way of doing it.
+        d.taken.extend(used.iter().map(|s| (*s).to_owned()));
         d.used.extend(used);
         d.pending.push((step, Emitted::of(tool)));
         d.params.insert(
@@ -595,206 +636,10 @@ fn param_for_filter(slot: &str) -> &str {
     }
 }
 
-/// A default from the tool's `defaults`. A string default may be a template over the other
-/// parameters: `"{source}.{format|zip}"` (a list parameter gives its first path, without a
-/// trailing `/`; `|` gives a fallback). A template whose parameter is unknown, a reference or
-/// the whole root gives nothing.
-fn default_value(
-    tool: &ToolDefinition,
-    name: &str,
-    params: &Map<String, Value>,
-    folder_object: Option<&str>,
-) -> Option<Value> {
-    let v = tool.planning.defaults.get(name)?;
-    let Some(template) = v.as_str().filter(|s| s.contains('{')) else {
-        return Some(v.clone());
-    };
-    // Folder patterns (`{year}/{month}`) are values, not templates over parameters.
-    let is_param = |p: &str| {
-        let p = p.split('|').next().unwrap_or(p);
-        tool.required_params
-            .iter()
-            .chain(&tool.optional_params)
-            .any(|x| x == p)
-    };
-    if !contracts::trigger_placeholders(template)
-        .iter()
-        .any(|p| is_param(p))
-    {
-        return Some(v.clone());
-    }
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        let close = open + rest[open..].find('}')?;
-        out.push_str(&rest[..open]);
-        let (param, fallback) = match rest[open + 1..close].split_once('|') {
-            Some((p, f)) => (p, Some(f)),
-            None => (&rest[open + 1..close], None),
-        };
-        let value = match params.get(param) {
-            Some(Value::String(s)) => Some(s.as_str()),
-            Some(Value::Array(a)) => a.first().and_then(Value::as_str),
-            _ => None,
-        }
-        .filter(|s| !s.starts_with('$'))
-        .or(folder_object.filter(|_| fallback.is_none()))
-        .map(|s| s.trim_end_matches('/').to_owned())
-        .filter(|s| s != ".");
-        out.push_str(&value.or(fallback.map(str::to_owned))?);
-        rest = &rest[close + 1..];
-    }
-    out.push_str(rest);
-    Some(json!(out))
-}
-
-/// The value of a slot of the request, as a parameter value, and the slot it accounts for.
-fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)> {
-    let is_name_pattern = |p: &str| {
-        ["{name", "{n", "{exif", "{date", "{parent"]
-            .iter()
-            .any(|x| p.contains(x))
-    };
-    let v = match slot {
-        "extensions" if !s.extensions.is_empty() => (json!(s.extensions.join(",")), "extensions"),
-        "glob" => (json!(s.glob.clone()?), "glob"),
-        "name" => (json!(s.name.clone()?), "name"),
-        "min_size" => (json!(s.min_size.clone()?), "min_size"),
-        "max_size" => (json!(s.max_size.clone()?), "max_size"),
-        "modified_after" => (json!(s.modified_after.clone()?), "modified_after"),
-        "modified_before" => (json!(s.modified_before.clone()?), "modified_before"),
-        "empty" if s.empty => (json!(true), "empty"),
-        "kind" => (json!(s.kind.clone()?), "kind"),
-        "recursive" => (json!(s.recursive?), "recursive"),
-        "limit" => (json!(s.limit?), "limit"),
-        "keep" => (json!(s.keep.clone()?), "keep"),
-        "exclude" if !s.exclude.is_empty() => (json!(s.exclude), "exclude"),
-        "format" => (json!(s.format.clone()?), "format"),
-        "compression" => {
-            // The format's own range: zip and tar.gz 0–9, tar.zst 1–22 (19 is the usual max).
-            let zst = s.format.as_deref() == Some("tar.zst")
-                || s.targets.iter().any(|t| t.ends_with(".zst"));
-            let level = match (s.compression?, zst) {
-                ("max", true) => 19,
-                ("max", false) => 9,
-                ("none", false) => 0,
-                (_, _) => 1,
-            };
-            (json!(level), "compression")
-        }
-        // A folder pattern; a file-name pattern ("{name}", "{exif.date}") is `name_pattern`.
-        "pattern" => (
-            json!(s.pattern.clone().filter(|p| !is_name_pattern(p))?),
-            "pattern",
-        ),
-        "name_pattern" => {
-            let p = s
-                .pattern
-                .clone()
-                .or_else(|| (s.case.is_some() || s.find.is_some()).then(|| "{name}".to_owned()))?;
-            (json!(p), "pattern")
-        }
-        "start" => (json!(s.start?), "pattern"),
-        "case" => (json!(s.case.clone()?), "case"),
-        "find" => (json!(s.find.clone()?), "find"),
-        "replace" => (json!(s.replace.clone()?), "replace"),
-        "content" => (json!(s.content.clone()?), "content"),
-        "tags" if !s.tags.is_empty() => (json!(s.tags.join(", ")), "tags"),
-        "query" => (json!(s.query.clone()?), "query"),
-        "categories" if !s.categories.is_empty() => (json!(s.categories.join(", ")), "categories"),
-        "delete_originals" if s.delete_originals => (json!(true), "delete_originals"),
-        "max_bytes" => (json!(s.max_bytes?), "max_bytes"),
-        "locations" => (json!(s.locations.first()?), "locations"),
-        "objects" => (json!(s.objects.first()?), "objects"),
-        "targets" => (json!(s.targets.first()?), "targets"),
-        _ => return None,
-    };
-    Some(v)
-}
-
-/// Which specific slots the clause filled (each should be used by the chosen tools).
-fn slot_presence(s: &Slots) -> [(&'static str, bool); 20] {
-    [
-        ("categories", !s.categories.is_empty()),
-        ("tags", !s.tags.is_empty()),
-        ("extensions", !s.extensions.is_empty()),
-        ("glob", s.glob.is_some()),
-        ("min_size", s.min_size.is_some()),
-        ("max_size", s.max_size.is_some()),
-        ("modified_after", s.modified_after.is_some()),
-        ("modified_before", s.modified_before.is_some()),
-        ("keep", s.keep.is_some()),
-        ("exclude", !s.exclude.is_empty()),
-        ("format", s.format.is_some()),
-        ("pattern", s.pattern.is_some()),
-        ("case", s.case.is_some()),
-        ("find", s.find.is_some()),
-        ("empty", s.empty),
-        ("limit", s.limit.is_some()),
-        ("content", s.content.is_some()),
-        ("name", s.name.is_some()),
-        ("max_bytes", s.max_bytes.is_some()),
-        ("compression", s.compression.is_some()),
-    ]
-}
-
 /// Whether `tool` takes a parameter called `name`.
 fn declared_param(tool: &ToolDefinition, name: &str) -> bool {
     tool.required_params
         .iter()
         .chain(&tool.optional_params)
         .any(|p| p == name)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn tool(defaults: Value) -> ToolDefinition {
-        ToolDefinition {
-            name: "create".into(),
-            description: String::new(),
-            primitive: contracts::Primitive::Graph(contracts::GraphPrimitive {
-                method: "create_archive".into(),
-                mutates: true,
-                scope_enforced: true,
-                return_type: "Created".into(),
-            }),
-            signature: String::new(),
-            required_params: vec!["source".into(), "target".into()],
-            optional_params: vec!["format".into()],
-            return_type: "Created".into(),
-            planning: serde_json::from_value(json!({ "defaults": defaults })).unwrap(),
-            described: None,
-        }
-    }
-
-    #[test]
-    fn a_default_template_is_filled_from_the_other_parameters() {
-        let t = tool(json!({"target": "{source}.{format|zip}", "format": "zip"}));
-        let params = |v: Value| v.as_object().unwrap().clone();
-        let p = params(json!({"source": ["Documents/Taxes/"]}));
-        assert_eq!(
-            default_value(&t, "target", &p, None),
-            Some(json!("Documents/Taxes.zip"))
-        );
-        let p = params(json!({"source": ["Taxes"], "format": "tar.gz"}));
-        assert_eq!(
-            default_value(&t, "target", &p, None),
-            Some(json!("Taxes.tar.gz"))
-        );
-        // A reference or the whole root names nothing to call the archive.
-        let p = params(json!({"source": "$step(1).nodes"}));
-        assert_eq!(default_value(&t, "target", &p, None), None);
-        let p = params(json!({"source": ["."]}));
-        assert_eq!(default_value(&t, "target", &p, None), None);
-        assert_eq!(
-            default_value(&t, "target", &Map::new(), Some("Photos")),
-            Some(json!("Photos.zip"))
-        );
-        assert_eq!(
-            default_value(&t, "format", &Map::new(), None),
-            Some(json!("zip"))
-        );
-    }
 }

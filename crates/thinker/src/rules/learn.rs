@@ -67,19 +67,24 @@ pub(super) fn lessons<'a>(text: &str, learned: &'a [LearnedChoice]) -> Vec<&'a L
         .collect()
 }
 
-/// How much the lessons move a reading whose action is `skill/tool`.
-pub(super) fn adjustment(skill_tool: &str, lessons: &[&LearnedChoice]) -> f32 {
+/// How much the lessons about `text` move a reading whose action is `skill/tool`. A lesson
+/// about the very same words (only the names differ) counts twice: the person has answered this
+/// question already.
+pub(super) fn adjustment(text: &str, skill_tool: &str, lessons: &[&LearnedChoice]) -> f32 {
+    let clause = terms(text);
     lessons
         .iter()
         .map(|c| {
+            let weight = if terms(&c.text) == clause { 2.0 } else { 1.0 };
             let skill = |s: &str| s.split('/').next().unwrap_or_default().to_owned();
-            if c.chosen == skill_tool {
-                CHOSEN_BONUS
-            } else if skill(&c.chosen) != skill(skill_tool) {
-                -REJECTED_PENALTY
-            } else {
-                0.0
-            }
+            weight
+                * if c.chosen == skill_tool {
+                    CHOSEN_BONUS
+                } else if skill(&c.chosen) != skill(skill_tool) {
+                    -REJECTED_PENALTY
+                } else {
+                    0.0
+                }
         })
         .sum()
 }
@@ -115,19 +120,21 @@ mod tests {
         assert!(lessons("remove duplicates in Downloads", &learned).is_empty());
         let by_name = [choice("summarise report.pdf")];
         assert_eq!(lessons("summarise song.mp3", &by_name).len(), 1);
-        let l = lessons("summarise the meeting notes in Documents", &learned);
-        assert_eq!(adjustment("parse-content/extract_text", &l), CHOSEN_BONUS);
-        assert_eq!(
-            adjustment("analyze-directory/summary", &l),
-            -REJECTED_PENALTY
-        );
+        let said = "summarise the meeting notes in Documents";
+        let l = lessons(said, &learned);
+        let adjust = |action: &str| adjustment(said, action, &l);
+        assert_eq!(adjust("parse-content/extract_text"), CHOSEN_BONUS);
+        assert_eq!(adjust("analyze-directory/summary"), -REJECTED_PENALTY);
         // Regression: a third skill that comes first later (the index changed) is ruled out too.
-        assert_eq!(adjustment("manage-files/find", &l), -REJECTED_PENALTY);
+        assert_eq!(adjust("manage-files/find"), -REJECTED_PENALTY);
+        assert_eq!(adjust("analyze-directory/analyze"), -REJECTED_PENALTY);
+        assert_eq!(adjust("parse-content/metadata"), 0.0);
+        // The same words with other names: the person answered this already, twice the weight.
+        let same = lessons("summarise report.pdf in Work", &by_name);
         assert_eq!(
-            adjustment("analyze-directory/analyze", &l),
-            -REJECTED_PENALTY
+            adjustment("summarise song.mp3", "parse-content/extract_text", &same),
+            2.0 * CHOSEN_BONUS
         );
-        assert_eq!(adjustment("parse-content/metadata", &l), 0.0);
         assert_eq!(learned[0].day(), "2026-11-24");
     }
 }

@@ -21,6 +21,10 @@ struct EnglishFile {
     look_verbs: BTreeSet<String>,
     meta_words: BTreeSet<String>,
     common_words: BTreeSet<String>,
+    negations: Vec<String>,
+    qualifier_leads: Vec<String>,
+    filler_leads: Vec<String>,
+    vague_words: BTreeSet<String>,
 }
 
 /// Another language read word by word into English.
@@ -48,6 +52,15 @@ pub struct Lexicon {
     pub look_verbs: BTreeSet<String>,
     pub meta_words: BTreeSet<String>,
     pub common_words: BTreeSet<String>,
+    /// A later clause starting with one of these only qualifies the one before ("don't move
+    /// anything yet").
+    pub negations: Vec<String>,
+    /// The same unless an action verb follows ("just the top 3", not "just delete them").
+    pub qualifier_leads: Vec<String>,
+    /// Words that open a clause without saying anything ("go ahead and", "ok").
+    pub filler_leads: Vec<String>,
+    /// Words that name nothing in particular ("thing", "whatever").
+    pub vague_words: BTreeSet<String>,
     pub german: Translation,
 }
 
@@ -68,6 +81,10 @@ fn load() -> Result<Lexicon, String> {
         look_verbs: en.look_verbs,
         meta_words: en.meta_words,
         common_words: en.common_words,
+        negations: en.negations,
+        qualifier_leads: en.qualifier_leads,
+        filler_leads: en.filler_leads,
+        vague_words: en.vague_words,
         german,
     })
 }

@@ -9,6 +9,7 @@ mod learn;
 mod lexicon;
 mod normalize;
 mod score;
+mod values;
 
 use std::collections::BTreeMap;
 
@@ -47,6 +48,8 @@ impl Planner for RulePlanner {
             entries: request.entries.clone(),
         };
         let vocab = normalize::vocabulary(cx.skills);
+        let takers = slot_takers(cx.skills);
+        tracing::debug!(?takers, "slot takers");
         let mut builder = PlanBuilder {
             cx,
             grounding: &grounding,
@@ -59,6 +62,8 @@ impl Planner for RulePlanner {
             not_understood: Vec::new(),
             confidence: BTreeMap::new(),
             learned: &request.learned,
+            slot_takers: takers,
+            header_place: None,
         };
         // A request in another language is read in English; names that exist stay as written.
         let english = lexicon::lexicon().german.to_english(&request.text, |w| {
@@ -79,6 +84,7 @@ impl Planner for RulePlanner {
             }
             if c.header && has_body {
                 builder.take_place(&extract(&c.text, &grounding));
+                builder.header_place = builder.place.clone().filter(|p| p != ".");
                 continue;
             }
             builder.clause(&c.text)?;
@@ -123,6 +129,8 @@ impl Planner for RulePlanner {
 #[derive(Debug, Clone)]
 struct Candidate {
     score: f32,
+    /// Required parameters of its tool the clause does not give.
+    missing: usize,
     steps: Vec<(PlanStep, Emitted)>,
     place: Option<String>,
 }
@@ -158,6 +166,30 @@ struct PlanBuilder<'a> {
     confidence: BTreeMap<u32, f32>,
     /// The person's earlier choices (`PlanRequest::learned`).
     learned: &'a [contracts::LearnedChoice],
+    /// The folder a header named ("the desktop is a mess – sort everything by type"):
+    /// "everything" in the clauses after it is everything there.
+    header_place: Option<String>,
+    /// For each slot of a request, how many tools of the catalogue have a parameter it fills.
+    slot_takers: BTreeMap<String, usize>,
+}
+
+/// How many tools take each slot (through `fill` or a parameter of the slot's name).
+fn slot_takers(skills: &skills::SkillStore) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for s in skills.skills() {
+        for tool in s.definition.tools.values() {
+            let slots: std::collections::BTreeSet<&str> = tool
+                .required_params
+                .iter()
+                .chain(&tool.optional_params)
+                .filter_map(|p| tool.planning.slot_for(p))
+                .collect();
+            for slot in slots {
+                *out.entry(slot.to_owned()).or_insert(0) += 1;
+            }
+        }
+    }
+    out
 }
 
 /// What an emitted step leaves for later steps: its result type and the field of it that is a
@@ -200,11 +232,29 @@ impl PlanBuilder<'_> {
 
     fn clause(&mut self, text: &str) -> Result<()> {
         let mut slots = extract(text, self.grounding);
+        // "there": where the last step put things, else the place the request is about
+        // ("analyze Projects, then pack everything in there…"); "everything" is everything there.
+        let lower = text.to_lowercase();
+        let in_there = ["in there", "from there", "inside there", "under there"]
+            .iter()
+            .any(|p| lower.contains(p));
         if slots.there
             && slots.locations.is_empty()
-            && let Some(t) = &self.last_target
+            && let Some(t) = self
+                .last_target
+                .clone()
+                .or_else(|| self.place.clone().filter(|p| p != "." && in_there))
         {
-            slots.locations.push(t.clone());
+            slots.locations.push(t);
+            slots.whole_root &= !in_there;
+        }
+        if slots.whole_root
+            && slots.locations.is_empty()
+            && slots.objects.is_empty()
+            && let Some(p) = self.header_place.clone()
+        {
+            slots.locations.push(p);
+            slots.whole_root = false;
         }
         let matched = normalize::for_matching(text, &slots, self.vocab, true);
         let described = normalize::for_matching(text, &slots, self.vocab, false);
@@ -214,10 +264,15 @@ impl PlanBuilder<'_> {
         let lessons = learn::lessons(&described, self.learned);
         let mut hits: Vec<retrieval::SkillHit> =
             ranking.hits.iter().take(CANDIDATES).cloned().collect();
-        // A tool whose trigger the clause says word for word is a reading, ranked or not.
+        // A tool whose trigger the clause says word for word (its slots filled) is a reading,
+        // ranked or not.
         for s in self.cx.skills.skills() {
             for tool in s.definition.tools.keys() {
-                if score::says_trigger_whole(&s.definition, tool, text)
+                let says_trigger = score::says_trigger_whole(&s.definition, tool, text)
+                    || score::says_trigger_whole(&s.definition, tool, &matched)
+                    || score::trigger_frame_said(&s.definition, tool, &matched).is_some()
+                    || score::trigger_frame_said(&s.definition, tool, text).is_some();
+                if says_trigger
                     && !hits
                         .iter()
                         .any(|h| h.skill == s.definition.name && h.tool == *tool)
@@ -254,12 +309,18 @@ impl PlanBuilder<'_> {
                 }));
             }
         }
+        tracing::debug!(clause = %text, %matched, hits = hits.len(), "reading");
         let mut candidates: Vec<Candidate> = hits
             .iter()
             .filter_map(|hit| self.candidate(&matched, &described, &slots, hit))
             .collect();
         for c in &mut candidates {
-            c.score += learn::adjustment(&c.action(), &lessons);
+            c.score += learn::adjustment(&described, &c.action(), &lessons);
+            // What the person chose is not held against for what it still needs: the run asks.
+            if lessons.iter().any(|l| l.chosen == c.action()) {
+                c.score += fill::MISSING_REQUIRED * c.missing as f32;
+            }
+            tracing::debug!(clause = %text, reading = %c.action(), score = c.score, "candidate");
         }
         // The first of equals wins, as the ranking ordered them.
         let best_at = candidates

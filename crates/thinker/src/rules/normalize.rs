@@ -233,17 +233,20 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             .join(" ");
     }
     let mut t = format!(" {} ", text.to_lowercase());
-    for place in slots
+    // Longest first, and only whole: the target "Themes" is not masked out of
+    // "Downloads/themes.zip".
+    let mut places: Vec<String> = slots
         .locations
         .iter()
         .chain(&slots.targets)
         .chain(&slots.objects)
         .chain(&slots.exclude)
-    {
-        let p = place.to_lowercase();
-        if p.len() > 1 {
-            t = t.replace(&p, " ");
-        }
+        .map(|p| p.to_lowercase())
+        .filter(|p| p.len() > 1)
+        .collect();
+    places.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for p in places {
+        t = mask_whole(&t, &p);
     }
     for (from, to) in &lexicon().phrases {
         t = t.replace(from.as_str(), to);
@@ -264,13 +267,68 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
     words.join(" ")
 }
 
+/// `text` in lower case with the lexicon's phrases and casual words in the words the skills use
+/// (what `for_matching` does to a clause, without its names and typos): triggers are read so.
+pub fn in_lexicon_words(text: &str) -> String {
+    let mut t = format!(" {} ", text.to_lowercase());
+    for (from, to) in &lexicon().phrases {
+        t = t.replace(from.as_str(), to);
+    }
+    t.split_whitespace()
+        .map(|w| {
+            let core = w.trim_matches(|c: char| !c.is_alphanumeric());
+            lexicon()
+                .synonyms
+                .get(core)
+                .cloned()
+                .unwrap_or_else(|| w.to_owned())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` with every whole occurrence of `name` (not inside a longer name or path) blanked.
+fn mask_whole(text: &str, name: &str) -> String {
+    let part_of_name = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(name) {
+        let before = rest[..i].chars().next_back().or(out.chars().next_back());
+        let after = rest[i + name.len()..].chars().next();
+        // A trailing full stop or comma ends a sentence, not a name.
+        let after_ends = after.is_none_or(|c| {
+            !part_of_name(c)
+                || matches!(c, '.' | ',') && {
+                    rest[i + name.len() + 1..]
+                        .chars()
+                        .next()
+                        .is_none_or(char::is_whitespace)
+                }
+        });
+        out.push_str(&rest[..i]);
+        if before.is_none_or(|c| !part_of_name(c)) && after_ends {
+            out.push(' ');
+        } else {
+            out.push_str(name);
+        }
+        rest = &rest[i + name.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Corrects a misspelt folder word against known folder names ("downlaods" → "downloads").
 pub fn correct_folder(word: &str, known: &[&str]) -> Option<String> {
     let lower = word.to_lowercase();
     if lower.len() < 5 {
         return None;
     }
-    let mut hits = known.iter().filter(|k| osa_distance(&lower, k) <= 2);
+    // Two edits only in a long word: "copies" is a word, not "movies" misspelt.
+    let most = if lower.len() >= 8 { 2 } else { 1 };
+    if lexicon().common_words.contains(&lower) {
+        return None;
+    }
+    let mut hits = known.iter().filter(|k| osa_distance(&lower, k) <= most);
     let first = hits.next()?;
     hits.next().is_none().then(|| (*first).to_owned())
 }
@@ -300,6 +358,8 @@ mod tests {
             correct_folder("downlaods", &["downloads", "desktop"]).as_deref(),
             Some("downloads")
         );
+        // Regression: "full of copies" read as the folder Movies.
+        assert_eq!(correct_folder("copies", &["movies", "music"]), None);
     }
 
     #[test]

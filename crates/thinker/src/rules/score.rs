@@ -8,6 +8,7 @@ use retrieval::text::{content_words, stem};
 
 use super::extract::Slots;
 use super::lexicon::lexicon;
+use super::normalize::in_lexicon_words;
 
 /// A mutating tool for a clause that asks for a change; a read-only one for a clause that only
 /// asks to look, and a mutating one counts against such a clause ("where is my file called
@@ -102,8 +103,11 @@ pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> 
     if says_trigger_whole(skill, tool, text) {
         return WHOLE_TRIGGER_BONUS;
     }
+    if let Some(words) = trigger_frame_said(skill, tool, text) {
+        return (FRAME_WORD_BONUS * words as f32).min(WHOLE_TRIGGER_BONUS);
+    }
     let clause: BTreeSet<String> = content_words(text).iter().map(|w| stem(w)).collect();
-    retrieval::triggers_for_tool(skill, tool)
+    triggers(skill, tool)
         .iter()
         .map(|t| {
             let literal: String = strip_placeholders(t);
@@ -121,6 +125,90 @@ pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> 
 /// What a trigger said word for word adds to a reading's score: enough to clear the floor of
 /// understood clauses on its own.
 const WHOLE_TRIGGER_BONUS: f32 = 0.5;
+
+/// What each literal word of a trigger said in order around its slots adds ("which of your
+/// skills would {query}" in "which of your skills would sort my photos"): a longer phrase said
+/// verbatim is surer, up to a whole trigger's bonus.
+const FRAME_WORD_BONUS: f32 = 0.1;
+/// Fewer literal words than this are no phrase ("sort {path} into {target}").
+const FRAME_MIN_WORDS: usize = 3;
+
+/// The literal words of the longest of the tool's triggers the clause says with every slot
+/// filled by some words: its literal parts in order, at least one word where each slot is.
+pub(super) fn trigger_frame_said(skill: &SkillDefinition, tool: &str, text: &str) -> Option<usize> {
+    let said = plain(text);
+    let said: Vec<&str> = said.split(' ').filter(|w| !w.is_empty()).collect();
+    triggers(skill, tool)
+        .iter()
+        .filter(|t| t.contains('{'))
+        .filter_map(|t| frame_matches(t, &said))
+        .filter(|n| *n >= FRAME_MIN_WORDS)
+        .max()
+}
+
+/// `trigger`'s literal words found in `said` in order, a slot standing for one word or more:
+/// how many literal words it has.
+fn frame_matches(trigger: &str, said: &[&str]) -> Option<usize> {
+    // Literal pieces, each with whether a slot comes before it; and whether one ends the trigger.
+    let mut pieces: Vec<(bool, Vec<String>)> = Vec::new();
+    let mut slot_before = false;
+    let mut rest = trigger;
+    loop {
+        let (literal, after) = match rest.find('{') {
+            Some(open) => (
+                &rest[..open],
+                rest[open..].find('}').map(|c| &rest[open + c + 1..]),
+            ),
+            None => (rest, None),
+        };
+        let words: Vec<String> = plain(literal)
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if !words.is_empty() {
+            pieces.push((slot_before, words));
+            slot_before = false;
+        }
+        match after {
+            Some(a) => {
+                slot_before = true;
+                rest = a;
+            }
+            None => break,
+        }
+    }
+    let slot_at_end = slot_before;
+    let mut at = 0;
+    for (slot, words) in &pieces {
+        let from = at + usize::from(*slot);
+        let found = (from..=said.len().saturating_sub(words.len())).find(|&i| {
+            said.get(i..i + words.len())
+                .is_some_and(|s| s.iter().zip(words).all(|(a, b)| a == b))
+        });
+        match found {
+            // A trigger starting with words may still follow a lead-in ("I'd like you to").
+            Some(i) => at = i + words.len(),
+            None => return None,
+        }
+    }
+    (!slot_at_end || at < said.len()).then(|| pieces.iter().map(|(_, w)| w.len()).sum())
+}
+
+/// The tool's triggers, and the same read as a clause is read for matching: casual words and phrases in the
+/// lexicon's words ("are you able to {query}" is "can you {query}").
+/// Both the triggers as written and so read.
+fn triggers(skill: &SkillDefinition, tool: &str) -> Vec<String> {
+    let written = retrieval::triggers_for_tool(skill, tool);
+    let mut all: Vec<String> = written.iter().map(|t| t.to_string()).collect();
+    for t in written {
+        let read = in_lexicon_words(t);
+        if !all.contains(&read) {
+            all.push(read);
+        }
+    }
+    all
+}
 
 /// `text` without case, punctuation and extra spaces.
 fn plain(text: &str) -> String {
@@ -142,10 +230,11 @@ pub(super) fn says_trigger_whole(skill: &SkillDefinition, tool: &str, text: &str
         .filter(|_| only_tool)
         .map(String::as_str);
     !said.is_empty()
-        && retrieval::triggers_for_tool(skill, tool)
-            .into_iter()
+        && triggers(skill, tool)
+            .iter()
+            .map(String::as_str)
             .chain(skill_wide)
-            .any(|t| !t.contains('{') && plain(t) == said)
+            .any(|t| !t.contains('{') && (plain(t) == said || plain(&in_lexicon_words(t)) == said))
 }
 
 /// The words of a search clause that say what to look for: the clause minus its verb words.

@@ -9,6 +9,8 @@ pub(super) fn category_list(
 ) -> Option<(Vec<String>, std::ops::Range<usize>)> {
     let start = text.rfind(" into ")?;
     let tail = text[start + 6..].trim_end_matches(['.', '!', '?', ' ']);
+    // "into Work, Family and Health by what they're about": how to sort is not a category.
+    let tail = tail.find(" by ").map_or(tail, |i| &tail[..i]);
     let mut list = format!(" {tail} ");
     for sep in [" and ", " or ", " & ", ";"] {
         list = list.replace(sep, ",");

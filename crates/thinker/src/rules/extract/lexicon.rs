@@ -168,7 +168,7 @@ pub(super) fn re(s: &str) -> Regex {
 
 pub(super) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin)\s+(the\s+|all\s+)?originals?\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|uncompressed (?:copy|copies|files?|folders?|version)|source files?)\b",
     )
 });
 pub(super) static QUOTED: LazyLock<Regex> =
@@ -223,6 +223,19 @@ pub(super) static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\b(?:except(?: for)?|excluding|but not|apart from|other than|without touching|not touching|(?:do not|don't|dont|never) touch|leave|leaving|skip|skipping|protect|protecting|ignore|ignoring)\s+((?:"[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+)(?:\s+(?:and|,)\s+(?:"[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+))*)(?:\s+(?:alone|untouched|intact|as is|folder|directory))?"#,
     )
 });
+/// "the originals live in X", "the OG files in X stay put": a place whose files stay as they
+/// are (read like "don't touch X").
+pub(super) static ORIGINALS_IN: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:the\s+)?(?:originals?|og\s+files|og\s+ones|master\s+copies|masters)\s+(?:live\s+|are\s+|sit\s+|stay\s+|lie\s+)?(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)(?:\s+(?:stay\s+put|and\s+must\s+not\s+be\s+touched|must\s+not\s+be\s+touched|stay\s+untouched))?"#,
+    )
+});
+/// "prefer keeping the copies that are in X": where the copy to keep is.
+pub(super) static PREFER_IN: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\bprefer(?:ring|s)?\s+(?:to\s+keep|keeping)\s+(?:the\s+)?(?:copies|files|ones|versions)?\s*(?:that\s+are\s+|which\s+are\s+)?(?:in|inside|under|from)\s+("[^"]+"|'[^']+'|\S+)"#,
+    )
+});
 pub(super) static GLOB: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:^|\s)([\w\-\[\]]*\*[\w.\-*\[\]]*|[\w\-]*\?[\w.\-]+)(?:\s|$|,)"));
 pub(super) static DOT_EXT: LazyLock<Regex> =
@@ -240,20 +253,15 @@ pub(super) static ONE_EXAMPLE_NAME: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
-pub(super) static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r#"(?i)\breplace\s+(?:all\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+with\s+("[^"]*"|'[^']*'|\S+)"#,
-    )
-});
 pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?\b",
+        r"(?i)\b(?:(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?|(?:show|give|list|tell)\s+me\s+(\d+))\b",
     )
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
     // "called Receipts 2024": a name and the year after it are one name.
     re(
-        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)"#,
+        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\b(?:skill|command)\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b"#,
     )
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -273,7 +281,7 @@ pub(super) static QUERY: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(them|these|those|it|they|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?)\b",
+        r"(?i)\b(them|these|those|it|they|their|the (?:zip|archive|tarball)|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?|the (?:best|top|closest) (?:match|hit|one|result)|the first (?:match|hit|one|result))\b",
     )
 });
 pub(super) static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {

@@ -13,6 +13,11 @@ static TAG_VERB: LazyLock<Regex> = LazyLock::new(|| {
 static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\s(?:with|as)\s+(?:the\s+)?(?:(?:tags?|labels?)\s+)?(.+?)[.!?]*$").unwrap()
 });
+/// "with tags work, backup", "tagged music, rename", "tags: a, b" closing the clause.
+static TAGS_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:with\s+(?:the\s+)?)?(?:tags|tagged|labels|labelled)\s*:?\s+(.+?)[.!?]*$")
+        .unwrap()
+});
 /// "the tag(s) X to/on …": the tags, then what gets them.
 static THE_TAGS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:the\s+)?(?:tags?|labels?)\s+(.+?)\s+(?:to|on)\s").unwrap()
@@ -26,8 +31,10 @@ pub(super) fn tag_list(
     let verb = TAG_VERB.find(text)?;
     let (raw, range) = if let Some(c) = WITH_TAGS.captures_at(text, verb.end()) {
         (c.get(1)?.as_str(), c.get(0)?.range())
+    } else if let Some(c) = THE_TAGS.captures(text) {
+        (c.get(1)?.as_str(), c.get(0)?.range())
     } else {
-        let c = THE_TAGS.captures(text)?;
+        let c = TAGS_LIST.captures(text)?;
         (c.get(1)?.as_str(), c.get(0)?.range())
     };
     let mut list = format!(" {raw} ");
@@ -55,6 +62,16 @@ mod tests {
                 "tag the PDFs in Downloads with Taxes 2024",
                 vec!["Taxes 2024"],
                 "tag the PDFs in Downloads",
+            ),
+            (
+                "make a skill called weekly-report that zips Work, with tags work, backup",
+                vec!["work", "backup"],
+                "make a skill called weekly-report that zips Work,",
+            ),
+            (
+                "create a skill music-renamer tagged music, rename",
+                vec!["music", "rename"],
+                "create a skill music-renamer",
             ),
             (
                 "label the invoices in Inbox as paid, urgent and work",

@@ -50,7 +50,10 @@ fn check(text: &str, expected: Expect) {
         delete_originals,
         whole_root,
         compression,
-        max_bytes
+        max_bytes,
+        tags,
+        categories,
+        limit
     );
     expected.assert_eq(&out.join("\n"));
 }
@@ -261,7 +264,7 @@ fn how_much_to_read_how_hard_to_compress_and_the_date_a_photo_was_taken() {
         expect![[r#"
             locations=["Archive"]
             extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]
-            pattern=Some("{exif.date:%Y-%m-%d} {name}")"#]],
+            pattern=Some("{exif.date:%Y-%m-%d}_{name}.{ext}")"#]],
     );
 }
 
@@ -338,5 +341,54 @@ fn paths_and_file_names_are_read_whole() {
         expect![[r#"
         locations=["Temp"]
         extensions=["tmp"]"#]],
+    );
+}
+
+#[test]
+fn sizes_left_out_tags_after_with_and_names_after_as() {
+    check(
+        "look for identical videos in Videos, ignore anything under 100 MB and use sha256",
+        expect![[r#"
+            locations=["Videos"]
+            extensions=["mp4", "mkv", "mov", "avi", "wmv", "webm", "m4v", "mpg", "mpeg", "flv", "3gp", "srt", "vtt", "ass"]
+            min_size=Some("100MB")
+            query=Some("identical videos")"#]],
+    );
+    check(
+        "make me a skill called weekly-report that zips the files I changed in Work, with tags work, backup",
+        expect![[r#"
+            locations=["Work"]
+            name=Some("weekly-report")
+            extensions=["zip"]
+            format=Some("zip")
+            tags=["work", "backup"]"#]],
+    );
+    check(
+        "zip the whole folder as taxes.tar.gz",
+        expect![[r#"
+            targets=["taxes.tar.gz"]
+            format=Some("tar.gz")
+            whole_root=true"#]],
+    );
+    check(
+        "zip Backup/Clients 2022 into clients-2022.zip",
+        expect![[r#"
+        objects=["Backup/Clients 2022"]
+        targets=["clients-2022.zip"]
+        format=Some("zip")"#]],
+    );
+    check(
+        "copy the photos I added to Pictures this week to Shared/Family",
+        expect![[r#"
+            locations=["Pictures"]
+            targets=["Shared/Family"]
+            extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]
+            modified_after=Some("7days")"#]],
+    );
+    check(
+        "nuke all the .DS_Store files in Projects",
+        expect![[r#"
+        locations=["Projects"]
+        name=Some(".DS_Store")"#]],
     );
 }

@@ -1,0 +1,174 @@
+//! Amounts read from a clause: how much of a file to read, sizes, what to leave out, dates and
+//! ages, and which copy to keep. Each read is cut from the text. Pure.
+
+use super::lexicon::*;
+use super::{Grounding, Slots, cut};
+
+/// Words before a size that leave those files out ("ignore anything under 100 MB").
+const IGNORE_WORDS: &[&str] = &[
+    "ignore",
+    "ignoring",
+    "skip",
+    "skipping",
+    "exclude",
+    "excluding",
+    "except",
+];
+
+/// Reads the amounts of `text` into `s`, cutting what it read.
+pub(super) fn read(
+    s: &mut Slots,
+    text: &mut String,
+    g: &Grounding,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
+    if let Some(c) = READ_LIMIT
+        .captures(text)
+        .or_else(|| READ_LIMIT_OF_IT.captures(text))
+    {
+        let n: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
+        let unit = match c[2].to_lowercase().as_str() {
+            "kib" | "kb" | "k" => 1024.0,
+            "mib" | "mb" | "m" => 1024.0 * 1024.0,
+            _ => 1.0,
+        };
+        if n > 0.0 {
+            s.max_bytes = Some((n * unit).round() as u64);
+            let r = c.get(0).expect("match").range();
+            cut(text, r);
+        }
+    }
+    while let Some(c) = SIZE.captures(text) {
+        let op = c[1].to_lowercase();
+        let value = format!("{}{}", c[2].replace(',', "."), c[3].to_uppercase());
+        let value = match value
+            .strip_suffix('K')
+            .or(value.strip_suffix('M'))
+            .or(value.strip_suffix('G'))
+        {
+            Some(_) => format!("{value}B"),
+            None => value,
+        };
+        let below = matches!(
+            op.as_str(),
+            "smaller" | "less" | "under" | "below" | "at most" | "lighter" | "up to" | "<" | "<="
+        );
+        // "ignore anything under 100 MB" keeps what is over it.
+        let before = text[..c.get(0).expect("match").start()].to_lowercase();
+        let left_out = before
+            .split_whitespace()
+            .rev()
+            .take(3)
+            .any(|w| IGNORE_WORDS.contains(&w));
+        let is_min = below == left_out;
+        if is_min {
+            s.min_size = Some(value);
+        } else {
+            s.max_size = Some(value);
+        }
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+    if let Some(c) = SIZE_PLUS.captures(text) {
+        s.min_size = Some(format!("{}{}", &c[1], c[2].to_uppercase()));
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+
+    // After sizes: "ignore anything under 100 MB" is a size, not a place to leave out.
+    while let Some(c) = EXCLUDE.captures(text) {
+        let list = c.get(1).map_or("", |m| m.as_str());
+        for part in list.split([',']).flat_map(|p| p.split(" and ")) {
+            let p = part.trim();
+            if p.is_empty() {
+                continue;
+            }
+            let value = lookup(p).unwrap_or_else(|| unquote(p));
+            let lower = value.to_lowercase();
+            // "ignore anything under 100 MB" leaves out by size (read above), not a place.
+            if DETERMINERS.contains(&lower.as_str())
+                || NOT_A_PLACE.contains(&lower.as_str())
+                || ["anything", "everything", "files", "all"].contains(&lower.as_str())
+            {
+                continue;
+            }
+            s.exclude.push(g.entry(&value).map_or(value, str::to_owned));
+        }
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+
+    while let Some(c) = ISO_DATE.captures(text) {
+        let date = c[2].to_owned();
+        match c[1].to_lowercase().as_str() {
+            "before" | "until" | "till" | "older than" => s.modified_before = Some(date),
+            _ => s.modified_after = Some(date),
+        }
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+    while let Some(c) = AGE.captures(text) {
+        let op = c[1].to_lowercase();
+        let n = number_word(c.get(2).map_or("", |m| m.as_str())).unwrap_or(1);
+        let value = age(n, &c[3]);
+        let older = op.starts_with("older")
+            || op.starts_with("not ")
+            || op.starts_with("never ")
+            || op.starts_with("untouched")
+            || (op == "more than" || op == "over") && c.get(4).is_some();
+        if older || (op == "more than" || op == "over") {
+            s.modified_before = Some(value);
+        } else {
+            s.modified_after = Some(value);
+        }
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+    if let Some(c) = RELATIVE_DAY.captures(text) {
+        let v = match c[1].to_lowercase().as_str() {
+            "today" => "1days",
+            "yesterday" => "2days",
+            "this week" | "last week" | "recently" | "recent" | "lately" | "new files"
+            | "latest files" => "7days",
+            "this month" | "last month" => "30days",
+            _ => "365days",
+        };
+        if s.modified_after.is_none() {
+            s.modified_after = Some(v.into());
+        }
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+    if let Some(c) = NOT_SINCE_YEAR.captures(text) {
+        s.modified_before = Some(format!("{}-01-01", &c[1]));
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+    if s.modified_after.is_none()
+        && s.modified_before.is_none()
+        && let Some(c) = YEAR.captures(text)
+    {
+        let y: u32 = c[1].parse().unwrap_or(2000);
+        s.modified_after = Some(format!("{y}-01-01"));
+        s.modified_before = Some(format!("{}-01-01", y + 1));
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+
+    let lower_text = text.to_lowercase();
+    if (lower_text.contains("keep")
+        || lower_text.contains("keeping")
+        || lower_text.contains("preserv")
+        || lower_text.contains("leave the"))
+        && let Some(c) = KEEP.captures(text)
+    {
+        s.keep = Some(
+            match c[1].to_lowercase().as_str() {
+                "newest" | "latest" | "most recent" | "newer" | "youngest" => "newest",
+                "shortest" | "shortest path" | "first" => "shortest_path",
+                _ => "oldest",
+            }
+            .into(),
+        );
+    }
+}

@@ -1,0 +1,415 @@
+//! New names read from a clause: a numbering or a date shown by an example name ("like
+//! 2024-05-01_scan.pdf"), text put in front of or after every name ("prefix … with inv-"), the
+//! date put there, and text replaced inside names ("swap spaces for underscores"). Pure.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::lexicon::{EXAMPLE_NAMES, ONE_EXAMPLE_NAME, re, unquote};
+
+/// "like 2024-05-01_scan.pdf", "e.g. summary_2024-05-01.docx": one example of a new name.
+static EXAMPLE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:like|e\.g\.?|such as|for example|for instance|as in)\s+([\w\-]+\.[a-z0-9]{1,6})\b",
+    )
+});
+/// A date written in an example name: digit groups with or without separators.
+static DATE_IN_NAME: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(19|20)\d\d(?:[-_.]?\d\d){2}(?:[-_ T]?\d\d(?:[-_.:]?\d\d){1,2})?"));
+/// "replace X with Y", "swap X for Y", "replace in every name in Scans the spaces with dashes".
+static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:replace|swap|substitute|exchange)\s+(?:in\s+.*?\s+)??(?:all\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:with|for|by)\s+("[^"]*"|'[^']*'|\S+)"#,
+    )
+});
+/// "change IMG_ to Rome_ (in the file names)".
+static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"(?i)\bchange\s+(?:all\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:to|into)\s+("[^"]*"|'[^']*'|\S+)"#)
+});
+/// "prefix … with inv-", "suffix … with _v2": the text is the last word.
+static AFFIX_WITH: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"(?i)\b(prefix|suffix)\s+.*?\bwith\s+("[^"]*"|'[^']*'|\S+)"#));
+/// "add _final to the end of", "put inv- in front of", "append -old".
+static AFFIX_ADD: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:add|put|stick|prepend|append|attach)\s+("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind))?"#,
+    )
+});
+/// Where the date goes when no example shows it: "the date in front of their names", "the date
+/// at the start of its filename".
+static DATE_PLACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bdate\b.*?\b(in front of|before|at the (?:start|beginning|end) of|after|behind)\s+(?:the\s+|each\s+|every\s+|their\s+|its\s+|all\s+)?(?:file\s*|photo\s*)?names?\b",
+    )
+});
+
+/// Words that say the date is when a photo was taken (EXIF), not when the file changed.
+const TAKEN_WORDS: &[&str] = &["taken", "shot", "captured", "exif"];
+/// What "spaces", "dashes" in "replace spaces with dashes" stand for.
+const CHARACTER_NAMES: &[(&str, &str)] = &[
+    ("space", " "),
+    ("blank", " "),
+    ("underscore", "_"),
+    ("dash", "-"),
+    ("hyphen", "-"),
+    ("dot", "."),
+    ("period", "."),
+    ("nothing", ""),
+];
+/// What a replacement never starts from ("replace them with hardlinks" is not about names).
+const NOT_NAME_TEXT: &[&str] = &[
+    "them",
+    "these",
+    "those",
+    "it",
+    "duplicates",
+    "copies",
+    "files",
+];
+
+/// The new-name rules a clause gives.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Renaming {
+    pub pattern: Option<String>,
+    pub start: Option<u64>,
+    pub find: Option<String>,
+    pub replace: Option<String>,
+}
+
+/// Reads the renaming rules out of `text` and cuts what it read; `lookup` resolves quoted words.
+pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -> Renaming {
+    let mut r = Renaming::default();
+    let says_names = text.to_lowercase().contains("name");
+    if let Some((find, replace, range)) = replacement(text, lookup, says_names) {
+        r.find = Some(regex::escape(&find));
+        r.replace = Some(replace);
+        text.replace_range(range, " ");
+    }
+    let taken = {
+        let l = text.to_lowercase();
+        l.contains("capture date")
+            || l.split(|c: char| !c.is_alphanumeric())
+                .any(|w| TAKEN_WORDS.contains(&w))
+    };
+    if let Some((pattern, start, range)) =
+        numbered_example(text).or_else(|| dated_example(text, taken))
+    {
+        r.pattern = Some(pattern);
+        r.start = start.filter(|s| *s != 1);
+        text.replace_range(range, " ");
+    } else if let Some((pattern, range)) = affix(text, lookup) {
+        r.pattern = Some(pattern);
+        text.replace_range(range, " ");
+    } else if let Some(place) = DATE_PLACE.captures(text).map(|c| c[1].to_lowercase()) {
+        let date = if taken {
+            "{exif.date:%Y-%m-%d}"
+        } else {
+            "{date:%Y-%m-%d}"
+        };
+        r.pattern = Some(
+            if place == "after" || place == "behind" || place.ends_with("end of") {
+                format!("{{name}}_{date}.{{ext}}")
+            } else {
+                format!("{date}_{{name}}.{{ext}}")
+            },
+        );
+    } else {
+        let l = text.to_lowercase();
+        let adds = ["add", "prefix", "prepend", "in front"]
+            .iter()
+            .any(|w| l.contains(w));
+        let says_date = l.split(|c: char| !c.is_alphanumeric()).any(|w| w == "date");
+        r.pattern = match (taken, adds) {
+            // "add the date taken to the names": the photo's date before its name.
+            (true, true) => Some("{exif.date:%Y-%m-%d}_{name}.{ext}".into()),
+            // "rename the photos by the date they were taken": the date and time are the name.
+            (true, false) => Some("{exif.date:%Y-%m-%d_%H%M%S}".into()),
+            (false, true) if says_date => Some("{date:%Y-%m-%d}_{name}.{ext}".into()),
+            _ => None,
+        };
+    }
+    r
+}
+
+/// A character named in words ("spaces") or the text itself.
+fn character(word: &str) -> String {
+    let w = word.to_lowercase();
+    let plural_of = |name: &str| w == name || w == format!("{name}s") || w == format!("{name}es");
+    CHARACTER_NAMES
+        .iter()
+        .find(|(name, _)| plural_of(name))
+        .map_or_else(|| word.to_owned(), |(_, c)| (*c).to_owned())
+}
+
+fn replacement(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    says_names: bool,
+) -> Option<(String, String, Range<usize>)> {
+    let c = REPLACE
+        .captures(text)
+        .or_else(|| CHANGE.captures(text).filter(|_| says_names))?;
+    let read = |i: usize| {
+        let raw = c.get(i).map_or("", |m| m.as_str());
+        lookup(raw).unwrap_or_else(|| unquote(raw))
+    };
+    let (from, to) = (read(1), read(2));
+    if NOT_NAME_TEXT.contains(&from.to_lowercase().as_str()) || from.contains('/') {
+        return None;
+    }
+    Some((character(&from), character(&to), c.get(0)?.range()))
+}
+
+/// Two consecutive example names ("beach_001.jpg, beach_002.jpg"), or one zero-padded one and
+/// "and so on": the numbering they follow, its first number and where they are in `text`.
+fn numbered_example(text: &str) -> Option<(String, Option<u64>, Range<usize>)> {
+    for c in EXAMPLE_NAMES.captures_iter(text) {
+        let (p1, n1, e1) = (&c[1], &c[2], c.get(3).map_or("", |m| m.as_str()));
+        let (p2, n2, e2) = (&c[4], &c[5], c.get(6).map_or("", |m| m.as_str()));
+        let (Ok(a), Ok(b)) = (n1.parse::<u64>(), n2.parse::<u64>()) else {
+            continue;
+        };
+        if p1 != p2 || !e1.eq_ignore_ascii_case(e2) || b != a + 1 {
+            continue;
+        }
+        let number = if n1.starts_with('0') && n1.len() == n2.len() {
+            format!("{{n:0{}}}", n1.len())
+        } else {
+            "{n}".to_owned()
+        };
+        let ext = if e1.is_empty() { "" } else { ".{ext}" };
+        return Some((format!("{p1}{number}{ext}"), Some(a), c.get(0)?.range()));
+    }
+    let c = ONE_EXAMPLE_NAME.captures(text)?;
+    let digits = &c[2];
+    let start = digits.parse::<u64>().ok()?;
+    let ext = if c.get(3).is_some() { ".{ext}" } else { "" };
+    Some((
+        format!("{}{{n:0{}}}{ext}", &c[1], digits.len()),
+        Some(start),
+        c.get(0)?.range(),
+    ))
+}
+
+/// An example name with a date in it ("like 2024-05-01_scan.pdf"): the date becomes the file's
+/// date in the same layout (the photo's own date when `taken`), the word beside it the name.
+fn dated_example(text: &str, taken: bool) -> Option<(String, Option<u64>, Range<usize>)> {
+    let c = EXAMPLE.captures(text)?;
+    let example = c.get(1)?.as_str();
+    let (stem, _) = example.rsplit_once('.')?;
+    let date = DATE_IN_NAME.find(stem)?;
+    let format = strftime_of(date.as_str())?;
+    let placeholder = if taken {
+        format!("{{exif.date:{format}}}")
+    } else {
+        format!("{{date:{format}}}")
+    };
+    let (before, after) = (&stem[..date.start()], &stem[date.end()..]);
+    // The word beside the date is the file's own name; its separator stays.
+    let name_part = |part: &str, name_first: bool| -> String {
+        let word = part.trim_matches(|c: char| !c.is_alphanumeric());
+        if word.is_empty() {
+            return part.to_owned();
+        }
+        let sep: String = if name_first {
+            part[part.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..].to_owned()
+        } else {
+            part[..part.len()
+                - part
+                    .trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .len()]
+                .to_owned()
+        };
+        if name_first {
+            format!("{{name}}{sep}")
+        } else {
+            format!("{sep}{{name}}")
+        }
+    };
+    let pattern = format!(
+        "{}{placeholder}{}.{{ext}}",
+        name_part(before, true),
+        name_part(after, false)
+    );
+    Some((pattern, None, c.get(0)?.range()))
+}
+
+/// The strftime layout of a written date: "2024-05-01" → `%Y-%m-%d`, "20230814_174210" →
+/// `%Y%m%d_%H%M%S`.
+fn strftime_of(date: &str) -> Option<String> {
+    const FIELDS: [&str; 6] = ["%Y", "%m", "%d", "%H", "%M", "%S"];
+    let mut out = String::new();
+    let mut field = 0;
+    let mut digits = 0;
+    for ch in date.chars() {
+        if ch.is_ascii_digit() {
+            digits += 1;
+            let width = if field == 0 { 4 } else { 2 };
+            if digits == width {
+                out.push_str(FIELDS.get(field)?);
+                field += 1;
+                digits = 0;
+            }
+        } else {
+            if digits != 0 {
+                return None;
+            }
+            out.push(ch);
+        }
+    }
+    (digits == 0 && field >= 3).then_some(out)
+}
+
+/// Text put in front of or after every name: "prefix … with inv-" → `inv-{name}.{ext}`, "add
+/// _final to the end of" → `{name}_final.{ext}`.
+fn affix(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String, Range<usize>)> {
+    let read = |raw: &str| lookup(raw).unwrap_or_else(|| unquote(raw));
+    if let Some(c) = AFFIX_WITH.captures(text) {
+        let affix = read(c.get(2)?.as_str());
+        let pattern = if c[1].eq_ignore_ascii_case("prefix") {
+            format!("{affix}{{name}}.{{ext}}")
+        } else {
+            format!("{{name}}{affix}.{{ext}}")
+        };
+        return Some((pattern, c.get(0)?.range()));
+    }
+    let c = AFFIX_ADD.captures(text)?;
+    let raw = c.get(1)?.as_str();
+    let affix = read(raw);
+    // Only literal text: an affix has a separator or was quoted ("inv-", "_final", "'draft '").
+    let literal = lookup(raw).is_some()
+        || affix.starts_with(['-', '_', '.'])
+        || affix.ends_with(['-', '_', '.']);
+    if !literal {
+        return None;
+    }
+    let verb = c.get(0)?.as_str().split_whitespace().next()?.to_lowercase();
+    let place = c
+        .get(2)
+        .or(c.get(3))
+        .map(|m| m.as_str().to_lowercase())
+        .unwrap_or_default();
+    // "put 'x.docx'" alone says nothing about names: a place, or a verb that is about them.
+    let about_names = !place.is_empty()
+        || verb == "prepend"
+        || verb == "append"
+        || verb == "add" && lookup(raw).is_none();
+    if !about_names {
+        return None;
+    }
+    let at_end = match place.as_str() {
+        "end" | "after" | "behind" => true,
+        "start" | "beginning" | "front" | "in front of" | "before" => false,
+        _ => verb == "append" || affix.starts_with(['-', '_', '.']),
+    };
+    let pattern = if at_end {
+        format!("{{name}}{affix}.{{ext}}")
+    } else {
+        format!("{affix}{{name}}.{{ext}}")
+    };
+    Some((pattern, c.get(0)?.range()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_from(text: &str) -> Renaming {
+        read(&mut text.to_owned(), &|_| None)
+    }
+
+    fn pattern(text: &str) -> Option<String> {
+        read_from(text).pattern
+    }
+
+    #[test]
+    fn an_example_name_shows_where_the_date_goes_and_its_layout() {
+        for (text, want) in [
+            (
+                "add the date in front of every file name in Scans/2024, like 2024-05-01_scan.pdf",
+                "{date:%Y-%m-%d}_{name}.{ext}",
+            ),
+            (
+                "stick the last-changed date after each name in Reports, like summary_2024-05-01.docx",
+                "{name}_{date:%Y-%m-%d}.{ext}",
+            ),
+            (
+                "rename the photos in Camera/DCIM by the date they were taken, like 20230814_174210.jpg",
+                "{exif.date:%Y%m%d_%H%M%S}.{ext}",
+            ),
+            (
+                "number them like beach_001.jpg, beach_002.jpg",
+                "beach_{n:03}.{ext}",
+            ),
+        ] {
+            assert_eq!(pattern(text).as_deref(), Some(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn text_put_in_front_of_or_after_every_name() {
+        for (text, want) in [
+            (
+                "prefix all the files in Invoices/2024 with inv-",
+                Some("inv-{name}.{ext}"),
+            ),
+            (
+                "add _final to the end of every file name in Thesis/Chapters",
+                Some("{name}_final.{ext}"),
+            ),
+            (
+                "put draft- in front of every name in Notes",
+                Some("draft-{name}.{ext}"),
+            ),
+            (
+                "put the date in front of their names",
+                Some("{date:%Y-%m-%d}_{name}.{ext}"),
+            ),
+            // Not an affix: a word with no separator is what is added, not text.
+            ("add the files in Temp to Archive", None),
+            ("where did I put _old", None),
+        ] {
+            assert_eq!(pattern(text).as_deref(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn text_replaced_inside_names() {
+        for (text, find, replace) in [
+            (
+                "swap spaces for underscores in every file name in Receipts",
+                " ",
+                "_",
+            ),
+            (
+                "replace in all file names in Dokumente/Scans the spaces with dashes",
+                " ",
+                "-",
+            ),
+            (
+                "change IMG_ to Rome_ in the file names in Pictures/Rome",
+                "IMG_",
+                "Rome_",
+            ),
+        ] {
+            let r = read_from(text);
+            assert_eq!(
+                r.find.as_deref(),
+                Some(regex::escape(find).as_str()),
+                "{text}"
+            );
+            assert_eq!(r.replace.as_deref(), Some(replace), "{text}");
+        }
+        // "Them" is not text in a name, and a change without names is not a replacement.
+        assert_eq!(
+            read_from("find duplicate photos, then replace them with hardlinks").find,
+            None
+        );
+        assert_eq!(
+            read_from("change the extension of the files to .jpg").find,
+            None
+        );
+    }
+}
