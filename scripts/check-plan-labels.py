@@ -2,7 +2,8 @@
 """Validate the hand-labelled planning set.
 
 Every line must parse as a JSON object with the keys id, request, skills, kind, clarify (in that
-order) and optionally params; ids are p001, p002, ... without gaps; every skill named in `skills`
+order) and optionally params; ids are p001, p002, ... without gaps (a held-out file's h001, ... go on
+from its first id); every skill named in `skills`
 (each alternative of `a|b`) is a folder of skills/ with a SKILL.md; every `skill/tool` key of
 `params` names a tool declared in that skill's SKILL.md, and every parameter under it is one that
 tool declares (required or optional). Values are checked against the enums the SKILL.md files
@@ -190,7 +191,11 @@ def main(argv):
             cases.append((n, case))
 
     seen = set()
-    for index, (n, case) in enumerate(cases, 1):
+    # plans.jsonl counts p001, p002, ...; a held-out file (h…) goes on from its first id.
+    first = str(cases[0][1].get("id", "p001")) if cases else "p001"
+    prefix = first[:1] if first[:1] in ("p", "h") else "p"
+    offset = int(first[1:]) - 1 if prefix == "h" and first[1:].isdigit() else 0
+    for index, (n, case) in enumerate(cases, 1 + offset):
         where = f"line {n} ({case.get('id', '?')})"
         keys = list(case)
         want = KEYS + (["params"] if "params" in case else [])
@@ -200,8 +205,8 @@ def main(argv):
         if cid in seen:
             err(f"{where}: duplicate id")
         seen.add(cid)
-        if cid != f"p{index:03d}":
-            err(f"{where}: id should be p{index:03d} (ids are sequential)")
+        if cid != f"{prefix}{index:03d}":
+            err(f"{where}: id should be {prefix}{index:03d} (ids are sequential)")
         if not isinstance(case.get("request"), str) or not case.get("request", "").strip():
             err(f"{where}: request must be a non-empty string")
         if case.get("kind") not in KINDS:

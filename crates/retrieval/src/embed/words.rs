@@ -49,6 +49,12 @@ impl WordVectors {
             .get_or_init(|| WordVectors::parse(FILE).expect("data/word-vectors.bin is well formed"))
     }
 
+    /// How common `word` (lower case) is in English: its rank among the shipped words, most
+    /// frequent first (0 is "the").
+    pub fn rank(&self, word: &str) -> Option<u32> {
+        self.index.get(word).copied()
+    }
+
     fn parse(bytes: &'static [u8]) -> Option<WordVectors> {
         let rest = bytes.strip_prefix(MAGIC)?;
         let u32_at = |i: usize| -> Option<usize> {

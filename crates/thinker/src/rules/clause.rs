@@ -1,6 +1,8 @@
 //! Splitting a request into clauses, one action each: "then", "and then", ";", "after that", and
 //! "and" / "," when an action verb follows. A leading "X – Y" or "X: Y" makes X a header that only
-//! sets the place.
+//! sets the place. Action verbs are the lexicon's and the first words of the skills' triggers.
+
+use std::collections::BTreeSet;
 
 /// One action of the request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,6 +11,21 @@ pub struct Clause {
     /// A summary before a dash or colon ("Clean up my Downloads folder – ..."): its places count,
     /// its verb does not when other clauses follow.
     pub header: bool,
+    /// Said after "then", "after that" or "once that's done": a step of its own, never only a
+    /// qualifier of the one before.
+    pub sequenced: bool,
+}
+
+/// The verbs that start an action: the lexicon's and any the caller adds (the first words of the
+/// skills' triggers, so a skill written in the editor splits requests too).
+struct Verbs<'a> {
+    extra: &'a BTreeSet<String>,
+}
+
+impl Verbs<'_> {
+    fn is_action(&self, word: &str) -> bool {
+        super::lexicon::lexicon().action_verbs.contains(word) || self.extra.contains(word)
+    }
 }
 
 const LEAD_INS: &[&str] = &[
@@ -26,7 +43,7 @@ const LEAD_INS: &[&str] = &[
     "else",
 ];
 
-fn starts_with_action(text: &str) -> bool {
+fn starts_with_action(text: &str, verbs: &Verbs) -> bool {
     let mut words = text.split_whitespace().map(|w| {
         w.trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase()
@@ -35,7 +52,7 @@ fn starts_with_action(text: &str) -> bool {
     while w.as_deref().is_some_and(|x| LEAD_INS.contains(&x)) {
         w = words.next();
     }
-    w.is_some_and(|x| super::lexicon::lexicon().action_verbs.contains(&x))
+    w.is_some_and(|x| verbs.is_action(&x))
 }
 
 /// "delete the originals" after "zip X" belongs to the archive step, not a step of its own.
@@ -54,8 +71,31 @@ fn ends_in_a_list(piece: &str) -> bool {
         .any(|w| LIST_WORDS.contains(&w.to_lowercase().as_str()))
 }
 
-/// Splits `request` into clauses.
+/// Splits `request` into clauses with the lexicon's action verbs.
 pub fn split(request: &str) -> Vec<Clause> {
+    split_with(request, &BTreeSet::new())
+}
+
+/// Sequencing words: what follows one is a step of its own.
+const SEQUENCERS: &[&str] = &[
+    ", and then ",
+    " and then ",
+    ", then ",
+    " then ",
+    ", after that ",
+    " after that ",
+    ", afterwards ",
+    " afterwards ",
+    ", and once that's done ",
+    ", once that's done ",
+    " once that's done ",
+    ", and when that's done ",
+    " when that's done ",
+];
+
+/// Splits `request` into clauses; `extra_verbs` start actions too.
+pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> {
+    let verbs = Verbs { extra: extra_verbs };
     let text = request.trim();
     let mut out = Vec::new();
     // Header: "X – Y", "X - Y", "X: Y" with something actionable after it.
@@ -65,30 +105,40 @@ pub fn split(request: &str) -> Vec<Clause> {
             && !head.contains('"')
             && !rest.trim().is_empty()
             && head.split_whitespace().count() <= 8
+            // "by topic: Tax, Medical, Car" ends with a list, not a header.
+            && !(sep == ": " && rest.contains(", ") && !has_action(rest, &verbs))
         {
             out.push(Clause {
                 text: head.trim().to_owned(),
                 header: true,
+                sequenced: false,
             });
             body = rest;
             break;
         }
     }
     let mut parts: Vec<String> = vec![body.to_owned()];
-    // Unconditional separators first, then conditional ones.
-    for sep in [
-        ";",
-        ", and then ",
-        " and then ",
-        ", then ",
-        " then ",
-        ", after that ",
-        " after that ",
-        ", afterwards ",
-        " afterwards ",
-        ". ",
-        "? ",
-    ] {
+    // Unconditional separators first (a sequencing word stays as the piece's first word, to mark
+    // it), then conditional ones.
+    for sep in SEQUENCERS {
+        parts = parts
+            .iter()
+            .flat_map(|p| {
+                split_ci(p, sep)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, piece)| {
+                        if i == 0 {
+                            piece
+                        } else {
+                            format!("then {piece}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    for sep in [";", ". ", "? "] {
         parts = parts.iter().flat_map(|p| split_ci(p, sep)).collect();
     }
     for sep in [", and ", " and ", ", ", " & ", " plus "] {
@@ -101,7 +151,7 @@ pub fn split(request: &str) -> Vec<Clause> {
                 for piece in pieces {
                     match joined.last_mut() {
                         Some(last)
-                            if !starts_with_action(&piece)
+                            if !starts_with_action(&piece, &verbs)
                                 || about_originals(&piece)
                                 || ends_in_a_list(last) =>
                         {
@@ -121,23 +171,26 @@ pub fn split(request: &str) -> Vec<Clause> {
             .trim_start_matches(|c: char| c == ',' || c.is_whitespace())
             .trim_end_matches(['.', ',', '!'])
             .trim();
+        let mut sequenced = false;
         for lead in ["and then ", "then ", "and ", "after that ", "afterwards "] {
             if t.len() > lead.len() && t[..lead.len()].eq_ignore_ascii_case(lead) {
                 t = t[lead.len()..].trim();
+                sequenced |= lead != "and ";
             }
         }
         if !t.is_empty() {
             out.push(Clause {
                 text: t.to_owned(),
                 header: false,
+                sequenced,
             });
         }
     }
     drop_fillers(&mut out);
-    merge_qualifiers(&mut out);
+    merge_qualifiers(&mut out, &verbs);
     // "the desktop looks like a bomb went off, group everything by type": a first clause with
     // no action in it only says where.
-    if out.len() >= 2 && !out[0].header && !has_action(&out[0].text) {
+    if out.len() >= 2 && !out[0].header && !has_action(&out[0].text, &verbs) {
         out[0].header = true;
     }
     if out.len() == 1 {
@@ -172,7 +225,8 @@ fn drop_fillers(clauses: &mut Vec<Clause>) {
 /// A later clause that only qualifies the one before it: a negation ("don't move anything
 /// yet"), a restriction with no verb of its own ("just the top 3"), "show me" with at most a
 /// number, or no action at all.
-fn qualifies_previous(text: &str) -> bool {
+fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
+    let text = c.text.as_str();
     let lex = super::lexicon::lexicon();
     if lex.negations.iter().any(|n| strip_lead(text, n).is_some()) {
         return true;
@@ -182,9 +236,9 @@ fn qualifies_previous(text: &str) -> bool {
         .iter()
         .find_map(|lead| strip_lead(text, lead))
     {
-        return !starts_with_action(rest);
+        return !starts_with_action(rest, verbs);
     }
-    asks_to_be_shown(text, true) || !has_action(text)
+    asks_to_be_shown(text, true) || !c.sequenced && !has_action(text, verbs)
 }
 
 /// "show me" or "tell me", and with `numbered` maybe a number after it ("show me 5").
@@ -207,7 +261,7 @@ fn asks_to_be_shown(text: &str, numbered: bool) -> bool {
 
 /// Joins every clause that only qualifies the one before onto it, and a leading "show me" onto
 /// what it asks to see ("show me, what is in notes.txt").
-fn merge_qualifiers(clauses: &mut Vec<Clause>) {
+fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     let mut merged: Vec<Clause> = Vec::with_capacity(clauses.len());
     let mut lead_in: Option<String> = None;
     for mut c in clauses.drain(..) {
@@ -219,7 +273,7 @@ fn merge_qualifiers(clauses: &mut Vec<Clause>) {
             continue;
         }
         match merged.last_mut() {
-            Some(prev) if !prev.header && !c.header && qualifies_previous(&c.text) => {
+            Some(prev) if !prev.header && !c.header && qualifies_previous(&c, verbs) => {
                 prev.text.push_str(", ");
                 prev.text.push_str(&c.text);
             }
@@ -230,17 +284,59 @@ fn merge_qualifiers(clauses: &mut Vec<Clause>) {
         merged.push(Clause {
             text: lead,
             header: false,
+            sequenced: false,
         });
     }
     *clauses = merged;
 }
 
 /// An action verb anywhere, or a question (a question asks to look).
-fn has_action(text: &str) -> bool {
-    const QUESTION_WORDS: &[&str] = &[
-        "what", "what's", "whats", "which", "how", "where", "who", "why", "is", "are", "do",
-        "does", "can", "could",
-    ];
+/// `text` without what it says not to do: from a negation ("don't", "without") to the end of
+/// its part of the sentence ("which files are packed in x.tar.zst, don't unpack it" asks to look,
+/// not to unpack). The whole text when nothing else is left.
+pub fn without_negations(text: &str) -> String {
+    let lex = super::lexicon::lexicon();
+    let mut out = String::new();
+    let mut skipping = false;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() {
+        let rest = words[i..].join(" ");
+        if !skipping && lex.negations.iter().any(|n| strip_lead(&rest, n).is_some()) {
+            skipping = true;
+        }
+        let w = words[i];
+        if !skipping {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+        if w.ends_with([',', ';', '.', '?', '!']) {
+            skipping = false;
+        }
+        i += 1;
+    }
+    let out = out.trim().trim_end_matches([',', ';']).trim().to_owned();
+    if out.split_whitespace().count() < 2 {
+        text.to_owned()
+    } else {
+        out
+    }
+}
+
+/// Words that open a question.
+const QUESTION_WORDS: &[&str] = &[
+    "what", "what's", "whats", "which", "how", "where", "who", "why", "when", "is", "are", "do",
+    "does", "can", "could",
+];
+
+/// Whether `word` opens a question (a trigger's first word that is no verb).
+pub(super) fn is_question_word(word: &str) -> bool {
+    QUESTION_WORDS.contains(&word)
+}
+
+fn has_action(text: &str, verbs: &Verbs) -> bool {
     let words: Vec<String> = text
         .split_whitespace()
         .map(|w| {
@@ -251,9 +347,7 @@ fn has_action(text: &str) -> bool {
     words
         .first()
         .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
-        || words
-            .iter()
-            .any(|w| super::lexicon::lexicon().action_verbs.contains(w))
+        || words.iter().any(|w| verbs.is_action(w))
 }
 
 /// Case-insensitive split on `sep` (ASCII separators only).
@@ -320,6 +414,25 @@ mod tests {
             ["dedupe Pictures", "sort Desktop by type"]
         );
         assert_eq!(texts("organize"), ["organize"]);
+    }
+
+    #[test]
+    fn what_a_clause_says_not_to_do_is_left_out_of_matching() {
+        assert_eq!(
+            without_negations("which files are packed in mail.tar.zst, don't unpack it"),
+            "which files are packed in mail.tar.zst"
+        );
+        assert_eq!(
+            without_negations(
+                "analyze Backup but don't bother checking for duplicates, the tree is huge"
+            ),
+            "analyze Backup the tree is huge"
+        );
+        assert_eq!(
+            without_negations("zip Photos without deleting the originals"),
+            "zip Photos"
+        );
+        assert_eq!(without_negations("don't"), "don't");
     }
 
     #[test]

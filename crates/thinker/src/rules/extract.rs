@@ -294,7 +294,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     }
     amounts::read(&mut s, &mut text, g, &lookup);
 
-    archive::read(&mut s, &text, &quoted);
+    archive::read(&mut s, &text);
 
     // "called X", or a hyphenated name after "skill" ("create a skill music-renamer").
     if let Some(c) = CALLED.captures(&text) {
@@ -339,6 +339,9 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         "0-byte",
         "0 byte",
         "blank files",
+        "nothing in them",
+        "nothing inside",
+        "nothing in it",
     ]
     .iter()
     .any(|w| lower_text.contains(w))
@@ -370,6 +373,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     }
 
     places::read_words(&mut s, &text, g, &lookup);
+    // The name of the archive to make says its format best ("zip X into Archive/old.tar.gz").
+    if let Some(f) = s.targets.iter().find_map(|t| archive::format_in(t)) {
+        s.format = Some(f.to_owned());
+    }
 
     if let Some(c) = QUERY.captures(clause) {
         let q = c[1].trim();
@@ -416,6 +423,34 @@ fn names_a_path(word: &str) -> bool {
     })
 }
 
+/// "Downlaods/old-setup.dmg" is in Downloads: a misspelt common folder starting a path is
+/// corrected (written with a capital when it was).
+fn with_first_folder_spelt_right(path: &str) -> String {
+    let Some((first, rest)) = path.split_once('/') else {
+        return path.to_owned();
+    };
+    // "Archiv/…" is the German folder, not "Archive" cut short.
+    if !misspelt_folder(first)
+        || COMMON_FOLDERS
+            .iter()
+            .any(|f| f.starts_with(&first.to_lowercase()))
+    {
+        return path.to_owned();
+    }
+    let Some(fixed) = super::normalize::correct_folder(first, COMMON_FOLDERS) else {
+        return path.to_owned();
+    };
+    let fixed = if first.starts_with(char::is_uppercase) {
+        let mut c = fixed.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or(fixed)
+    } else {
+        fixed
+    };
+    format!("{fixed}/{rest}")
+}
+
 /// Paths and file names are names, like quoted text: each becomes a placeholder, so the words
 /// inside them are not read as dates, extensions or folders ("recent" and "zip" of
 /// "Work/recent.zip").
@@ -449,7 +484,7 @@ fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
                 }
                 None => (bare.to_owned(), &word[bare.len()..]),
             };
-            quoted.push(name);
+            quoted.push(with_first_folder_spelt_right(&name));
             out.push(format!("⟦{}⟧{last}", quoted.len() - 1));
             i += if year.is_some() { 2 } else { 1 };
         } else {

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use contracts::{Plan, PlanStep, ToolDefinition};
 use serde_json::Value;
 
-pub use clause::{Clause, split};
+pub use clause::{Clause, split, split_with};
 pub use extract::{Grounding, Slots, extract};
 
 use crate::{PlanControl, PlanRequest, Planned, Planner, PlanningContext, Result, ThinkerError};
@@ -76,7 +76,10 @@ impl Planner for RulePlanner {
                 english.as_deref().unwrap_or("")
             ));
         }
-        let clauses = split(english.as_deref().unwrap_or(&request.text));
+        let clauses = split_with(
+            english.as_deref().unwrap_or(&request.text),
+            &trigger_verbs(cx.skills),
+        );
         let has_body = clauses.iter().any(|c| !c.header);
         for c in &clauses {
             if control.is_cancelled() {
@@ -173,6 +176,25 @@ struct PlanBuilder<'a> {
     slot_takers: BTreeMap<String, usize>,
 }
 
+/// The first word of every trigger of the catalogue (skill-wide and per tool) that is not a
+/// small word: the verbs the skills are asked with, which start a clause as the lexicon's do.
+fn trigger_verbs(skills: &skills::SkillStore) -> std::collections::BTreeSet<String> {
+    skills
+        .skills()
+        .flat_map(|s| {
+            let d = &s.definition;
+            d.triggers
+                .iter()
+                .chain(d.tools.values().flat_map(|t| t.planning.triggers.iter()))
+                .filter_map(|t| t.split_whitespace().next())
+                .map(str::to_lowercase)
+                .filter(|w| w.chars().all(char::is_alphabetic))
+                .filter(|w| !retrieval::text::is_stop_word(w) && !clause::is_question_word(w))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// How many tools take each slot (through `fill` or a parameter of the slot's name).
 fn slot_takers(skills: &skills::SkillStore) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
@@ -256,8 +278,10 @@ impl PlanBuilder<'_> {
             slots.locations.push(p);
             slots.whole_root = false;
         }
-        let matched = normalize::for_matching(text, &slots, self.vocab, true);
-        let described = normalize::for_matching(text, &slots, self.vocab, false);
+        // What the clause says not to do is no evidence for a tool that does it.
+        let affirmed = clause::without_negations(text);
+        let matched = normalize::for_matching(&affirmed, &slots, self.vocab, true);
+        let described = normalize::for_matching(&affirmed, &slots, self.vocab, false);
         let ranking = self.cx.retrieval.match_skill(&matched)?;
         // What the person chose before for a clause like this one: their choice is a reading
         // even when retrieval does not rank it.
@@ -268,10 +292,10 @@ impl PlanBuilder<'_> {
         // ranked or not.
         for s in self.cx.skills.skills() {
             for tool in s.definition.tools.keys() {
-                let says_trigger = score::says_trigger_whole(&s.definition, tool, text)
+                let says_trigger = score::says_trigger_whole(&s.definition, tool, &affirmed)
                     || score::says_trigger_whole(&s.definition, tool, &matched)
                     || score::trigger_frame_said(&s.definition, tool, &matched).is_some()
-                    || score::trigger_frame_said(&s.definition, tool, text).is_some();
+                    || score::trigger_frame_said(&s.definition, tool, &affirmed).is_some();
                 if says_trigger
                     && !hits
                         .iter()

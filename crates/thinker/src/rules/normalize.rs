@@ -120,6 +120,7 @@ pub fn correct(word: &str, vocab: &Vocabulary) -> Option<String> {
     if n < 4
         || vocab.contains(word)
         || lexicon().common_words.contains(word)
+        || is_everyday_english(word)
         || !word.chars().all(|c| c.is_ascii_alphabetic())
     {
         return None;
@@ -217,14 +218,15 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             .collect();
         return text
             .split_whitespace()
-            .map(|w| {
+            .enumerate()
+            .map(|(i, w)| {
                 let core = w
                     .trim_matches(|c: char| !c.is_alphanumeric())
                     .to_lowercase();
                 if is_name(w) || places.contains(&core) || quoted.contains(&core) {
                     return w.to_owned();
                 }
-                match correct(&core, vocab) {
+                match correct_at(&core, vocab, i == 0) {
                     Some(c) => w.to_lowercase().replace(&core, &c),
                     None => w.to_owned(),
                 }
@@ -253,7 +255,8 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
     }
     let words: Vec<String> = t
         .split_whitespace()
-        .map(|w| {
+        .enumerate()
+        .map(|(i, w)| {
             let core = w.trim_matches(|c: char| !c.is_alphanumeric());
             if let Some(to) = lexicon().synonyms.get(core) {
                 return to.clone();
@@ -261,7 +264,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             if is_name(w) || quoted.contains(core) {
                 return w.to_owned();
             }
-            correct(core, vocab).unwrap_or_else(|| w.to_owned())
+            correct_at(core, vocab, i == 0).unwrap_or_else(|| w.to_owned())
         })
         .collect();
     words.join(" ")
@@ -317,6 +320,31 @@ fn mask_whole(text: &str, name: &str) -> String {
     out
 }
 
+/// `correct`, and the first word of a clause, where the verb goes, one edit from exactly one
+/// action verb is that verb even when it is an English word ("reed the todo.txt" is "read").
+fn correct_at(word: &str, vocab: &Vocabulary, first: bool) -> Option<String> {
+    let verbs = &lexicon().action_verbs;
+    if first && word.chars().count() >= 4 && !verbs.contains(word) {
+        let mut near = verbs
+            .iter()
+            .filter(|v| v.len() >= 4 && osa_distance(word, v) == 1);
+        if let (Some(v), None) = (near.next(), near.next()) {
+            return Some(v.clone());
+        }
+    }
+    correct(word, vocab)
+}
+
+/// Among the 20,000 most frequent English words (the shipped word vectors keep GloVe's frequency
+/// order): spelt right, whatever skill word it is one letter from ("spill" is not "skill",
+/// "pile" not "file").
+fn is_everyday_english(word: &str) -> bool {
+    const EVERYDAY: u32 = 20_000;
+    retrieval::embed::WordVectors::shipped()
+        .rank(word)
+        .is_some_and(|r| r < EVERYDAY)
+}
+
 /// Corrects a misspelt folder word against known folder names ("downlaods" → "downloads").
 pub fn correct_folder(word: &str, known: &[&str]) -> Option<String> {
     let lower = word.to_lowercase();
@@ -325,7 +353,7 @@ pub fn correct_folder(word: &str, known: &[&str]) -> Option<String> {
     }
     // Two edits only in a long word: "copies" is a word, not "movies" misspelt.
     let most = if lower.len() >= 8 { 2 } else { 1 };
-    if lexicon().common_words.contains(&lower) {
+    if lexicon().common_words.contains(&lower) || is_everyday_english(&lower) {
         return None;
     }
     let mut hits = known.iter().filter(|k| osa_distance(&lower, k) <= most);

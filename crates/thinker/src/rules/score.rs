@@ -34,17 +34,24 @@ pub(super) fn object_fit(
     is_file: &dyn Fn(&str) -> bool,
 ) -> f32 {
     const FIT: f32 = 0.06;
+    const FOLDER_FOR_A_FILE: f32 = 0.15;
     // Named as what to act on, or as the only place ("what is in fotos.zip").
     let named = if slots.objects.is_empty() {
         &slots.locations
     } else {
         &slots.objects
     };
-    let one_file =
-        matches!(named.as_slice(), [o] if is_file(o)) && !slots.has_filter() && !slots.refers_back;
-    match (one_file, tool.planning.acts_on) {
-        (true, ActsOn::File) => FIT,
-        (true, ActsOn::Folder) => -FIT,
+    let plain = !slots.has_filter() && !slots.refers_back;
+    let one_file = matches!(named.as_slice(), [o] if is_file(o)) && plain;
+    // And one folder named as the only thing ("show what's in Freelance/Invoices") is no file.
+    let one_folder = matches!(named.as_slice(), [o] if !is_file(o) && o != ".")
+        && slots.objects.len() <= 1
+        && plain;
+    match (one_file, one_folder, tool.planning.acts_on) {
+        (true, _, ActsOn::File) | (_, true, ActsOn::Folder) => FIT,
+        (true, _, ActsOn::Folder) => -FIT,
+        // A tool that reads one file cannot read a folder at all.
+        (_, true, ActsOn::File) => -FOLDER_FOR_A_FILE,
         _ => 0.0,
     }
 }

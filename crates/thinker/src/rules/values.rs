@@ -84,11 +84,11 @@ pub(super) fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)>
         "priority" if !s.priority.is_empty() => (json!(s.priority), "priority"),
         "format" => (json!(s.format.clone()?), "format"),
         "compression" => {
-            // The format's own range: zip and tar.gz 0–9, tar.zst 1–22 (19 is the usual max).
+            // The format's own range: zip and tar.gz 0–9, tar.zst 1–22 ("the highest level" is 22).
             let zst = s.format.as_deref() == Some("tar.zst")
                 || s.targets.iter().any(|t| t.ends_with(".zst"));
             let level = match (s.compression?, zst) {
-                ("max", true) => 19,
+                ("max", true) => 22,
                 ("max", false) => 9,
                 ("none", false) => 0,
                 (_, _) => 1,

@@ -98,6 +98,23 @@ pub(super) fn read(
         cut(text, r);
     }
 
+    while let Some(c) = WORD_DATE.captures(text) {
+        let day: u32 = c
+            .get(2)
+            .or(c.get(4))
+            .and_then(|d| d.as_str().parse().ok())
+            .unwrap_or(1);
+        let month = month_number(&c[3].to_lowercase()).unwrap_or(1);
+        let date = format!("{}-{month:02}-{day:02}", &c[5]);
+        match c[1].to_lowercase().as_str() {
+            "before" | "until" | "till" | "older than" | "earlier than" => {
+                s.modified_before = Some(date);
+            }
+            _ => s.modified_after = Some(date),
+        }
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
     while let Some(c) = ISO_DATE.captures(text) {
         let date = c[2].to_owned();
         match c[1].to_lowercase().as_str() {

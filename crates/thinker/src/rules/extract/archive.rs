@@ -1,18 +1,12 @@
-//! What a clause says about an archive to make: its format (also from the archive's name), how hard
+//! What a clause says about an archive to make: its format (also from the target's name), how hard
 //! to compress, and whether the originals go afterwards. Pure.
 
 use super::Slots;
 use super::lexicon::*;
 
-/// Reads the archive words of `text` (and of its quoted or protected names) into `s`.
-pub(super) fn read(s: &mut Slots, text: &str, quoted: &[String]) {
-    let lower_text = text.to_lowercase();
-    // The format may be in the name of the archive to make ("into Archive/old.tar.gz").
-    let with_names = std::iter::once(text)
-        .chain(quoted.iter().map(String::as_str))
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
+/// The archive format `text` names ("tar.zst", "tarball", "zip"), if any.
+pub(super) fn format_in(text: &str) -> Option<&'static str> {
+    let text = text.to_lowercase();
     for (word, fmt) in [
         ("tar.zst", "tar.zst"),
         ("zstd", "tar.zst"),
@@ -24,13 +18,27 @@ pub(super) fn read(s: &mut Slots, text: &str, quoted: &[String]) {
         (" tar ", "tar.gz"),
         ("zip", "zip"),
     ] {
-        if with_names.contains(word) || with_names.ends_with(word.trim()) && word.starts_with(' ') {
-            s.format = Some(fmt.into());
-            break;
+        if text.contains(word) || text.ends_with(word.trim()) && word.starts_with(' ') {
+            return Some(fmt);
         }
     }
-    if DELETE_ORIGINALS.is_match(&lower_text) {
-        s.delete_originals = true;
+    None
+}
+
+/// Reads the archive words of `text` into `s` (the format of an archive named as the target is
+/// read once the places are known: "which files are packed in mail.tar.zst" makes nothing).
+pub(super) fn read(s: &mut Slots, text: &str) {
+    let lower_text = text.to_lowercase();
+    s.format = format_in(text).map(str::to_owned);
+    // "… and delete the originals", not "without deleting the originals".
+    if let Some(m) = DELETE_ORIGINALS.find(&lower_text) {
+        let before: Vec<&str> = lower_text[..m.start()].split_whitespace().collect();
+        let negated = before
+            .iter()
+            .rev()
+            .take(2)
+            .any(|w| matches!(*w, "without" | "not" | "don't" | "never" | "no"));
+        s.delete_originals = !negated;
     }
     // "with maximum compression", "as small as possible", "fast", "without compression".
     let said = |ws: &[&str]| ws.iter().any(|w| lower_text.contains(w));

@@ -1,14 +1,20 @@
 //! The person's own categories named in a request: "into Invoices, Recipes and Meeting notes".
 
-/// A list of two or more names after the clause's last "into": each one to three words starting
+/// A list of two or more names after the clause's last "into" (or a colon): each one to three words starting
 /// with a capital (or quoted), separated by commas, "and", "or". Returns the names and the range
 /// they (with "into") take in `text`.
 pub(super) fn category_list(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Option<(Vec<String>, std::ops::Range<usize>)> {
-    let start = text.rfind(" into ")?;
-    let tail = text[start + 6..].trim_end_matches(['.', '!', '?', ' ']);
+    // After the last "into", or a colon ("by topic: Tax, Medical, Car").
+    let (start, from) = match (text.rfind(" into "), text.rfind(": ")) {
+        (Some(i), Some(c)) if c > i => (c, c + 2),
+        (Some(i), _) => (i, i + 6),
+        (None, Some(c)) => (c, c + 2),
+        (None, None) => return None,
+    };
+    let tail = text[from..].trim_end_matches(['.', '!', '?', ' ']);
     // "into Work, Family and Health by what they're about": how to sort is not a category.
     let tail = tail.find(" by ").map_or(tail, |i| &tail[..i]);
     let mut list = format!(" {tail} ");

@@ -205,6 +205,20 @@ pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)\b(before|after|since|until|till|from|older than|newer than)\s+(\d{4}-\d{2}-\d{2})\b")
 });
+/// "since 1 March 2025", "before May 3, 2024", "after the 5th of June 2023": a date in words.
+pub(super) static WORD_DATE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(before|after|since|until|till|from|older than|newer than|earlier than|later than)\s+(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d\d)\b",
+    )
+});
+/// The month a (lower-case) month name or its abbreviation names.
+pub(super) fn month_number(name: &str) -> Option<u32> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let key = name.get(..3)?;
+    MONTHS.iter().position(|m| *m == key).map(|i| i as u32 + 1)
+}
 /// "not modified since 2022", "haven't touched since 2021": last changed before that year.
 pub(super) static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     re(

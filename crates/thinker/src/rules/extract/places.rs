@@ -261,14 +261,25 @@ pub(super) fn read_words(
                 .is_some_and(|n| DETERMINERS.contains(&n.to_lowercase().as_str()));
             // Written in lower case ("the photos", not "the Photos") it is the kind, even when
             // a folder of that name exists.
-            let written = words.get(i + 2).copied().unwrap_or_default();
+            let written = words
+                .get(if after_determiner { i + 2 } else { i + 1 })
+                .map(|w| w.trim_end_matches([',', ';', '.']))
+                .unwrap_or_default();
             let kind_word = |_: &str| {
-                after_determiner
+                (after_determiner || w == "of")
                     && written.starts_with(|c: char| c.is_lowercase())
                     && CATEGORY_WORDS.iter().any(|(c, _)| *c == written)
             };
-            if let Some((place, next)) =
-                place_token(&words, i + 1, g).filter(|(p, _)| to_target || !kind_word(p))
+            // "a mountain of old stuff": after "of" only a name is a place (a path, a folder that
+            // exists, a capital).
+            let weak_of = |p: &str| {
+                w == "of"
+                    && !p.contains('/')
+                    && g.entry(p).is_none()
+                    && !p.starts_with(char::is_uppercase)
+            };
+            if let Some((place, next)) = place_token(&words, i + 1, g)
+                .filter(|(p, _)| to_target || !kind_word(p) && !weak_of(p))
             {
                 push_place(s, to_target, place);
                 for c in consumed.iter_mut().take(next).skip(i + 1) {
@@ -396,7 +407,7 @@ pub(super) fn read_words(
                     && !LOCATION_PREPS.contains(&w.as_str())
                     && !TARGET_PREPS.contains(&w.as_str())
                     && ![
-                        "per", "by", "new", "same", "one", "another", "sub", "whole", "entire",
+                        "per", "by", "new", "same", "one", "another", "sub", "whole", "entire", "own", "its", "their", "each", "every", "separate",
                     ]
                     .contains(&w.as_str()))
         {

@@ -24,6 +24,12 @@ static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\b(?:replace|swap|substitute|exchange)\s+(?:in\s+.*?\s+)??(?:all\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:with|for|by)\s+("[^"]*"|'[^']*'|\S+)"#,
     )
 });
+/// "underscores in file names should become spaces", "turn the dots into dashes".
+static BECOME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)(?:\bturn\s+(?:all\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+into\s+("[^"]*"|'[^']*'|\S+))|(?:("[^"]*"|'[^']*'|\S+)\s+(?:in\s+(?:the\s+)?(?:file\s*)?names\s+)?(?:should\s+)?(?:become|turn\s+into|be\s+replaced\s+(?:with|by))\s+("[^"]*"|'[^']*'|\S+))"#,
+    )
+});
 /// "change IMG_ to Rome_ (in the file names)".
 static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
     re(r#"(?i)\bchange\s+(?:all\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:to|into)\s+("[^"]*"|'[^']*'|\S+)"#)
@@ -87,11 +93,16 @@ pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -
         r.replace = Some(replace);
         text.replace_range(range, " ");
     }
+    // "the date they were taken", "EXIF"; "if a name is already taken" is not about dates.
     let taken = {
         let l = text.to_lowercase();
+        let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric()).collect();
         l.contains("capture date")
-            || l.split(|c: char| !c.is_alphanumeric())
-                .any(|w| TAKEN_WORDS.contains(&w))
+            || words.contains(&"exif")
+            || words.iter().any(|w| TAKEN_WORDS.contains(w))
+                && words
+                    .iter()
+                    .any(|w| matches!(*w, "date" | "dates" | "when" | "time"))
     };
     if let Some((pattern, start, range)) =
         numbered_example(text).or_else(|| dated_example(text, taken))
@@ -150,12 +161,15 @@ fn replacement(
 ) -> Option<(String, String, Range<usize>)> {
     let c = REPLACE
         .captures(text)
-        .or_else(|| CHANGE.captures(text).filter(|_| says_names))?;
+        .or_else(|| CHANGE.captures(text).filter(|_| says_names))
+        .or_else(|| BECOME.captures(text).filter(|_| says_names))?;
+    // BECOME's second form has its own groups (3, 4).
+    let (i, j) = if c.get(1).is_some() { (1, 2) } else { (3, 4) };
     let read = |i: usize| {
         let raw = c.get(i).map_or("", |m| m.as_str());
         lookup(raw).unwrap_or_else(|| unquote(raw))
     };
-    let (from, to) = (read(1), read(2));
+    let (from, to) = (read(i), read(j));
     if NOT_NAME_TEXT.contains(&from.to_lowercase().as_str()) || from.contains('/') {
         return None;
     }
@@ -393,6 +407,11 @@ mod tests {
                 "IMG_",
                 "Rome_",
             ),
+            (
+                "in Ebooks, underscores in file names should become spaces",
+                "_",
+                " ",
+            ),
         ] {
             let r = read_from(text);
             assert_eq!(
@@ -409,6 +428,11 @@ mod tests {
         );
         assert_eq!(
             read_from("change the extension of the files to .jpg").find,
+            None
+        );
+        // Regression: "already taken" is a name in use, not the date a photo was taken.
+        assert_eq!(
+            pattern("extract x.zip into Pictures, and if a name is already taken keep both"),
             None
         );
     }

@@ -392,3 +392,31 @@ fn sizes_left_out_tags_after_with_and_names_after_as() {
         name=Some(".DS_Store")"#]],
     );
 }
+
+#[test]
+fn dates_in_words_folders_misspelt_in_paths_and_formats_of_the_archive_to_make() {
+    check(
+        "show the spreadsheets in Finance I've edited since 1 March 2025",
+        expect![[r#"
+            locations=["Finance"]
+            extensions=["csv", "tsv", "json", "jsonl", "ndjson", "xml", "yaml", "yml", "toml", "ini", "parquet", "sqlite", "db", "avro", "arrow", "geojson"]
+            modified_after=Some("2025-03-01")"#]],
+    );
+    check(
+        "dleete Downlaods/old-setup.dmg",
+        expect![[r#"objects=["Downloads/old-setup.dmg"]"#]],
+    );
+    check(
+        "which files are packed in Backup/mail-2019.tar.zst? don't unpack it",
+        expect![[r#"
+            locations=["Backup/mail-2019.tar.zst"]
+            refers_back=true"#]],
+    );
+    check(
+        "zip Documents into Backup/docs.tar.gz",
+        expect![[r#"
+            objects=["Documents"]
+            targets=["Backup/docs.tar.gz"]
+            format=Some("tar.gz")"#]],
+    );
+}
