@@ -103,21 +103,25 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
     assert!(off["picker_share"].as_f64().unwrap() > share, "{off}");
 }
 
-/// Requests written without seeing the planner (`eval/README.md`): the set fixes were made from,
-/// and the one only ever scored. Their floors say how a new person's requests fare; they are far
-/// below `plans.jsonl`'s, which the planner has been tuned on (2026-11-26: 66.7 % and 35.0 %).
-const HELD_OUT_FLOORS: &[(&str, f64)] =
-    &[("plans-heldout.jsonl", 66.5), ("plans-unseen.jsonl", 35.0)];
+/// Requests written without seeing the planner (`eval/README.md`): the two sets fixes were made
+/// from (held-out, dev), and the one only ever scored (unseen). Their floors say how a new
+/// person's requests fare; they are far below `plans.jsonl`'s, which the planner has been tuned
+/// on (2026-11-26, at first: 46.7 %, 45.0 % and 35.0 %; now 70.0 %, 52.5 % and 41.7 %).
+const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
+    ("plans-heldout.jsonl", 60, 69.5),
+    ("plans-dev.jsonl", 120, 52.0),
+    ("plans-unseen.jsonl", 60, 41.5),
+];
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_requests_it_was_not_tuned_on() {
     let env = Env::new(&[]);
-    for (name, floor) in HELD_OUT_FLOORS {
+    for (name, cases, floor) in HELD_OUT_FLOORS {
         let file = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../eval")
             .join(name);
         let score = env.json(&["plan", "--file", file.to_str().unwrap()]);
-        assert_eq!(score["total"].as_u64(), Some(60), "{name}: {score}");
+        assert_eq!(score["total"].as_u64(), Some(*cases), "{name}: {score}");
         let accuracy = score["accuracy"].as_f64().expect("accuracy");
         assert!(
             accuracy >= *floor,

@@ -5,6 +5,7 @@
 mod cpu;
 mod error;
 mod execution;
+pub mod file_kinds;
 mod learned;
 mod plan;
 mod planning;

@@ -136,6 +136,10 @@ pub struct ToolPlanning {
     /// What `path` / `source` names.
     #[serde(default)]
     pub acts_on: ActsOn,
+    /// The kinds of file (organize-by-type's categories: `Archives`, `Documents`, …) the tool
+    /// reads: a named file of another kind counts against it, one of these kinds for it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<String>,
     /// The field of the result that is a selection a later step can act on (`nodes`, `paths`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selects: Option<String>,

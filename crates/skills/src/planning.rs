@@ -21,6 +21,7 @@ pub const PLANNING_KEYS: &[&str] = &[
     "defaults",
     "when_said",
     "acts_on",
+    "reads",
     "selects",
     "fill",
     "takes_from",
@@ -298,6 +299,28 @@ pub fn planning(
                     );
                 }
             },
+            "reads" => {
+                for kind in check.strings("reads", value, line) {
+                    if contracts::file_kinds::CATEGORIES
+                        .iter()
+                        .any(|(c, _)| *c == kind)
+                    {
+                        out.reads.push(kind);
+                    } else {
+                        let known: Vec<&str> = contracts::file_kinds::CATEGORIES
+                            .iter()
+                            .map(|(c, _)| *c)
+                            .collect();
+                        check.error(
+                            line,
+                            format!(
+                                "`reads`: {kind} is no kind of file; the kinds are {}",
+                                known.join(", ")
+                            ),
+                        );
+                    }
+                }
+            }
             "selects" => match value.as_str() {
                 Some(f)
                     if !f.is_empty()

@@ -463,10 +463,11 @@ fn planning_keys_are_read_from_a_tool_declaration() {
 #[test]
 fn every_problem_of_the_planning_keys_is_reported_with_its_line() {
     check(
-        "---\nname: bad-plan\ndescription: A skill whose planning keys are wrong in every way it can be.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [level]\nacts_on: folders | selects: \"created files\"\ndefaults: {level: high, colour: red}\ntriggers: [\"pack {sources} now\", \"{source}\"]\nwhen_said: [{words: [fast]}]\nfill: {level: speed}\n\n### drop -- Remove duplicates\nprimitive: graph | method: remove_duplicates | mutates: true | required: [groups]\ntakes_from: {groups: pack.nodes}\n",
+        "---\nname: bad-plan\ndescription: A skill whose planning keys are wrong in every way it can be.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [level]\nacts_on: folders | selects: \"created files\" | reads: [Archives, Spreadsheets]\ndefaults: {level: high, colour: red}\ntriggers: [\"pack {sources} now\", \"{source}\"]\nwhen_said: [{words: [fast]}]\nfill: {level: speed}\n\n### drop -- Remove duplicates\nprimitive: graph | method: remove_duplicates | mutates: true | required: [groups]\ntakes_from: {groups: pack.nodes}\n",
         expect![[r#"
             skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `acts_on` must be one of folder, file, node, files, nodes, found "folders"
             skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `selects` must name a field of the result (e.g. `nodes`), found "created files"
+            skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `reads`: Spreadsheets is no kind of file; the kinds are Images, Documents, Audio, Video, Archives, Code, Data, Installers, Fonts, Ebooks
             skills/broken/SKILL.md:9: error[BAD_PLANNING_KEY]: tool `pack`: `defaults` sets `colour`, which the tool does not take; it takes: source, target, level
             skills/broken/SKILL.md:9: error[BAD_PLANNING_KEY]: tool `pack`: `defaults`: `level` takes int; "high" does not fit
             skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "pack {sources} now" has `{sources}`, which the tool does not take; it takes: source, target, level

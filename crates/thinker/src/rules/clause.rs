@@ -290,11 +290,21 @@ fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     *clauses = merged;
 }
 
-/// An action verb anywhere, or a question (a question asks to look).
 /// `text` without what it says not to do: from a negation ("don't", "without") to the end of
 /// its part of the sentence ("which files are packed in x.tar.zst, don't unpack it" asks to look,
 /// not to unpack). The whole text when nothing else is left.
 pub fn without_negations(text: &str) -> String {
+    leave_out(text, false)
+}
+
+/// What the clause asks for: `text` without its negations and without a condition said after
+/// the action, to the end of its part ("unzip it into Restore, and if a name is taken keep both
+/// by renaming" is an extraction; the condition still chooses values).
+pub fn affirmed(text: &str) -> String {
+    leave_out(text, true)
+}
+
+fn leave_out(text: &str, conditions: bool) -> String {
     let lex = super::lexicon::lexicon();
     let mut out = String::new();
     let mut skipping = false;
@@ -302,7 +312,17 @@ pub fn without_negations(text: &str) -> String {
     let mut i = 0;
     while i < words.len() {
         let rest = words[i..].join(" ");
-        if !skipping && lex.negations.iter().any(|n| strip_lead(&rest, n).is_some()) {
+        let after_a_break = i > 0
+            && (words[i - 1].ends_with(',')
+                || ["and", "but", "or"].contains(&words[i - 1].to_lowercase().as_str()));
+        let condition = conditions
+            && after_a_break
+            && lex
+                .condition_leads
+                .iter()
+                .any(|n| strip_lead(&rest, n).is_some());
+        if !skipping && (condition || lex.negations.iter().any(|n| strip_lead(&rest, n).is_some()))
+        {
             skipping = true;
         }
         let w = words[i];
@@ -336,6 +356,7 @@ pub(super) fn is_question_word(word: &str) -> bool {
     QUESTION_WORDS.contains(&word)
 }
 
+/// An action verb anywhere, or a question (a question asks to look).
 fn has_action(text: &str, verbs: &Verbs) -> bool {
     let words: Vec<String> = text
         .split_whitespace()
@@ -433,6 +454,19 @@ mod tests {
             "zip Photos"
         );
         assert_eq!(without_negations("don't"), "don't");
+        // A condition after the action says how it behaves; one that opens the clause may be
+        // the first step.
+        assert_eq!(
+            affirmed(
+                "extract x.zip into Restore, and if a name is already taken there keep both by \
+                 renaming the new one"
+            ),
+            "extract x.zip into Restore, and"
+        );
+        assert_eq!(
+            affirmed("if there are duplicates in Music delete them"),
+            "if there are duplicates in Music delete them"
+        );
     }
 
     #[test]

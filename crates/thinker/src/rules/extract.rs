@@ -462,37 +462,62 @@ fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
         let word = words[i];
         let bare = word.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
         if names_a_path(bare) {
-            // "Backup/Clients 2022": a folder's name that goes on with a year.
-            let year = words
-                .get(i + 1)
-                .filter(|_| bare.len() == word.len() && bare.contains('/'))
-                .filter(|_| {
-                    bare.rsplit('/')
-                        .next()
-                        .is_some_and(|l| l.starts_with(char::is_uppercase))
-                })
-                .filter(|y| {
-                    let y = y.trim_end_matches([',', ';', '.']);
-                    y.len() == 4
-                        && (y.starts_with("19") || y.starts_with("20"))
-                        && y.chars().all(|c| c.is_ascii_digit())
-                });
-            let (name, last) = match year {
-                Some(y) => {
-                    let digits = y.trim_end_matches([',', ';', '.']);
-                    (format!("{bare} {digits}"), &y[digits.len()..])
-                }
-                None => (bare.to_owned(), &word[bare.len()..]),
-            };
+            let (name, next) = path_with_spaces(&words, i, bare);
+            let last_raw = words[next - 1];
+            let last = last_raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
             quoted.push(with_first_folder_spelt_right(&name));
-            out.push(format!("⟦{}⟧{last}", quoted.len() - 1));
-            i += if year.is_some() { 2 } else { 1 };
+            out.push(format!("⟦{}⟧{}", quoted.len() - 1, &last_raw[last.len()..]));
+            i = next;
         } else {
             out.push(word.to_owned());
             i += 1;
         }
     }
     *text = out.join(" ");
+}
+
+/// A path whose last part goes on past a space ("Music/Live Sets", "Pictures/Phone Dump",
+/// "Desktop/screenshots/Screen Shot 2024-02-11.png"): words written with a capital after a part
+/// written with one, and a file name that ends it. Returns the path and the index after it.
+pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String, usize) {
+    let ends = |raw: &str| raw.ends_with([',', ';', ':', '.', '!', '?', ')']);
+    let mut path = first.trim_end_matches('/').to_owned();
+    let mut end = i + 1;
+    let last_part = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
+    let capital = |x: &str| x.starts_with(char::is_uppercase);
+    if ends(words[i]) || !capital(&last_part(&path)) || super::looks_like_file(&path) {
+        return (path, end);
+    }
+    while let Some(raw) = words.get(end) {
+        let word = raw.trim_end_matches([',', ';', ':', '!', '?', ')']);
+        let word = word
+            .strip_suffix('.')
+            .filter(|_| !word.contains(".."))
+            .unwrap_or(word);
+        let lower = word.to_lowercase();
+        let file_name = super::looks_like_file(word) && !word.contains('/');
+        let joins = !word.contains('/')
+            && (file_name
+                || capital(word)
+                    && word.chars().skip(1).all(|c| c.is_lowercase() || c.is_ascii_digit())
+                    && word.len() > 1
+                    && !DETERMINERS.contains(&lower.as_str())
+                    && !places::LOCATION_PREPS.contains(&lower.as_str())
+                    && !places::TARGET_PREPS.contains(&lower.as_str())
+                // "Backup/Clients 2022": a folder's name that goes on with a year.
+                || word.len() == 4
+                    && (word.starts_with("19") || word.starts_with("20"))
+                    && word.chars().all(|c| c.is_ascii_digit()));
+        if !joins {
+            break;
+        }
+        path = format!("{path} {word}");
+        end += 1;
+        if ends(raw) || file_name {
+            break;
+        }
+    }
+    (path, end)
 }
 
 #[cfg(test)]

@@ -69,6 +69,7 @@ impl PlanBuilder<'_> {
         &self,
         text: &str,
         description: &str,
+        whole: &str,
         slots: &Slots,
         hit: &SkillHit,
     ) -> Option<Candidate> {
@@ -80,11 +81,17 @@ impl PlanBuilder<'_> {
             .table()
             .get(tool.primitive.kind(), tool.primitive.operation());
         let ty = |name: &str| spec.and_then(|s| s.param(name)).map(|p| p.ty);
-        let words: BTreeSet<String> = retrieval::text::words(text)
+        let affirmed: BTreeSet<String> = retrieval::text::words(text)
             .into_iter()
             .chain(retrieval::text::words(description))
             .collect();
-        let said = |w: &str| words.contains(w);
+        let said = |w: &str| affirmed.contains(w);
+        // Values are chosen by every word, a condition's too ("if a name is taken, keep both").
+        let words: BTreeSet<String> = affirmed
+            .iter()
+            .cloned()
+            .chain(retrieval::text::words(whole))
+            .collect();
 
         // What the tool's triggers back, as the clause is read and as it is written.
         let backed = |tool: &str| {
@@ -100,12 +107,13 @@ impl PlanBuilder<'_> {
         ];
         tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta, keyword, object");
         let mut score: f32 = parts.iter().sum();
+        let folder_object = slots.objects.iter().find(|o| !looks_like_file(o)).cloned();
+        // "everything" is everything in the folder the clause names, if it names one.
         let clause_place = slots
             .locations
             .first()
             .cloned()
-            .or_else(|| slots.whole_root.then(|| ".".to_owned()));
-        let folder_object = slots.objects.iter().find(|o| !looks_like_file(o)).cloned();
+            .or_else(|| (slots.whole_root && folder_object.is_none()).then(|| ".".to_owned()));
         let mut d = Draft {
             skill,
             tool,
@@ -120,7 +128,7 @@ impl PlanBuilder<'_> {
             continues: false,
             taken: Vec::new(),
         };
-        let chosen = tool.planning.said_values(said);
+        let chosen = tool.planning.said_values(|w| words.contains(w));
         let declared: Vec<&String> = tool
             .required_params
             .iter()

@@ -22,6 +22,7 @@ struct EnglishFile {
     meta_words: BTreeSet<String>,
     common_words: BTreeSet<String>,
     negations: Vec<String>,
+    condition_leads: Vec<String>,
     qualifier_leads: Vec<String>,
     filler_leads: Vec<String>,
     vague_words: BTreeSet<String>,
@@ -37,6 +38,8 @@ pub struct Translation {
     places: BTreeSet<String>,
     /// Everyday folder names that are also words ("Bilder", "Dokumente").
     folders: BTreeSet<String>,
+    /// Words after which any word is a name ("Ordner", "namens").
+    names: BTreeSet<String>,
     phrases: serde_yaml::Mapping,
     words: BTreeMap<String, String>,
 }
@@ -55,6 +58,9 @@ pub struct Lexicon {
     /// A later clause starting with one of these only qualifies the one before ("don't move
     /// anything yet").
     pub negations: Vec<String>,
+    /// A condition after the action, after a comma, "and", "but" or "or" ("…, and if a name is
+    /// taken keep both"): how the step behaves, not what it is.
+    pub condition_leads: Vec<String>,
     /// The same unless an action verb follows ("just the top 3", not "just delete them").
     pub qualifier_leads: Vec<String>,
     /// Words that open a clause without saying anything ("go ahead and", "ok").
@@ -82,6 +88,7 @@ fn load() -> Result<Lexicon, String> {
         meta_words: en.meta_words,
         common_words: en.common_words,
         negations: en.negations,
+        condition_leads: en.condition_leads,
         qualifier_leads: en.qualifier_leads,
         filler_leads: en.filler_leads,
         vague_words: en.vague_words,
@@ -96,6 +103,11 @@ pub fn lexicon() -> &'static Lexicon {
 }
 
 impl Translation {
+    /// An everyday folder name of this language ("musik", "bilder"), lowercase.
+    pub fn is_folder_word(&self, word: &str) -> bool {
+        self.folders.contains(word)
+    }
+
     /// `text` in English when it reads as this language (enough marker words), else `None`.
     /// Words for which `is_name` holds (files and folders that exist) stay as written.
     pub fn to_english(&self, text: &str, is_name: impl Fn(&str) -> bool) -> Option<String> {
@@ -133,14 +145,29 @@ impl Translation {
             }
             let t = tokens[i];
             let c = core(t);
-            let names_a_folder =
-                i > 0 && self.places.contains(&core(tokens[i - 1])) && self.folders.contains(&c);
+            let prev = if i > 0 {
+                core(tokens[i - 1])
+            } else {
+                String::new()
+            };
+            let names_a_folder = i > 0
+                && (self.names.contains(&prev)
+                    || self.folders.contains(&c)
+                        && (self.places.contains(&prev)
+                            || i == 1 && t.starts_with(char::is_uppercase)));
             match self
                 .words
                 .get(&c)
                 .filter(|_| !is_name(t) && !names_a_folder)
             {
-                Some(english) if english.is_empty() => {}
+                // A word that says nothing in English still ends its part of the sentence
+                // ("räum X auf, alles …": the comma stays).
+                Some(english) if english.is_empty() => {
+                    let tail = &t[t.trim_end_matches(|ch: char| !ch.is_alphanumeric()).len()..];
+                    if let Some(last) = out.last_mut().filter(|_| !tail.is_empty()) {
+                        last.push_str(tail);
+                    }
+                }
                 Some(english) => {
                     let start = t.find(|ch: char| ch.is_alphanumeric()).unwrap_or(0);
                     let end = t
@@ -200,7 +227,21 @@ mod tests {
             ),
             (
                 "Sortiere Musik nach Typ, dann lösche leere Ordner",
-                "sort Musik by type, then delete empty folder",
+                "sort Musik by type, then delete empty folders",
+            ),
+            // Right after the opening verb, written with a capital, too; any word after
+            // "Ordner" is a name; a dropped particle keeps its comma.
+            (
+                "analysiere Musik und zeig mir die 20 größten Dateien",
+                "analyze Musik and show me the 20 largest files",
+            ),
+            (
+                "kopiere den Ordner Rezepte nach Sicherung",
+                "copy the folder Rezepte to Sicherung",
+            ),
+            (
+                "räum den Ordner Downloads/Krempel auf, alles nach Dateiart sortiert",
+                "tidy the folder Downloads/Krempel, everything by type sorted",
             ),
             (
                 "verschiebe alle PDFs aus Downloads nach Dokumente/Steuern",

@@ -279,9 +279,11 @@ impl PlanBuilder<'_> {
             slots.whole_root = false;
         }
         // What the clause says not to do is no evidence for a tool that does it.
-        let affirmed = clause::without_negations(text);
+        let affirmed = clause::affirmed(text);
         let matched = normalize::for_matching(&affirmed, &slots, self.vocab, true);
         let described = normalize::for_matching(&affirmed, &slots, self.vocab, false);
+        let whole =
+            normalize::for_matching(&clause::without_negations(text), &slots, self.vocab, false);
         let ranking = self.cx.retrieval.match_skill(&matched)?;
         // What the person chose before for a clause like this one: their choice is a reading
         // even when retrieval does not rank it.
@@ -336,7 +338,7 @@ impl PlanBuilder<'_> {
         tracing::debug!(clause = %text, %matched, hits = hits.len(), "reading");
         let mut candidates: Vec<Candidate> = hits
             .iter()
-            .filter_map(|hit| self.candidate(&matched, &described, &slots, hit))
+            .filter_map(|hit| self.candidate(&matched, &described, &whole, &slots, hit))
             .collect();
         for c in &mut candidates {
             c.score += learn::adjustment(&described, &c.action(), &lessons);

@@ -34,7 +34,7 @@ pub(super) fn object_fit(
     is_file: &dyn Fn(&str) -> bool,
 ) -> f32 {
     const FIT: f32 = 0.06;
-    const FOLDER_FOR_A_FILE: f32 = 0.15;
+    const FOLDER_FOR_A_FILE: f32 = 0.3;
     // Named as what to act on, or as the only place ("what is in fotos.zip").
     let named = if slots.objects.is_empty() {
         &slots.locations
@@ -47,12 +47,35 @@ pub(super) fn object_fit(
     let one_folder = matches!(named.as_slice(), [o] if !is_file(o) && o != ".")
         && slots.objects.len() <= 1
         && plain;
-    match (one_file, one_folder, tool.planning.acts_on) {
+    let fit = match (one_file, one_folder, tool.planning.acts_on) {
         (true, _, ActsOn::File) | (_, true, ActsOn::Folder) => FIT,
         (true, _, ActsOn::Folder) => -FIT,
         // A tool that reads one file cannot read a folder at all.
         (_, true, ActsOn::File) => -FOLDER_FOR_A_FILE,
         _ => 0.0,
+    };
+    fit + kind_fit(tool, named, is_file)
+}
+
+/// What the kind of the one file named says about a tool that declares the kinds it `reads`:
+/// "what's in fotos.zip" is for a tool that reads archives, not one that reads documents.
+fn kind_fit(tool: &ToolDefinition, named: &[String], is_file: &dyn Fn(&str) -> bool) -> f32 {
+    const KIND_FIT: f32 = 0.1;
+    let [one] = named else {
+        return 0.0;
+    };
+    if tool.planning.reads.is_empty() || !is_file(one) {
+        return 0.0;
+    }
+    let name = one.rsplit('/').next().unwrap_or(one).to_lowercase();
+    // "backup.tar.gz" is an archive by its last extension.
+    let kind = sandbox::category_of(name.rsplit_once('.').map(|(_, e)| e));
+    if kind == "Other" {
+        0.0
+    } else if tool.planning.reads.iter().any(|k| k == kind) {
+        KIND_FIT
+    } else {
+        -KIND_FIT
     }
 }
 

@@ -171,8 +171,11 @@ pub(super) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
         r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|uncompressed (?:copy|copies|files?|folders?|version)|source files?)\b",
     )
 });
-pub(super) static QUOTED: LazyLock<Regex> =
-    LazyLock::new(|| re(r#""([^"]+)"|“([^”]+)”|'([^']+)'|`([^`]+)`|‘([^’]+)’"#));
+pub(super) static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#""([^"]+)"|“([^”]+)”|„([^“”]+)[“”]|«([^»]+)»|»([^«]+)«|'([^']+)'|`([^`]+)`|‘([^’]+)’|‚([^‘’]+)[‘’]"#,
+    )
+});
 pub(super) static SIZE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(larger|bigger|greater|more|over|above|at least|exceeding|heavier|smaller|less|under|below|at most|lighter|up to|>=?|<=?)\s*(?:than\s*)?(\d+(?:[.,]\d+)?)\s*(kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|bytes?|b)\b",
@@ -323,6 +326,10 @@ pub(super) const AMBIGUOUS_EXTENSIONS: &[&str] = &[
     "old", "doc", "txt", "iso",
 ];
 
+/// Extensions that are adjectives before a file noun ("the old files" are not `.old` files): only
+/// written with a dot they name the extension.
+pub(super) const ADJECTIVE_EXTENSIONS: &[&str] = &["old", "new", "big"];
+
 pub(super) const FILE_NOUNS: &[&str] = &[
     "file",
     "files",
@@ -402,7 +409,19 @@ pub(super) fn category_extensions(category: &str) -> Vec<String> {
 
 pub(super) fn unquote(s: &str) -> String {
     let t = s.trim();
-    for (a, b) in [("\"", "\""), ("'", "'"), ("`", "`"), ("“", "”"), ("‘", "’")] {
+    for (a, b) in [
+        ("\"", "\""),
+        ("'", "'"),
+        ("`", "`"),
+        ("“", "”"),
+        ("‘", "’"),
+        ("„", "“"),
+        ("„", "”"),
+        ("«", "»"),
+        ("»", "«"),
+        ("‚", "‘"),
+        ("‚", "’"),
+    ] {
         if let Some(inner) = t.strip_prefix(a).and_then(|r| r.strip_suffix(b)) {
             return inner.to_owned();
         }

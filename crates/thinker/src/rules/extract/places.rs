@@ -44,8 +44,7 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
     // "to the photo names", "to the song name": names of files, not a place.
     let next = words.get(i + 1).map(|n| n.to_lowercase());
     // "to Archive" written as a name is the folder; "into an archive" is not a place.
-    let named_folder =
-        w.starts_with(|c: char| c.is_uppercase()) && COMMON_FOLDERS.contains(&lower.as_str());
+    let named_folder = w.starts_with(|c: char| c.is_uppercase()) && is_common_folder(&lower);
     if NOT_A_PLACE.contains(&lower.as_str()) && !named_folder
         || matches!(
             next.as_deref(),
@@ -70,7 +69,10 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
             .unwrap_or_default();
         return Some((cap, used));
     }
-    if COMMON_FOLDERS.contains(&lower.as_str()) || next_is_folder {
+    if COMMON_FOLDERS.contains(&lower.as_str())
+        || w.starts_with(char::is_uppercase) && is_common_folder(&lower)
+        || next_is_folder
+    {
         // "Photos 2023": a capitalised word followed by a year is one name.
         if let Some(year) = words
             .get(i + 1)
@@ -130,7 +132,7 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
     None
 }
 
-const LOCATION_PREPS: &[&str] = &[
+pub(super) const LOCATION_PREPS: &[&str] = &[
     "in",
     "inside",
     "within",
@@ -142,7 +144,15 @@ const LOCATION_PREPS: &[&str] = &[
     "throughout",
     "on",
 ];
-const TARGET_PREPS: &[&str] = &["to", "into", "onto", "towards"];
+pub(super) const TARGET_PREPS: &[&str] = &["to", "into", "onto", "towards"];
+/// "innto", "inot", "too": a word one letter from "into" or "to" (and no other preposition).
+fn misspelt_target_prep(w: &str) -> Option<&'static str> {
+    if w == "too" {
+        return Some("to");
+    }
+    (w.len() >= 4 && strsim::damerau_levenshtein(w, "into") == 1).then_some("into")
+}
+
 /// A file name whose extension is an archive's ("vms.tar.zst", "photos.zip").
 fn is_archive_name(p: &str) -> bool {
     p.rsplit_once('.')
@@ -185,6 +195,25 @@ fn push_place(s: &mut Slots, to_target: bool, place: String) {
     if !list.contains(&place) {
         list.push(place);
     }
+}
+
+/// An everyday folder's name, in English or another language the lexicon reads ("Musik").
+fn is_common_folder(lower: &str) -> bool {
+    COMMON_FOLDERS.contains(&lower)
+        || crate::rules::lexicon::lexicon()
+            .german
+            .is_folder_word(lower)
+}
+
+/// "Pictures has dupes, handle it", "Downloads: …": a request opening with a common folder's
+/// name written with a capital is about that folder, unless the word is a verb ("Archive the
+/// old logs").
+fn opens_with_a_folder(raw: &str) -> bool {
+    let w = raw
+        .trim_end_matches([',', ';', ':', '.', '!', '?'])
+        .to_lowercase();
+    raw.starts_with(char::is_uppercase)
+        && !crate::rules::lexicon::lexicon().action_verbs.contains(&w)
 }
 
 /// A word saying what kind of files ("installers", "photos", "pdfs"): the word before it is an
@@ -230,6 +259,20 @@ pub(super) fn read_words(
                     && !FORMAT_WORDS.contains(&n.to_lowercase().as_str())
                     && (w == "as" || is_archive_name(&n))
             });
+        // "extrct x.tar.gz innto Config", "too Recipes/Restored": a misspelt "into" or "to"
+        // right before a path.
+        let before_a_path = words.get(i + 1).is_some_and(|n| {
+            let n = lookup(n).unwrap_or_else(|| (*n).to_owned());
+            n.contains('/') || n.starts_with('~')
+        });
+        let w = if before_a_path
+            && !TARGET_PREPS.contains(&w.as_str())
+            && !LOCATION_PREPS.contains(&w.as_str())
+        {
+            misspelt_target_prep(&w).map_or(w, str::to_owned)
+        } else {
+            w
+        };
         let is_prep =
             LOCATION_PREPS.contains(&w.as_str()) || TARGET_PREPS.contains(&w.as_str()) || as_name;
         if is_prep {
@@ -321,6 +364,7 @@ pub(super) fn read_words(
         let next = next.trim_end_matches([',', '.', ';']);
         for cand in [w.as_str(), singular] {
             if known_extension(cand)
+                && !ADJECTIVE_EXTENSIONS.contains(&cand)
                 && (!AMBIGUOUS_EXTENSIONS.contains(&cand)
                     || FILE_NOUNS.contains(&next)
                     || (cand != w
@@ -338,7 +382,8 @@ pub(super) fn read_words(
         // So is a common folder's name written with a capital inside the sentence ("dedupe
         // Pictures"; "the pictures" is the kind).
         let names_folder = raw.starts_with(|c: char| c.is_uppercase())
-            && (g.entry(&w).is_some() || i > 0 && COMMON_FOLDERS.contains(&w.as_str()));
+            && (g.entry(&w).is_some()
+                || (i > 0 || opens_with_a_folder(raw)) && COMMON_FOLDERS.contains(&w.as_str()));
         if !consumed[i]
             && !names_folder
             && let Some((_, cat)) = CATEGORY_WORDS.iter().find(|(word, _)| *word == w)
@@ -385,9 +430,14 @@ pub(super) fn read_words(
                 s.objects.push(place);
                 consumed[i] = true;
             }
-        } else if !consumed[i]
+        } else if !(consumed[i]
+            // "Archive the old logs": the verb opening the request is no place.
+            || i == 0 && crate::rules::lexicon::lexicon().action_verbs.contains(&w))
             && (g.entry(&w).is_some()
-                || COMMON_FOLDERS.contains(&w.as_str()) && i > 0 && !describes_files(next)
+                || (COMMON_FOLDERS.contains(&w.as_str())
+                    || raw.starts_with(char::is_uppercase) && is_common_folder(&w))
+                    && (i > 0 || opens_with_a_folder(raw))
+                    && !describes_files(next)
                 || misspelt_folder(&w)
                 // "copy the folder Recipes to Backup", "a folder Taxes 2024": a name written
                 // with a capital right after the word folder.

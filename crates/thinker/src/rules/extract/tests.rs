@@ -420,3 +420,79 @@ fn dates_in_words_folders_misspelt_in_paths_and_formats_of_the_archive_to_make()
             format=Some("tar.gz")"#]],
     );
 }
+
+#[test]
+fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
+    check(
+        "is there duplicate junk in ~/Music/Live Sets? only files over 20 MB matter",
+        expect![[r#"
+            locations=["~/Music/Live Sets"]
+            min_size=Some("20MB")"#]],
+    );
+    check(
+        "move Desktop/screenshots/Screen Shot 2024-02-11.png to Pictures/Keep",
+        expect![[r#"
+            objects=["Desktop/screenshots/Screen Shot 2024-02-11.png"]
+            targets=["Pictures/Keep"]"#]],
+    );
+    check(
+        "dedupe Pictures/Phone Dump keeping the oldest copy",
+        expect![[r#"
+            objects=["Pictures/Phone Dump"]
+            keep=Some("oldest")"#]],
+    );
+    // A lowercase word after the path is no part of it.
+    check(
+        "zip Projects/app into app.zip",
+        expect![[r#"
+        objects=["Projects/app"]
+        targets=["app.zip"]
+        format=Some("zip")"#]],
+    );
+}
+
+#[test]
+fn a_misspelt_into_before_a_path_is_into() {
+    check(
+        "extrct Backup/dotfiles.tar.gz innto Config/Restored",
+        expect![[r#"
+            objects=["Backup/dotfiles.tar.gz"]
+            targets=["Config/Restored"]"#]],
+    );
+    check(
+        "extarct Backup/recipes.zip too Recipes/Restored",
+        expect![[r#"
+        objects=["Backup/recipes.zip"]
+        targets=["Recipes/Restored"]"#]],
+    );
+}
+
+#[test]
+fn a_request_opening_with_a_folder_is_about_it() {
+    check(
+        "Pictures has dupes, handle it",
+        expect![[r#"
+        objects=["Pictures"]
+        refers_back=true"#]],
+    );
+    check("Downloads needs a tidy", expect![[r#"objects=["."]"#]]);
+    // A verb that is also a folder's name is the verb.
+    check(
+        "Archive the old logs in Music",
+        expect![[r#"locations=["Music"]"#]],
+    );
+}
+
+#[test]
+fn old_files_are_no_old_extension() {
+    check(
+        "delete the old files in Downloads",
+        expect![[r#"locations=["."]"#]],
+    );
+    check(
+        "delete the .old files in Temp",
+        expect![[r#"
+        locations=["Temp"]
+        extensions=["old"]"#]],
+    );
+}
