@@ -56,6 +56,10 @@ pub const REQUEST_SLOTS: &[(&str, &str)] = &[
     ("empty", "\"empty\""),
     ("kind", "files or folders only"),
     ("limit", "\"the 10 largest\""),
+    (
+        "sentences",
+        "how long a summary is (\"in three sentences\")",
+    ),
     ("start", "the first number of a numbering"),
     ("max_bytes", "\"the first 8 KB\""),
     ("query", "what a search is about"),

@@ -315,11 +315,14 @@ fn leave_out(text: &str, conditions: bool) -> String {
         let after_a_break = i > 0
             && (words[i - 1].ends_with(',')
                 || ["and", "but", "or"].contains(&words[i - 1].to_lowercase().as_str()));
+        // "…, only files over 20 MB matter": a restriction after a break narrows the step (its
+        // values count) but says nothing about which step it is.
         let condition = conditions
             && after_a_break
             && lex
                 .condition_leads
                 .iter()
+                .chain(&lex.qualifier_leads)
                 .any(|n| strip_lead(&rest, n).is_some());
         if !skipping && (condition || lex.negations.iter().any(|n| strip_lead(&rest, n).is_some()))
         {
@@ -494,6 +497,10 @@ mod tests {
         assert_eq!(
             texts("show me, what is in Notes/einkauf.txt"),
             ["show me what is in Notes/einkauf.txt"]
+        );
+        assert_eq!(
+            texts("is there duplicate junk in ~/Music/Live Sets? only files over 20 MB matter"),
+            ["is there duplicate junk in ~/Music/Live Sets, only files over 20 MB matter"]
         );
         // A restriction followed by its own verb is a clause of its own.
         assert_eq!(

@@ -33,6 +33,10 @@ pub struct Slots {
     pub format: Option<String>,
     /// How hard to compress: `max`, `fast` or `none` (archive `level`).
     pub compression: Option<&'static str>,
+    /// A compression level said as a number ("zstd level 19", "compression level 6").
+    pub level: Option<u64>,
+    /// How long a summary is ("in three sentences", "a 5-sentence summary").
+    pub sentences: Option<u64>,
     pub pattern: Option<String>,
     pub find: Option<String>,
     pub replace: Option<String>,
@@ -372,6 +376,8 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             .and_then(|m| m.as_str().parse().ok());
     }
 
+    s.sentences = sentences_in(&lower_text);
+
     places::read_words(&mut s, &text, g, &lookup);
     // The name of the archive to make says its format best ("zip X into Archive/old.tar.gz").
     if let Some(f) = s.targets.iter().find_map(|t| archive::format_in(t)) {
@@ -454,6 +460,21 @@ fn with_first_folder_spelt_right(path: &str) -> String {
 /// Paths and file names are names, like quoted text: each becomes a placeholder, so the words
 /// inside them are not read as dates, extensions or folders ("recent" and "zip" of
 /// "Work/recent.zip").
+/// "in three sentences", "a 5-sentence summary", "two sentences".
+fn sentences_in(lower: &str) -> Option<u64> {
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    words.iter().enumerate().find_map(|(i, w)| {
+        let w = w.trim_end_matches([',', ';', '.', '!', '?']);
+        if let Some(n) = w.strip_suffix("-sentence").or(w.strip_suffix("-sentences")) {
+            return number_word(n).or_else(|| n.parse().ok());
+        }
+        if matches!(w, "sentence" | "sentences") && i > 0 {
+            return number_word(words[i - 1]).or_else(|| words[i - 1].parse().ok());
+        }
+        None
+    })
+}
+
 fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut out: Vec<String> = Vec::new();

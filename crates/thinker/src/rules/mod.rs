@@ -190,6 +190,9 @@ fn trigger_verbs(skills: &skills::SkillStore) -> std::collections::BTreeSet<Stri
                 .map(str::to_lowercase)
                 .filter(|w| w.chars().all(char::is_alphabetic))
                 .filter(|w| !retrieval::text::is_stop_word(w) && !clause::is_question_word(w))
+                // "files changed in the last {modified_after}" opens with a noun: an imperative
+                // does not end in -s.
+                .filter(|w| !w.ends_with('s') || lexicon::lexicon().action_verbs.contains(w))
                 .collect::<Vec<_>>()
         })
         .collect()

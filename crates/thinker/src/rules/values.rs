@@ -79,6 +79,7 @@ pub(super) fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)>
         "kind" => (json!(s.kind.clone()?), "kind"),
         "recursive" => (json!(s.recursive?), "recursive"),
         "limit" => (json!(s.limit?), "limit"),
+        "sentences" => (json!(s.sentences?), "sentences"),
         "keep" => (json!(s.keep.clone()?), "keep"),
         "exclude" if !s.exclude.is_empty() => (json!(s.exclude), "exclude"),
         "priority" if !s.priority.is_empty() => (json!(s.priority), "priority"),
@@ -87,6 +88,9 @@ pub(super) fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)>
             // The format's own range: zip and tar.gz 0–9, tar.zst 1–22 ("the highest level" is 22).
             let zst = s.format.as_deref() == Some("tar.zst")
                 || s.targets.iter().any(|t| t.ends_with(".zst"));
+            if let Some(level) = s.level {
+                return Some((json!(level), "compression"));
+            }
             let level = match (s.compression?, zst) {
                 ("max", true) => 22,
                 ("max", false) => 9,
@@ -126,7 +130,7 @@ pub(super) fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)>
 }
 
 /// Which specific slots the clause filled (each should be used by the chosen tools).
-pub(super) fn slot_presence(s: &Slots) -> [(&'static str, bool); 21] {
+pub(super) fn slot_presence(s: &Slots) -> [(&'static str, bool); 22] {
     [
         ("categories", !s.categories.is_empty()),
         ("tags", !s.tags.is_empty()),
@@ -145,10 +149,11 @@ pub(super) fn slot_presence(s: &Slots) -> [(&'static str, bool); 21] {
         ("find", s.find.is_some()),
         ("empty", s.empty),
         ("limit", s.limit.is_some()),
+        ("sentences", s.sentences.is_some()),
         ("content", s.content.is_some()),
         ("name", s.name.is_some()),
         ("max_bytes", s.max_bytes.is_some()),
-        ("compression", s.compression.is_some()),
+        ("compression", s.compression.is_some() || s.level.is_some()),
     ]
 }
 

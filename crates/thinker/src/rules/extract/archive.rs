@@ -40,6 +40,14 @@ pub(super) fn read(s: &mut Slots, text: &str) {
             .any(|w| matches!(*w, "without" | "not" | "don't" | "never" | "no"));
         s.delete_originals = !negated;
     }
+    // "zstd level 19", "at compression level 6".
+    let words: Vec<&str> = lower_text.split_whitespace().collect();
+    s.level = words.windows(2).find_map(|w| {
+        (w[0] == "level" || w[0] == "-l")
+            .then(|| w[1].trim_end_matches([',', ';', '.']).parse::<u64>().ok())
+            .flatten()
+            .filter(|l| *l <= 22)
+    });
     // "with maximum compression", "as small as possible", "fast", "without compression".
     let said = |ws: &[&str]| ws.iter().any(|w| lower_text.contains(w));
     if said(&[

@@ -256,7 +256,7 @@ pub(super) static PREFER_IN: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) static GLOB: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:^|\s)([\w\-\[\]]*\*[\w.\-*\[\]]*|[\w\-]*\?[\w.\-]+)(?:\s|$|,)"));
 pub(super) static DOT_EXT: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?:^|[\s(,/])\.([A-Za-z0-9]{1,6})\b"));
+    LazyLock::new(|| re(r"(?:^|[\s(,/])\.([A-Za-z0-9]{1,10})\b"));
 pub(super) static EXAMPLE_NAMES: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?\s*,\s*([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?(?:\s*,\s*(?:\.\.\.|…|etc\.?))?",
@@ -283,7 +283,7 @@ pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|that says|saying)\s+("[^"]+"|'[^']+'|.+)$"#,
+        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that says|saying)\s+("[^"]+"|'[^']+'|.+)$"#,
     )
 });
 pub(super) static DURATION: LazyLock<Regex> = LazyLock::new(|| {

@@ -197,6 +197,15 @@ fn push_place(s: &mut Slots, to_target: bool, place: String) {
     }
 }
 
+/// A word written as a name: a capital and then lower case ("Notes", not "I", "PDFs" or "MB").
+fn names_with_a_capital(raw: &str) -> bool {
+    let w = raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+    w.len() > 2
+        && w.starts_with(char::is_uppercase)
+        && w.chars().skip(1).all(char::is_lowercase)
+        && !LOCATION_PREPS.contains(&w.to_lowercase().as_str())
+}
+
 /// An everyday folder's name, in English or another language the lexicon reads ("Musik").
 fn is_common_folder(lower: &str) -> bool {
     COMMON_FOLDERS.contains(&lower)
@@ -407,6 +416,25 @@ pub(super) fn read_words(
             }
             consumed[i] = true;
         }
+        // "every .crdownload leftover": a dotted word in lower case that is no known type is
+        // an extension all the same.
+        let dotted_ext = raw.trim_end_matches([',', ';', ':', '!', '?']);
+        if !consumed[i]
+            && dotted_ext.len() > 2
+            && dotted_ext.starts_with('.')
+            && dotted_ext[1..]
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && !known_extension(&dotted_ext[1..])
+        {
+            let ext = dotted_ext[1..].to_owned();
+            if !s.extensions.contains(&ext) {
+                s.extensions.push(ext);
+            }
+            consumed[i] = true;
+            i += 1;
+            continue;
+        }
         // "all the .DS_Store files": a name that is no file type, said as a kind of file.
         let dotted = raw.trim_end_matches([',', ';', ':', '!', '?']);
         if !consumed[i]
@@ -441,6 +469,10 @@ pub(super) fn read_words(
                 || misspelt_folder(&w)
                 // "copy the folder Recipes to Backup", "a folder Taxes 2024": a name written
                 // with a capital right after the word folder.
+                // "serach Notes for the recipe", "ctrl+f my Notes": a name written with a
+                // capital right after the opening verb or after "my" (requests are typed in
+                // lower case; a capital marks a name).
+                || (i == 1 || prev == "my") && names_with_a_capital(raw)
                 || is_folder_noun(&prev)
                     && !prev.ends_with('s')
                     && raw.starts_with(|c: char| c.is_uppercase())

@@ -50,6 +50,8 @@ fn check(text: &str, expected: Expect) {
         delete_originals,
         whole_root,
         compression,
+        level,
+        sentences,
         max_bytes,
         tags,
         categories,
@@ -494,5 +496,68 @@ fn old_files_are_no_old_extension() {
         expect![[r#"
         locations=["Temp"]
         extensions=["old"]"#]],
+    );
+}
+
+#[test]
+fn a_name_with_a_capital_after_the_verb_or_my_is_a_place() {
+    check(
+        "serach Notes for the recipe with chickpeas",
+        expect![[r#"
+        objects=["Notes"]
+        query=Some("the recipe with chickpeas")"#]],
+    );
+    check(
+        "ctrl+f my Notes for the router password",
+        expect![[r#"
+        objects=["Notes"]
+        query=Some("the router password")"#]],
+    );
+    // Not a kind of file, not a word in capitals.
+    check(
+        "show PDFs over 10 MB",
+        expect![[r#"
+        extensions=["pdf"]
+        min_size=Some("10MB")"#]],
+    );
+}
+
+#[test]
+fn summary_lengths_and_compression_levels_said_as_numbers() {
+    check(
+        "three-sentence summary of Research/grant.docx",
+        expect![[r#"
+        objects=["Research/grant.docx"]
+        sentences=Some(3)"#]],
+    );
+    check(
+        "sum up notes.md in 2 sentences",
+        expect![[r#"
+        objects=["notes.md"]
+        sentences=Some(2)"#]],
+    );
+    check(
+        "compress Logs to Archive/logs.tar.zst with zstd level 19",
+        expect![[r#"
+        objects=["Logs"]
+        targets=["Archive/logs.tar.zst"]
+        format=Some("tar.zst")
+        level=Some(19)"#]],
+    );
+}
+
+#[test]
+fn a_dotted_word_of_no_known_type_is_an_extension() {
+    check(
+        "delete every .crdownload leftover from Downloads",
+        expect![[r#"
+        locations=["."]
+        extensions=["crdownload"]"#]],
+    );
+    check(
+        "remove every .partial leftover in Temp",
+        expect![[r#"
+        locations=["Temp"]
+        extensions=["partial"]"#]],
     );
 }
