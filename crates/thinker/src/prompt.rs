@@ -254,11 +254,19 @@ fn example_plan(request: &str, json: &str, store: &SkillStore) -> Option<WorkedE
     })
 }
 
-/// Every plannable skill's worked examples, in the store's order.
+/// Every plannable skill's worked examples: the skills about the agent itself (tagged `meta`)
+/// first, then the rest in the store's order. A small model leans on the examples it read last,
+/// and most requests are about files: with "make a skill that …" right before the request,
+/// Qwen2.5-1.5B answered "make a folder called Receipts" with a new skill.
 fn all_examples(store: &SkillStore) -> Vec<WorkedExample> {
-    store
+    let plannable: Vec<_> = store
         .skills()
         .filter(|s| !is_template(s, store) && !s.definition.tools.is_empty())
+        .collect();
+    let is_meta = |s: &skills::LoadedSkill| s.definition.tags.iter().any(|t| t == "meta");
+    let (meta, files): (Vec<_>, Vec<_>) = plannable.into_iter().partition(|s| is_meta(s));
+    meta.into_iter()
+        .chain(files)
         .flat_map(|s| worked_examples(&s.definition, store))
         .collect()
 }

@@ -198,6 +198,11 @@ fn cut(text: &mut String, range: std::ops::Range<usize>) {
     text.replace_range(range, " ");
 }
 
+/// A word naming what a thing is ("file", "folders", "note"): it says nothing about what to do.
+pub fn names_a_kind_of_thing(word: &str) -> bool {
+    FILE_NOUNS.contains(&word) || is_folder_noun(word)
+}
+
 /// Reads every slot of one clause.
 pub fn extract(clause: &str, g: &Grounding) -> Slots {
     let mut s = Slots::default();
@@ -270,7 +275,15 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             "title",
         ),
     ] {
-        if words.iter().any(|w| lower_text.contains(w)) {
+        // "all lowrcase": a one-word case written with a slip counts too.
+        let slip = |w: &str| {
+            !w.contains(' ')
+                && lower_text.split_whitespace().any(|t| {
+                    let t = t.trim_matches(|c: char| !c.is_alphabetic());
+                    t.len() >= 8 && strsim::damerau_levenshtein(t, w) == 1
+                })
+        };
+        if words.iter().any(|w| lower_text.contains(w) || slip(w)) {
             s.case = Some(case.into());
         }
     }
@@ -352,9 +365,13 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     {
         s.empty = true;
     }
+    // "there", "that folder": where the step before put things.
     s.there = lower_text
         .split_whitespace()
-        .any(|w| w.trim_matches(|c: char| !c.is_alphabetic()) == "there");
+        .any(|w| w.trim_matches(|c: char| !c.is_alphabetic()) == "there")
+        || ["that folder", "that directory", "the same folder"]
+            .iter()
+            .any(|p| lower_text.contains(p));
     let has_word = |w: &str| {
         lower_text
             .split(|c: char| !c.is_alphanumeric())

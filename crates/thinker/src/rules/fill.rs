@@ -22,6 +22,8 @@ pub(super) const MISSING_REQUIRED: f32 = 0.25;
 /// What the most telling slot of the request adds to a tool that takes it, divided among every
 /// tool that can.
 const RARE_SLOT_EVIDENCE: f32 = 0.12;
+/// A word of the clause that chooses one of the tool's values (`when_said`).
+const WHEN_SAID_EVIDENCE: f32 = 0.06;
 /// A clause that says "them" but whose tool cannot bind it to anything earlier.
 const UNBOUND_PENALTY: f32 = 0.15;
 
@@ -176,6 +178,15 @@ impl PlanBuilder<'_> {
         }
         if d.continues {
             score += CONTINUES_BONUS;
+        }
+        // Words that choose this tool's values point at it ("swap them for hardlinks", "keep
+        // the biggest" are the removal, not the scan); words naming what a thing is do not.
+        if tool.planning.when_said.iter().any(|rule| {
+            rule.words
+                .iter()
+                .any(|w| said(w) && !super::extract::names_a_kind_of_thing(w))
+        }) {
+            score += WHEN_SAID_EVIDENCE;
         }
         // Something said that few tools can take is evidence for them ("like
         // 2024-05-01_scan.pdf" is a name pattern; only a rename takes one): the most telling

@@ -47,6 +47,7 @@ fn check(text: &str, expected: Expect) {
         kind,
         query,
         refers_back,
+        there,
         delete_originals,
         whole_root,
         compression,
@@ -429,7 +430,8 @@ fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
         "is there duplicate junk in ~/Music/Live Sets? only files over 20 MB matter",
         expect![[r#"
             locations=["~/Music/Live Sets"]
-            min_size=Some("20MB")"#]],
+            min_size=Some("20MB")
+            there=true"#]],
     );
     check(
         "move Desktop/screenshots/Screen Shot 2024-02-11.png to Pictures/Keep",
@@ -560,4 +562,16 @@ fn a_dotted_word_of_no_known_type_is_an_extension() {
         locations=["Temp"]
         extensions=["partial"]"#]],
     );
+}
+
+#[test]
+fn a_case_written_with_a_slip_and_that_folder() {
+    check(
+        "mp3 nmaes in Music/Rips → all lowrcase pls",
+        expect![[r#"
+        locations=["Music/Rips"]
+        extensions=["mp3"]
+        case=Some("lower")"#]],
+    );
+    check("then sort that folder by file type", expect!["there=true"]);
 }
