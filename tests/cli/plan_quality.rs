@@ -32,7 +32,7 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 90.0;
+const PLAN_ACCURACY_FLOOR: f64 = 90.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
 const SKILLS_ACCURACY_FLOOR: f64 = 91.0;
 /// Share of clear requests planned with the right skills without asking (percent).
@@ -106,11 +106,11 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
 /// Requests written without seeing the planner (`eval/README.md`): the two sets fixes were made
 /// from (held-out, dev), and the one only ever scored (unseen). Their floors say how a new
 /// person's requests fare; they are far below `plans.jsonl`'s, which the planner has been tuned
-/// on (2026-11-26, at first: 46.7 %, 45.0 % and 35.0 %; now 73.3 %, 60.0 % and 48.3 %).
+/// on (2026-11-26, at first: 46.7 %, 45.0 % and 35.0 %; now 75.0 %, 60.8 % and 50.0 %).
 const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
-    ("plans-heldout.jsonl", 60, 72.5),
-    ("plans-dev.jsonl", 120, 59.5),
-    ("plans-unseen.jsonl", 60, 48.0),
+    ("plans-heldout.jsonl", 60, 74.5),
+    ("plans-dev.jsonl", 120, 60.5),
+    ("plans-unseen.jsonl", 60, 49.5),
 ];
 
 #[test]

@@ -20,6 +20,7 @@ struct EnglishFile {
     change_verbs: BTreeSet<String>,
     look_verbs: BTreeSet<String>,
     meta_words: BTreeSet<String>,
+    agent_nouns: BTreeSet<String>,
     common_words: BTreeSet<String>,
     negations: Vec<String>,
     condition_leads: Vec<String>,
@@ -54,6 +55,8 @@ pub struct Lexicon {
     pub change_verbs: BTreeSet<String>,
     pub look_verbs: BTreeSet<String>,
     pub meta_words: BTreeSet<String>,
+    /// Words naming the agent's own abilities ("skills"): the file tools fit such a clause less.
+    pub agent_nouns: BTreeSet<String>,
     pub common_words: BTreeSet<String>,
     /// A later clause starting with one of these only qualifies the one before ("don't move
     /// anything yet").
@@ -86,6 +89,7 @@ fn load() -> Result<Lexicon, String> {
         change_verbs: en.change_verbs,
         look_verbs: en.look_verbs,
         meta_words: en.meta_words,
+        agent_nouns: en.agent_nouns,
         common_words: en.common_words,
         negations: en.negations,
         condition_leads: en.condition_leads,

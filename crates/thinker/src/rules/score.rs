@@ -82,10 +82,14 @@ fn kind_fit(tool: &ToolDefinition, named: &[String], is_file: &dyn Fn(&str) -> b
 /// Skills tagged `meta` (about the agent itself) fit only a clause that talks about the agent:
 /// "which document talks about insurance" is a file search, not a skill search.
 pub(super) fn meta_fit(skill: &SkillDefinition, text: &str) -> f32 {
-    if !skill.tags.iter().any(|t| t == "meta") {
-        return 0.0;
-    }
     let words = retrieval::text::words(text);
+    let meta_skill = skill.tags.iter().any(|t| t == "meta");
+    if !meta_skill {
+        // "which of your skills would sort my photos by month" asks about the agent's skills,
+        // not to sort: a clause naming the agent's skills leans away from the file tools.
+        let names_skills = words.iter().any(|w| lexicon().agent_nouns.contains(w));
+        return if names_skills { -0.15 } else { 0.0 };
+    }
     if words.iter().any(|w| lexicon().meta_words.contains(w)) {
         0.0
     } else {
