@@ -168,7 +168,7 @@ pub(super) fn re(s: &str) -> Regex {
 
 pub(super) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|uncompressed (?:copy|copies|files?|folders?|version)|source files?)\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|uncompressed (?:copy|copies|files?|folders?|version)|source files?)\b|\b(?:the\s+)?originals?\s+(?:can|may|should)\s+(?:go|be deleted|be removed|be trashed)\b",
     )
 });
 pub(super) static QUOTED: LazyLock<Regex> = LazyLock::new(|| {

@@ -575,3 +575,15 @@ fn a_case_written_with_a_slip_and_that_folder() {
     );
     check("then sort that folder by file type", expect!["there=true"]);
 }
+
+#[test]
+fn the_originals_can_go() {
+    check(
+        "zip Work/Reports as Archive/reports-old.zip, originals can go",
+        expect![[r#"
+        objects=["Work/Reports"]
+        targets=["Archive/reports-old.zip"]
+        format=Some("zip")
+        delete_originals=true"#]],
+    );
+}
