@@ -473,7 +473,7 @@ fn every_problem_of_the_planning_keys_is_reported_with_its_line() {
             skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "pack {sources} now" has `{sources}`, which the tool does not take; it takes: source, target, level
             skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "{source}" has no words besides its slots
             skills/broken/SKILL.md:11: error[BAD_PLANNING_KEY]: tool `pack`: `when_said`: {"words":["fast"]} needs `words` and `set`
-            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `pack`: `fill`: "speed" is not something a request says; did you mean `keep`? known: locations, objects, targets, name, extensions, glob, min_size, max_size, modified_after, modified_before, keep, exclude, format, compression, pattern, name_pattern, find, replace, case, recursive, empty, kind, limit, start, max_bytes, query, categories, content, tags, delete_originals
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `pack`: `fill`: "speed" is not something a request says; did you mean `keep`? known: locations, objects, targets, name, extensions, glob, min_size, max_size, modified_after, modified_before, keep, exclude, format, compression, pattern, name_pattern, find, replace, case, recursive, empty, kind, limit, sentences, start, max_bytes, query, categories, content, tags, delete_originals
         "#]],
     );
 }

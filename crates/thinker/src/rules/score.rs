@@ -34,7 +34,7 @@ pub(super) fn object_fit(
     is_file: &dyn Fn(&str) -> bool,
 ) -> f32 {
     const FIT: f32 = 0.06;
-    const FOLDER_FOR_A_FILE: f32 = 0.3;
+    const FOLDER_FOR_A_FILE: f32 = 0.15;
     // Named as what to act on, or as the only place ("what is in fotos.zip").
     let named = if slots.objects.is_empty() {
         &slots.locations
