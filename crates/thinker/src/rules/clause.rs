@@ -52,7 +52,9 @@ fn starts_with_action(text: &str, verbs: &Verbs) -> bool {
     while w.as_deref().is_some_and(|x| LEAD_INS.contains(&x)) {
         w = words.next();
     }
-    w.is_some_and(|x| verbs.is_action(&x))
+    // "…, zip format": a verb naming a format is a noun there.
+    let next = words.next();
+    w.is_some_and(|x| verbs.is_action(&x)) && next.as_deref() != Some("format")
 }
 
 /// "delete the originals" after "zip X" belongs to the archive step, not a step of its own.
@@ -371,7 +373,10 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
     words
         .first()
         .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
-        || words.iter().any(|w| verbs.is_action(w))
+        || words
+            .iter()
+            .enumerate()
+            .any(|(i, w)| verbs.is_action(w) && words.get(i + 1).is_none_or(|n| n != "format"))
 }
 
 /// Case-insensitive split on `sep` (ASCII separators only).
@@ -501,6 +506,12 @@ mod tests {
         assert_eq!(
             texts("is there duplicate junk in ~/Music/Live Sets? only files over 20 MB matter"),
             ["is there duplicate junk in ~/Music/Live Sets, only files over 20 MB matter"]
+        );
+        assert_eq!(
+            texts(
+                "I'd like Clients/Hoffmann as a single compressed bundle I can email, zip format"
+            ),
+            ["I'd like Clients/Hoffmann as a single compressed bundle I can email, zip format"]
         );
         // A restriction followed by its own verb is a clause of its own.
         assert_eq!(

@@ -180,14 +180,30 @@ impl PlanBuilder<'_> {
             score += CONTINUES_BONUS;
         }
         // Words that choose this tool's values point at it ("swap them for hardlinks", "keep
-        // the biggest" are the removal, not the scan); words naming what a thing is do not.
-        if tool.planning.when_said.iter().any(|rule| {
-            rule.words
-                .iter()
-                .any(|w| said(w) && !super::extract::names_a_kind_of_thing(w))
-        }) {
-            score += WHEN_SAID_EVIDENCE;
-        }
+        // the biggest" are the removal, not the scan), as much as few tools take the value
+        // ("subfolders too" chooses `recursive`, which a dozen tools take); words naming what a
+        // thing is do not.
+        score += tool
+            .planning
+            .when_said
+            .iter()
+            .filter(|rule| {
+                rule.words
+                    .iter()
+                    .any(|w| said(w) && !super::extract::names_a_kind_of_thing(w))
+            })
+            .flat_map(|rule| rule.set.keys())
+            .map(|param| {
+                let takers = tool
+                    .planning
+                    .slot_for(param)
+                    .and_then(|slot| self.slot_takers.get(slot))
+                    .copied()
+                    .unwrap_or(1)
+                    .max(1);
+                WHEN_SAID_EVIDENCE / takers as f32
+            })
+            .fold(0.0, f32::max);
         // Something said that few tools can take is evidence for them ("like
         // 2024-05-01_scan.pdf" is a name pattern; only a rename takes one): the most telling
         // slot taken counts.
