@@ -1,10 +1,12 @@
 //! The patched candle kernels the local model runs on (vendor/PATCHES.md): the AVX2
-//! dot products for Q5_0 and Q4_1 blocks agree with candle's scalar ones, and a quantized matmul
+//! dot products for Q5_0 and Q4_1 blocks agree with candle's scalar ones; a quantized matmul
 //! over many rows (the batched prefill path) agrees with the row-by-row path and with an f32
-//! matmul of the dequantized weights, for every weight type the shipped GGUF files use.
-
+//! matmul of the dequantized weights, for every weight type the shipped GGUF files use; and the
+//! 8-bit integer kernel for a prompt times Q4K or Q6K weights gives exactly `vec_dot`'s sums (Q4K
+//! with AVX-512 VNNI and without).
 use candle_core::quantized::k_quants::{
-    BATCHED_MATMUL_MIN_ROWS, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ6K, BlockQ8_0, GgmlType,
+    BATCHED_MATMUL_MIN_ROWS, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ6K, BlockQ8_0, BlockQ8K,
+    GgmlType,
 };
 use candle_core::quantized::{GgmlDType, QMatMul, QTensor};
 use candle_core::{Device, Module, Tensor};
@@ -101,12 +103,18 @@ fn batched_matmul_matches_the_dequantized_product() {
         (GgmlDType::Q4K, 1536),
         (GgmlDType::Q6K, 8960),
     ] {
-        // Many rows: weights dequantized once, f32 GEMM (exact up to float reordering). Odd
-        // column counts exercise the last, narrower tile.
+        // Many rows: weights dequantized once, f32 GEMM (exact up to float reordering); K-quant
+        // weights in 8-bit integers (the prompt quantized as for one row; checked exactly
+        // below). Odd column counts exercise the last, narrower tile.
+        let bound = if matches!(dtype, GgmlDType::Q4K | GgmlDType::Q6K) {
+            0.02
+        } else {
+            1e-4
+        };
         for (m, n) in [(rows, 200), (rows + 37, 1000), (300, 72)] {
             let error = matmul_error(dtype, m, k, n);
             assert!(
-                error < 1e-4,
+                error < bound,
                 "{dtype:?} {m}×{k}·{n}: relative error {error}"
             );
         }
@@ -121,4 +129,70 @@ fn batched_matmul_matches_the_dequantized_product() {
             rows - 1
         );
     }
+}
+
+/// A prompt times K-quant weights in 8-bit integers (`avx_prompt`, vendor/PATCHES.md) gives each
+/// cell the dot product `vec_dot` gives for that weight row and that prompt row in Q8K: the same
+/// integer sums, only float additions reordered. Sizes cover whole 64×64 tiles, a tile's last
+/// rows below a group of four, and Qwen2.5-1.5B's widest input (8,960).
+fn prompt_matmul_is_the_row_by_row_dot_product<T: GgmlType<VecDotType = BlockQ8K>>() {
+    let dev = Device::Cpu;
+    for (m, k, n, seed) in [
+        (16, 256, 16, 1),
+        (64, 1536, 128, 2),
+        (135, 512, 70, 3),
+        (67, 8960, 5, 4),
+    ] {
+        assert!(m >= BATCHED_MATMUL_MIN_ROWS);
+        let w_values = values(n * k, seed);
+        let x_values = values(m * k, seed + 100);
+        let w = Tensor::from_vec(w_values.clone(), (n, k), &dev).unwrap();
+        let x = Tensor::from_vec(x_values.clone(), (m, k), &dev).unwrap();
+        let q = QTensor::quantize(&w, T::DTYPE).unwrap();
+        let got = QMatMul::from_qtensor(q).unwrap().forward(&x).unwrap();
+        let got: Vec<Vec<f32>> = got.to_vec2().unwrap();
+
+        let weights: Vec<T> = blocks(&w_values);
+        let rows: Vec<BlockQ8K> = blocks(&x_values);
+        let kb = k / 256;
+        for (i, got_row) in got.iter().enumerate() {
+            for (j, &cell) in got_row.iter().enumerate() {
+                let want = T::vec_dot(
+                    k,
+                    &weights[j * kb..(j + 1) * kb],
+                    &rows[i * kb..(i + 1) * kb],
+                );
+                assert!(
+                    (cell - want).abs() <= 1e-4 * want.abs().max(1.0),
+                    "{:?} {m}×{k}·{n}, cell ({i}, {j}): {cell} vs the dot product {want}",
+                    T::DTYPE
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_prompt_times_q4k_weights_is_the_row_by_row_dot_product() {
+    prompt_matmul_is_the_row_by_row_dot_product::<BlockQ4K>();
+}
+
+#[test]
+fn a_prompt_times_q6k_weights_is_the_row_by_row_dot_product() {
+    prompt_matmul_is_the_row_by_row_dot_product::<BlockQ6K>();
+}
+
+/// The Q4K check on the AVX2 kernel a CPU without AVX-512 VNNI runs (Q6K takes the f32 path
+/// there): this test binary again, with the switch that keeps it (read once per process).
+#[test]
+fn the_kernel_without_vnni_gives_the_same_dot_products() {
+    if std::env::var_os("SCOPE_WEAVER_NO_VNNI").is_some() {
+        return;
+    }
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["a_prompt_times_q4k", "--test-threads", "1"])
+        .env("SCOPE_WEAVER_NO_VNNI", "1")
+        .status()
+        .unwrap();
+    assert!(status.success(), "the AVX2 kernel: {status}");
 }

@@ -2285,6 +2285,15 @@ fn batched_matmul_enabled() -> bool {
     *ENABLED.get_or_init(|| std::env::var_os("SCOPE_WEAVER_NO_BATCHED_MATMUL").is_none())
 }
 
+/// Scope Weaver patch: `SCOPE_WEAVER_NO_INT8_PROMPT=1` multiplies a prompt with Q4K and Q6K
+/// weights in f32 (`matmul_batched`) instead of the 8-bit integer kernel (`avx_prompt`), to
+/// compare.
+#[cfg(target_feature = "avx2")]
+fn int8_prompt_enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os("SCOPE_WEAVER_NO_INT8_PROMPT").is_none())
+}
+
 /// A raw pointer that tasks writing disjoint column ranges of one output may share.
 #[derive(Clone, Copy)]
 struct DstPtr(*mut f32);
@@ -2357,6 +2366,10 @@ pub fn matmul<T: GgmlType>(
         && dst.len() >= m * n
         && rhs_t.len() >= n * k.div_ceil(T::BLCK_SIZE)
     {
+        #[cfg(target_feature = "avx2")]
+        if int8_prompt_enabled() && super::avx_prompt::try_matmul((m, k, n), lhs, rhs_t, dst) {
+            return Ok(());
+        }
         return matmul_batched((m, k, n), lhs, rhs_t, dst);
     }
     debug_assert_eq!(

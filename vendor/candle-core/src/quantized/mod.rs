@@ -6,6 +6,8 @@ use std::borrow::Cow;
 
 #[cfg(target_feature = "avx2")]
 pub mod avx;
+#[cfg(target_feature = "avx2")]
+mod avx_prompt;
 mod dummy_cuda;
 mod dummy_metal;
 pub mod ggml_file;

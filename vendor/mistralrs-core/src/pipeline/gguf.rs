@@ -739,11 +739,10 @@ impl MetadataMixin for GGUFPipeline {
     }
 }
 
-#[async_trait::async_trait]
-impl Pipeline for GGUFPipeline {
-    fn forward_inputs(
+impl GGUFPipeline {
+    fn forward_model_inputs(
         &mut self,
-        inputs: Box<dyn Any>,
+        inputs: ModelInputs,
         return_raw_logits: bool,
     ) -> Result<ForwardInputsResult, candle_core::Error> {
         let ModelInputs {
@@ -756,7 +755,7 @@ impl Pipeline for GGUFPipeline {
             paged_attn_meta,
             flash_meta,
             flash_meta_full,
-        } = *inputs.downcast().expect("Downcast failed.");
+        } = inputs;
         let metadata = self.get_metadata();
         let paged_attn_meta = match (&metadata.cache_engine, &paged_attn_meta) {
             (Some(engine), Some(meta)) => Some((engine.get_kv_cache().clone(), meta)),
@@ -820,6 +819,23 @@ impl Pipeline for GGUFPipeline {
         } else {
             Ok(ForwardInputsResult::CausalGeneration { logits })
         }
+    }
+}
+
+#[async_trait::async_trait]
+impl Pipeline for GGUFPipeline {
+    fn forward_inputs(
+        &mut self,
+        inputs: Box<dyn Any>,
+        return_raw_logits: bool,
+    ) -> Result<ForwardInputsResult, candle_core::Error> {
+        // Scope Weaver patch: the forward pass runs on a worker of rayon's pool (the caller
+        // waits once), not on the engine's thread. Every matmul and attention step inside is a
+        // parallel job; started from outside the pool, each was handed to the workers and
+        // waited for (a futex wake and sleep per job, ~200 per generated token), and the two
+        // workers plus the waiting caller took turns on two cores.
+        let inputs: ModelInputs = *inputs.downcast().expect("Downcast failed.");
+        rayon::scope(|_| self.forward_model_inputs(inputs, return_raw_logits))
     }
     async fn sample_causal_gen(
         &self,
