@@ -298,7 +298,7 @@ pub(super) static QUERY: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(them|these|those|it|they|their|the (?:zip|archive|tarball)|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?|the (?:best|top|closest) (?:match|hit|one|result)|the first (?:match|hit|one|result))\b",
+        r"(?i)\b(them|these|those|it|its (?:entries|contents?|files|members|listing)|they|their|the (?:zip|archive|tarball)|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?|the (?:best|top|closest) (?:match|hit|one|result)|the first (?:match|hit|one|result))\b",
     )
 });
 pub(super) static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {

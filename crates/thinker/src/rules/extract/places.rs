@@ -371,8 +371,15 @@ pub(super) fn read_words(
             .map(|n| n.to_lowercase())
             .unwrap_or_default();
         let next = next.trim_end_matches([',', '.', ';']);
+        // A kind word that is also an extension ("markdown", "raw files") names the whole kind.
+        let kind_word = |cand: &str| {
+            KIND_WORDS
+                .iter()
+                .any(|(word, noun, _)| *word == cand && (!noun || FILE_NOUNS.contains(&next)))
+        };
         for cand in [w.as_str(), singular] {
             if known_extension(cand)
+                && !kind_word(cand)
                 && !ADJECTIVE_EXTENSIONS.contains(&cand)
                 && (!AMBIGUOUS_EXTENSIONS.contains(&cand)
                     || FILE_NOUNS.contains(&next)

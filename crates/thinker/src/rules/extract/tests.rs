@@ -204,6 +204,28 @@ fn kind_words_narrower_than_a_category() {
     );
     // "word" without a file noun after it is just a word.
     check("rename the word list", expect![[r#""#]]);
+    // A kind word that is also an extension names the kind: "the markdown files" are mostly .md
+    // (regression: only `*.markdown` was selected), "raw files" every camera's raw format.
+    check(
+        "copy the markdown files in Notes to Backup",
+        expect![[r#"
+        locations=["Notes"]
+        targets=["Backup"]
+        extensions=["md", "markdown"]"#]],
+    );
+    check(
+        "move the raw files to Pictures/Raw",
+        expect![[r#"
+        targets=["Pictures/Raw"]
+        extensions=["raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2"]"#]],
+    );
+}
+
+#[test]
+fn its_entries_are_the_step_befores() {
+    // "its entries" after making an archive are the archive's (regression: listed the folder).
+    check("afterwards show its entries", expect!["refers_back=true"]);
+    check("and list its contents", expect!["refers_back=true"]);
 }
 
 #[test]
