@@ -282,6 +282,15 @@ pub(super) fn read_words(
         } else {
             w
         };
+        // A borrowed place word the lexicon reads as one ("de", "dans") is that preposition.
+        let w = match crate::rules::lexicon::lexicon().synonyms.get(&w) {
+            Some(p)
+                if LOCATION_PREPS.contains(&p.as_str()) || TARGET_PREPS.contains(&p.as_str()) =>
+            {
+                p.clone()
+            }
+            _ => w,
+        };
         let is_prep =
             LOCATION_PREPS.contains(&w.as_str()) || TARGET_PREPS.contains(&w.as_str()) || as_name;
         if is_prep {

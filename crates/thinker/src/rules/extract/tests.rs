@@ -229,6 +229,20 @@ fn its_entries_are_the_step_befores() {
 }
 
 #[test]
+fn borrowed_place_words_are_prepositions() {
+    check(
+        "trie les fichiers de Téléchargements par type",
+        expect![[r#"locations=["Téléchargements"]"#]],
+    );
+    check(
+        "haz un zip de Facturas",
+        expect![[r#"
+        locations=["Facturas"]
+        format=Some("zip")"#]],
+    );
+}
+
+#[test]
 fn zstd_archives() {
     check(
         "compress Temp as tar.zst",
