@@ -1,6 +1,7 @@
 //! Splitting a request into clauses, one action each: "then", "and then", ";", "after that", and
 //! "and" / "," when an action verb follows. A leading "X – Y" or "X: Y" makes X a header that only
-//! sets the place. Action verbs are the lexicon's and the first words of the skills' triggers.
+//! sets the place (or, naming a file, what the first step acts on). Action verbs are the lexicon's
+//! and the first words of the skills' triggers.
 
 use std::collections::BTreeSet;
 

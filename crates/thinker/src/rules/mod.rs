@@ -64,6 +64,7 @@ impl Planner for RulePlanner {
             learned: &request.learned,
             slot_takers: takers,
             header_place: None,
+            header_file: None,
         };
         // A request in another language is read in English; names that exist stay as written.
         let english = lexicon::lexicon().german.to_english(&request.text, |w| {
@@ -86,8 +87,15 @@ impl Planner for RulePlanner {
                 return Err(ThinkerError::Cancelled);
             }
             if c.header && has_body {
-                builder.take_place(&extract(&c.text, &grounding));
+                let slots = extract(&c.text, &grounding);
+                builder.take_place(&slots);
                 builder.header_place = builder.place.clone().filter(|p| p != ".");
+                builder.header_file = slots
+                    .locations
+                    .iter()
+                    .chain(&slots.objects)
+                    .find(|p| looks_like_file(p))
+                    .cloned();
                 continue;
             }
             builder.clause(&c.text)?;
@@ -172,6 +180,9 @@ struct PlanBuilder<'a> {
     /// The folder a header named ("the desktop is a mess – sort everything by type"):
     /// "everything" in the clauses after it is everything there.
     header_place: Option<String>,
+    /// The file a header named ("Documents/report.pdf: summarize it"): what the first clause
+    /// acts on when it names nothing itself.
+    header_file: Option<String>,
     /// For each slot of a request, how many tools of the catalogue have a parameter it fills.
     slot_takers: BTreeMap<String, usize>,
 }
@@ -280,6 +291,14 @@ impl PlanBuilder<'_> {
         {
             slots.locations.push(p);
             slots.whole_root = false;
+        }
+        if self.steps.is_empty()
+            && slots.locations.is_empty()
+            && slots.objects.is_empty()
+            && let Some(f) = self.header_file.take()
+        {
+            slots.objects.push(f);
+            slots.refers_back = false;
         }
         // What the clause says not to do is no evidence for a tool that does it.
         let affirmed = clause::affirmed(text);
