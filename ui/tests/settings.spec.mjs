@@ -273,7 +273,7 @@ test('"Rule planner first" is ticked and off with the rule planner, on with a mo
   await expect(option).toHaveCSS('opacity', '0.4');
   await option.scrollIntoViewIfNeeded();
   await app.screenshot('settings-rules-first-off');
-  await expect(rulesFirst).toHaveAccessibleDescription(/planned without asking the model \(faster\); the model plans the rest\.$/);
+  await expect(rulesFirst).toHaveAccessibleDescription(/the model chooses between those readings\.$/);
 
   await page.locator('label.seg-option', { hasText: 'Local LLM' }).click();
   await expect(rulesFirst).toBeEnabled();

@@ -24,7 +24,8 @@ pub struct Settings {
     pub working_root: Option<PathBuf>,
     pub thinker_backend: String,
     pub thinker_model_path: Option<PathBuf>,
-    /// With a model: the rule planner's plan when it is sure of every step, the model's otherwise.
+    /// With a model: the rule planner's plan, the model choosing between its readings of a part it
+    /// is unsure of (`thinker::RulesWhenSure`); `false`: the model plans every request.
     #[serde(default = "rules_first_default")]
     pub thinker_rules_first: bool,
     pub embedding_backend: String,

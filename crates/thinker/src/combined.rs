@@ -1,12 +1,13 @@
-//! The rule planner when it is sure, a model otherwise (`thinker_rules_first`): the rule planner
-//! reads the request first (tens of milliseconds); when it chose every step's skill by at least
-//! `planner_sure_margin` over its best reading with another skill and understood the whole request,
-//! its plan is taken and the model is not asked. When it did not understand part of the request,
-//! its question to the person stands too: a question is safer than a guess, and the models tried
-//! guess on exactly those requests ("clean up my stuff" planned as a skill to write; BENCHMARKS.md,
-//! "Local models"). The rest — a plan whose skill choice it is unsure of, or nothing planned — goes
-//! to the model, whose failures still fall back to the rule planner (`WithRuleFallback`, the
-//! `model` given here).
+//! The rule planner first, a model for what it cannot decide (`thinker_rules_first`): the rule
+//! planner reads the request (tens of milliseconds), and a clause it read more than one way
+//! without being sure which (margin below `planner_sure_margin`) is the model's to choose between
+//! those readings (`judge.rs`): the rules keep splitting, places, parameters and chaining, which
+//! they do better than the small models, and the model only overrules them when it is sure
+//! (`MODEL_SURE`); otherwise the person picks. When the rules did not understand part of the
+//! request, their question stands: a question is safer than a guess, and the models tried guess on
+//! exactly those requests ("clean up my stuff" planned as a skill to write; BENCHMARKS.md, "Local
+//! models"). Only a request the rules planned nothing for goes to the model whole, whose failures
+//! still fall back to the rule planner (`WithRuleFallback`, the `model` given here).
 
 use crate::{
     DraftedTools, PlanControl, PlanRequest, Planned, Planner, PlanningContext, Result, RulePlanner,
@@ -65,24 +66,35 @@ impl Planner for RulesWhenSure {
         cx: &PlanningContext,
         control: &PlanControl,
     ) -> Result<Planned> {
-        let mut ruled = self.rules.plan(request, cx, control)?;
+        let model_name = self.model.name();
+        let mut ruled = {
+            let mut judge = self.model.judge(*control);
+            self.rules
+                .plan_judged(request, cx, control, judge.as_deref_mut())?
+        };
         let margin = cx.config.planner_sure_margin;
+        let judged = ruled.usage.planner != "rule";
         if rules_are_sure(&ruled, margin) {
-            ruled.usage.planner = "rule (sure)".to_owned();
-            ruled.notes.push(format!(
-                "Planned by the rule planner, sure of every step (margin ≥ {margin:.2}); {} was \
-                 not asked.",
-                self.model.name()
-            ));
+            if !judged {
+                ruled.notes.push(format!(
+                    "Planned by the rule planner, sure of every step (margin ≥ {margin:.2}); \
+                     {model_name} was not asked."
+                ));
+                ruled.usage.planner = "rule (sure)".to_owned();
+            }
             return Ok(ruled);
         }
         if rules_decide(&ruled, margin) {
             ruled.usage.planner = "rule (asks)".to_owned();
             ruled.notes.push(format!(
-                "The rule planner did not understand part of the request and asks about it; {} \
-                 was not asked to guess.",
-                self.model.name()
+                "The rule planner did not understand part of the request and asks about it; \
+                 {model_name} was not asked to guess."
             ));
+            return Ok(ruled);
+        }
+        if !ruled.plan.steps.is_empty() {
+            // Steps whose readings the model weighed but was not sure of: the person picks
+            // (the model's choice first).
             return Ok(ruled);
         }
         let rule_ms = ruled.usage.latency_ms;

@@ -119,4 +119,11 @@ impl Planner for WithRuleFallback {
     ) -> Option<Box<dyn retrieval::ModelReader + 's>> {
         self.primary.reader(control)
     }
+
+    fn judge<'s>(
+        &'s mut self,
+        control: PlanControl<'s>,
+    ) -> Option<Box<dyn crate::ReadingJudge + 's>> {
+        self.primary.judge(control)
+    }
 }

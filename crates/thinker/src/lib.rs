@@ -13,6 +13,7 @@ mod draft;
 mod error;
 mod fallback;
 mod given;
+mod judge;
 #[cfg(feature = "mistralrs")]
 mod llm;
 mod prompt;
@@ -43,6 +44,10 @@ pub use draft::{
 pub use error::{Result, ThinkerError, render_problems};
 pub use fallback::{Fallback, WithRuleFallback};
 pub use given::{GIVEN_PLANNER, GivenPlan};
+pub use judge::{
+    Judgement, MAX_READINGS, MODEL_SURE, READING_WINDOW, Reading, ReadingJudge, ReadingQuestion,
+    check_judgement, judge_prompt, judge_schema, judgement_probabilities,
+};
 #[cfg(feature = "mistralrs")]
 pub use llm::{GenerationTiming, LlmLimits, LlmPlanner};
 pub use prompt::{
@@ -207,6 +212,13 @@ pub trait Planner: Send {
         &'s mut self,
         _control: PlanControl<'s>,
     ) -> Option<Box<dyn retrieval::ModelReader + 's>> {
+        None
+    }
+
+    /// The model that chooses between the rule planner's readings of a clause it is unsure of
+    /// (`thinker_rules_first`), cancelled through `control`. `None` when this planner has no
+    /// model.
+    fn judge<'s>(&'s mut self, _control: PlanControl<'s>) -> Option<Box<dyn ReadingJudge + 's>> {
         None
     }
 }

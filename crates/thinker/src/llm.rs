@@ -542,6 +542,18 @@ impl Planner for LlmPlanner {
             control,
         )))
     }
+
+    fn judge<'s>(
+        &'s mut self,
+        control: PlanControl<'s>,
+    ) -> Option<Box<dyn crate::ReadingJudge + 's>> {
+        Some(Box::new(judge::LlmJudge {
+            model: &*self,
+            name: self.name(),
+            limits: self.limits,
+            control,
+        }))
+    }
 }
 
 /// The planning conversation: prompt with the top-k skills, constrained answer, and a bounded
@@ -610,6 +622,24 @@ pub(crate) struct Conversation<'a> {
     pub notes: Vec<String>,
     /// Whether the accepted answer's pieces come with the alternatives the model weighed.
     pub weighed: bool,
+}
+
+impl<'a> Conversation<'a> {
+    /// One question: a system and a user message, no notes yet.
+    pub(crate) fn question(
+        (system, user): (String, String),
+        schema: &'a serde_json::Value,
+        noun: &'a str,
+        weighed: bool,
+    ) -> Self {
+        Conversation {
+            messages: vec![(Role::System, system), (Role::User, user)],
+            schema,
+            noun,
+            notes: Vec::new(),
+            weighed,
+        }
+    }
 }
 
 /// An answer that passed its check, with the conversation's usage and notes.
@@ -752,6 +782,7 @@ pub(crate) fn converse<T>(
 
 mod describe;
 mod draft;
+mod judge;
 mod read;
 #[cfg(test)]
 mod tests;

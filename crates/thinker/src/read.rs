@@ -109,9 +109,21 @@ pub fn check_category(text: &str, categories: &[Category]) -> Result<(usize, Str
 /// that leaves the chosen spelling keeps what it had at that point. Without any weighed token
 /// the chosen name is certain.
 pub fn category_probabilities(pieces: &[Piece], names: &[&str], chosen: usize) -> Vec<f32> {
+    choice_probabilities(pieces, "category", names, chosen)
+}
+
+/// How likely the model found each of `names` as the string value of `key` (one of them was
+/// `chosen`), from the alternatives weighed where the value was written; see
+/// [`category_probabilities`].
+pub(crate) fn choice_probabilities(
+    pieces: &[Piece],
+    key: &str,
+    names: &[&str],
+    chosen: usize,
+) -> Vec<f32> {
     let mut out = vec![0.0; names.len()];
     let text: String = pieces.iter().map(|p| p.text.as_str()).collect();
-    let Some(start) = value_start(&text, "category") else {
+    let Some(start) = value_start(&text, key) else {
         out[chosen] = 1.0;
         return out;
     };

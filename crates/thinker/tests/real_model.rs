@@ -183,3 +183,72 @@ fn smollm2_reads_files_into_categories_with_weighed_probabilities() {
         }
     }
 }
+
+/// With a model, the rules hand a clause they are unsure of to it (`thinker_rules_first`): the
+/// model answers with one of the readings it was shown, with how likely it found each one (from
+/// the alternatives it weighed), and the plan says what it did. Whether a 135M model is right is
+/// for `scripts/eval-llm.sh` to measure; here the answer must be well formed and honest.
+#[test]
+fn smollm2_chooses_between_the_rules_readings_with_weighed_probabilities() {
+    use thinker::{Reading, ReadingQuestion, RulePlanner};
+    let Some(model) = smollm2() else { return };
+    let world = support::PlanningWorld::shipped(PipelineConfig::default());
+    let mut planner = LlmPlanner::load(&model, LlmLimits::from_config(&world.config)).unwrap();
+    let text = "gimme the cliffnotes version of Reading/longform/ai-essay.pdf";
+    let step = |tool: &str| contracts::PlanStep {
+        step: 1,
+        skill: "parse-content".into(),
+        tool: tool.into(),
+        description: String::new(),
+        params: serde_json::json!({"path": "Reading/longform/ai-essay.pdf"})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    };
+    let question = ReadingQuestion {
+        request: text,
+        clause: text,
+        readings: ["extract_text", "summarize", "metadata"]
+            .map(|t| Reading {
+                steps: vec![step(t)],
+            })
+            .to_vec(),
+    };
+    let control = PlanControl::default();
+    let mut judge = planner.judge(control).expect("a model judges");
+    let judgement = judge
+        .choose(&question, &world.store, &control)
+        .unwrap_or_else(|e| panic!("no choice from the real model: {e}"));
+    eprintln!("{judgement:?}");
+    assert_eq!(judgement.by, "mistralrs:smollm2-135m-instruct-q4_1.gguf");
+    assert!(judgement.chosen < 3);
+    assert_eq!(judgement.probabilities.len(), 3);
+    let sum: f32 = judgement.probabilities.iter().sum();
+    assert!((sum - 1.0).abs() < 1e-3, "{judgement:?}");
+    assert!(judgement.probability() > 0.0, "{judgement:?}");
+
+    // Through the rule planner: the model was asked, and the plan says what it made of it.
+    let request = PlanRequest {
+        text: text.into(),
+        root_name: None,
+        entries: vec!["Reading/longform/ai-essay.pdf".into()],
+        learned: Vec::new(),
+    };
+    let planned = RulePlanner
+        .plan_judged(&request, &world.cx(), &control, Some(&mut *judge))
+        .unwrap();
+    eprintln!("{:?}", planned.notes);
+    assert_eq!(
+        planned.usage.planner,
+        "rule, readings chosen by mistralrs:smollm2-135m-instruct-q4_1.gguf"
+    );
+    assert!(
+        planned
+            .notes
+            .iter()
+            .any(|n| n.contains(" chose ") || n.contains(" leaned to ")),
+        "{:?}",
+        planned.notes
+    );
+    assert!(validate_plan(&planned.plan, &world.store, world.config.max_plan_steps).is_empty());
+}

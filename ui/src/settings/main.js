@@ -122,7 +122,7 @@ const form = h(
           h(
             'span.check-text',
             h('span.check-label', 'Rule planner first'),
-            h('span.hint#rules-first-hint', 'A request the built-in rule planner is sure of is planned without asking the model (faster); the model plans the rest.'),
+            h('span.hint#rules-first-hint', 'The built-in rule planner plans each request (fast); where it read part of a request more than one way, the model chooses between those readings.'),
           ),
         ),
       ),

@@ -6,7 +6,7 @@ use contracts::ErrorCode;
 use retrieval::classify::{Category, FileText};
 use retrieval::{ModelChoice, ModelReader, RetrievalError};
 
-use super::{ChatModel, Conversation, LlmLimits, Role, converse};
+use super::{ChatModel, Conversation, LlmLimits, converse};
 use crate::read::{
     category_probabilities, category_prompt, category_schema, check_category, check_summary,
     check_title, summary_prompt, summary_schema, title_prompt, title_schema,
@@ -39,7 +39,7 @@ impl<'a> LlmReader<'a> {
     /// One checked answer to `system` + `user`.
     fn ask<T>(
         &self,
-        (system, user): (String, String),
+        prompt: (String, String),
         schema: &serde_json::Value,
         noun: &str,
         weighed: bool,
@@ -49,13 +49,7 @@ impl<'a> LlmReader<'a> {
             self.model,
             &self.name,
             self.limits,
-            Conversation {
-                messages: vec![(Role::System, system), (Role::User, user)],
-                schema,
-                noun,
-                notes: Vec::new(),
-                weighed,
-            },
+            Conversation::question(prompt, schema, noun, weighed),
             &self.control,
             check,
         )

@@ -66,7 +66,7 @@ struct Draft<'a> {
     taken: Vec<String>,
 }
 
-impl PlanBuilder<'_> {
+impl PlanBuilder<'_, '_> {
     pub(super) fn candidate(
         &self,
         text: &str,

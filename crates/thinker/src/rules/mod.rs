@@ -19,7 +19,10 @@ use serde_json::Value;
 pub use clause::{Clause, split, split_with};
 pub use extract::{Grounding, Slots, extract};
 
-use crate::{PlanControl, PlanRequest, Planned, Planner, PlanningContext, Result, ThinkerError};
+use crate::{
+    Judgement, PlanControl, PlanRequest, Planned, Planner, PlanningContext, Reading, ReadingJudge,
+    ReadingQuestion, Result, ThinkerError,
+};
 
 /// Below this combined score a clause is not understood and the person is asked.
 pub const UNDERSTOOD_FLOOR: f32 = 0.25;
@@ -41,6 +44,21 @@ impl Planner for RulePlanner {
         request: &PlanRequest,
         cx: &PlanningContext,
         control: &PlanControl,
+    ) -> Result<Planned> {
+        self.plan_judged(request, cx, control, None)
+    }
+}
+
+impl RulePlanner {
+    /// Plans `request`; a clause the rules read more than one way without being sure which
+    /// (margin below `planner_sure_margin`) is decided by `judge` when there is one (a model;
+    /// `judge.rs`).
+    pub fn plan_judged(
+        &mut self,
+        request: &PlanRequest,
+        cx: &PlanningContext,
+        control: &PlanControl,
+        judge: Option<&mut (dyn ReadingJudge + '_)>,
     ) -> Result<Planned> {
         let started = std::time::Instant::now();
         let grounding = Grounding {
@@ -65,6 +83,10 @@ impl Planner for RulePlanner {
             slot_takers: takers,
             header_place: None,
             header_file: None,
+            judge,
+            judged_by: None,
+            request: &request.text,
+            control,
         };
         // A request in another language is read in English; names that exist stay as written.
         let english = lexicon::lexicon().german.to_english(&request.text, |w| {
@@ -123,7 +145,10 @@ impl Planner for RulePlanner {
             clarification,
             notes: builder.notes,
             usage: crate::PlanUsage {
-                planner: "rule".into(),
+                planner: match &builder.judged_by {
+                    Some(by) => format!("rule, readings chosen by {by}"),
+                    None => "rule".into(),
+                },
                 latency_ms: started.elapsed().as_secs_f64() * 1000.0,
                 ..Default::default()
             },
@@ -160,7 +185,7 @@ impl Candidate {
     }
 }
 
-struct PlanBuilder<'a> {
+struct PlanBuilder<'a, 'j> {
     cx: &'a PlanningContext<'a>,
     grounding: &'a Grounding,
     vocab: &'a normalize::Vocabulary,
@@ -185,6 +210,13 @@ struct PlanBuilder<'a> {
     header_file: Option<String>,
     /// For each slot of a request, how many tools of the catalogue have a parameter it fills.
     slot_takers: BTreeMap<String, usize>,
+    /// Decides between readings of a clause the rules are unsure of (a model), when there is one.
+    judge: Option<&'a mut (dyn ReadingJudge + 'j)>,
+    /// The judge's name once it chose a reading.
+    judged_by: Option<String>,
+    /// The whole request, as the judge is shown it.
+    request: &'a str,
+    control: &'a PlanControl<'a>,
 }
 
 /// The first word of every trigger of the catalogue (skill-wide and per tool) that is not a
@@ -252,7 +284,7 @@ fn looks_like_file(p: &str) -> bool {
         .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
 }
 
-impl PlanBuilder<'_> {
+impl PlanBuilder<'_, '_> {
     fn take_place(&mut self, s: &Slots) {
         let folder = s
             .locations
@@ -379,9 +411,9 @@ impl PlanBuilder<'_> {
                 _ => Some((i, c.score)),
             })
             .map(|(i, _)| i);
-        let best = best_at.map(|i| candidates.swap_remove(i));
+        let mut best = best_at.map(|i| candidates.swap_remove(i));
         // How far the reading is ahead of the best reading with another skill (or of the floor).
-        let margin = best.as_ref().map(|b| {
+        let mut margin = best.as_ref().map(|b| {
             let other = candidates
                 .iter()
                 .filter(|c| c.skill() != b.skill())
@@ -389,6 +421,9 @@ impl PlanBuilder<'_> {
                 .fold(UNDERSTOOD_FLOOR, f32::max);
             b.score - other
         });
+        if let (Some(b), Some(m)) = (best.as_mut(), margin.as_mut()) {
+            self.judge_reading(text, b, m, &mut candidates)?;
+        }
         if let Some(lesson) = best
             .as_ref()
             .and_then(|b| lessons.iter().find(|l| l.chosen == b.action()))
@@ -434,6 +469,108 @@ impl PlanBuilder<'_> {
                 self.take_place(&slots);
             }
         }
+        Ok(())
+    }
+
+    /// When the rules are unsure of `best` (`margin` below `planner_sure_margin`) and a judge
+    /// is there, it chooses between `best` and the other readings close to it (distinct actions,
+    /// within `READING_WINDOW`). When the judge is sure of its choice (`MODEL_SURE`), that reading
+    /// becomes `best` and the margin is raised to the sure margin, so no picker shows; a judge
+    /// that is not sure leaves the rules' choice and the picker. A judge that fails leaves the
+    /// rules' choice too (and says so); cancelling cancels the plan.
+    fn judge_reading(
+        &mut self,
+        text: &str,
+        best: &mut Candidate,
+        margin: &mut f32,
+        candidates: &mut [Candidate],
+    ) -> Result<()> {
+        let sure = self.cx.config.planner_sure_margin;
+        if *margin >= sure || best.score < UNDERSTOOD_FLOOR {
+            return Ok(());
+        }
+        let Some(judge) = self.judge.as_deref_mut() else {
+            return Ok(());
+        };
+        let floor = (best.score - crate::READING_WINDOW).max(UNDERSTOOD_FLOOR);
+        let mut others: Vec<usize> = (0..candidates.len())
+            .filter(|&i| candidates[i].score >= floor)
+            .collect();
+        others.sort_by(|&a, &b| candidates[b].score.total_cmp(&candidates[a].score));
+        let mut shown = vec![best.action()];
+        let mut picked: Vec<usize> = Vec::new();
+        for i in others {
+            let action = candidates[i].action();
+            if shown.len() < crate::MAX_READINGS && !shown.contains(&action) {
+                shown.push(action);
+                picked.push(i);
+            }
+        }
+        if picked.is_empty() {
+            return Ok(());
+        }
+        let reading = |c: &Candidate| Reading {
+            steps: c.steps.iter().map(|(s, _)| s.clone()).collect(),
+        };
+        let question = ReadingQuestion {
+            request: self.request,
+            clause: text,
+            readings: std::iter::once(reading(best))
+                .chain(picked.iter().map(|&i| reading(&candidates[i])))
+                .collect(),
+        };
+        let judgement: Judgement = match judge.choose(&question, self.cx.skills, self.control) {
+            Ok(j) => j,
+            Err(ThinkerError::Cancelled) => return Err(ThinkerError::Cancelled),
+            Err(e) => {
+                self.notes.push(format!(
+                    "\"{text}\": the model could not choose between readings ({e}); the rules' \
+                     choice stands"
+                ));
+                return Ok(());
+            }
+        };
+        let p = judgement.probability();
+        self.judged_by = Some(judgement.by.clone());
+        let chosen = question.readings[judgement.chosen].action();
+        if p < crate::MODEL_SURE {
+            // A model that is not sure either does not overrule the rules: the person picks.
+            self.notes.push(if judgement.chosen == 0 {
+                format!(
+                    "\"{text}\": {} leaned to the rules' {chosen} too ({:.0} %) of {} readings, \
+                     not sure enough to settle it",
+                    judgement.by,
+                    p * 100.0,
+                    question.readings.len(),
+                )
+            } else {
+                format!(
+                    "\"{text}\": {} leaned to {chosen} ({:.0} %) of {} readings, not sure enough \
+                     to overrule the rules' {}",
+                    judgement.by,
+                    p * 100.0,
+                    question.readings.len(),
+                    best.action()
+                )
+            });
+            return Ok(());
+        }
+        let rules_choice = best.action();
+        if judgement.chosen > 0 {
+            std::mem::swap(best, &mut candidates[picked[judgement.chosen - 1]]);
+        }
+        self.notes.push(format!(
+            "\"{text}\": {} chose {chosen} ({:.0} %) from {} readings{}",
+            judgement.by,
+            p * 100.0,
+            question.readings.len(),
+            if judgement.chosen > 0 {
+                format!(" (the rules' first was {rules_choice})")
+            } else {
+                String::new()
+            }
+        ));
+        *margin = margin.max(sure);
         Ok(())
     }
 
