@@ -6,7 +6,12 @@
 #   scripts/run.sh --headless           # the same request end to end in the terminal (CLI)
 #   scripts/run.sh --model qwen05 ...   # plan with a real local model: smollm | qwen05 | qwen15 | a .gguf
 #                                       #   path (fetched by scripts/fetch-models.sh; sets thinker_backend
-#                                       #   mistralrs and thinker_model_path for this run)
+#                                       #   mistralrs and thinker_model_path for this run), as a person
+#                                       #   with a model runs: the rules plan, the model chooses between
+#                                       #   their readings where they are unsure (the worked example is
+#                                       #   plain: the rules are sure of it)
+#   scripts/run.sh --model qwen15 --model-plans ...   # the model plans every request itself
+#                                       #   (thinker_rules_first false): the worked example by the model
 #   scripts/run.sh scan ~/Downloads     # any scope-weaver CLI command
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -26,6 +31,7 @@ while [ $# -gt 0 ]; do
             echo "== Planner: $model (mistral.rs)" >&2
             shift
             ;;
+        --model-plans) export SCOPE_WEAVER_THINKER_RULES_FIRST=false ;;
         *) args+=("$1") ;;
     esac
     shift
