@@ -6,12 +6,13 @@ use std::sync::Arc;
 use candle_core::quantized::ggml_file;
 use candle_core::quantized::QTensor;
 use candle_core::{DType, Device, Result, Tensor};
-use candle_nn::{Embedding, Module};
+use candle_nn::Module;
 use mistralrs_quant::{GgufMatMul, QuantMethod, QuantMethodConfig};
 
 use crate::attention::SdpaParams;
 use crate::device_map::{DeviceMappedMask, DeviceMapper};
 use crate::gguf::Content;
+use crate::models::quantized_embedding::QuantizedEmbedding;
 use crate::layers::{CausalMasker, MatMul, QRmsNorm, RotaryEmbedding, Sdpa};
 use crate::layers_masker::PastKvLenCache;
 use crate::paged_attention::{AttentionImplementation, PagedAttention};
@@ -212,7 +213,7 @@ impl LayerWeights {
 }
 
 pub struct ModelWeights {
-    tok_embeddings: Embedding,
+    tok_embeddings: QuantizedEmbedding,
     layers: Vec<LayerWeights>,
     norm: QRmsNorm,
     output: Arc<dyn QuantMethod>,
@@ -234,8 +235,8 @@ impl ModelConfig::FromGGML for ModelWeights {
             false,
             dtype,
         )?;
-        let tok_embeddings = ct.remove("tok_embeddings.weight")?;
-        let tok_embeddings = tok_embeddings.dequantize(&ct.device)?;
+        let tok_embeddings =
+            QuantizedEmbedding::new(Arc::new(ct.remove("tok_embeddings.weight")?), &ct.device)?;
         let norm = QRmsNorm::new(ct.remove("norm.weight")?, 1e-5)?;
         let output = ct.remove("output.weight")?;
         let mut layers = Vec::with_capacity(ct.hparams.n_layer as usize);
@@ -307,7 +308,7 @@ impl ModelConfig::FromGGML for ModelWeights {
             })
         }
         Ok(Self {
-            tok_embeddings: Embedding::new(tok_embeddings, ct.hparams.n_embd as usize),
+            tok_embeddings,
             layers,
             norm,
             output: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
@@ -426,7 +427,7 @@ impl ModelConfig::FromGGUF for ModelWeights {
             head_count,
             head_count_kv,
             block_count,
-            embedding_length,
+            embedding_length: _,
             rope_dim,
             rms_norm_eps,
             max_seq_len,
@@ -435,13 +436,15 @@ impl ModelConfig::FromGGUF for ModelWeights {
             value_length,
         } = PropsGGUF::try_from(metadata).or_else(|err| candle_core::bail!("{err}"))?;
 
-        let qtok_embeddings = ct.tensor("token_embd.weight", device)?;
-        let tok_embeddings = qtok_embeddings.dequantize(device)?;
+        // Scope Weaver patch (mistralrs-core 9): the embeddings stay quantized, and a tied output
+        // layer shares them.
+        let tok_embeddings =
+            QuantizedEmbedding::new(Arc::new(ct.tensor("token_embd.weight", device)?), device)?;
         let norm = QRmsNorm::new(ct.tensor("output_norm.weight", device)?, rms_norm_eps)?;
         let output = if !ct.has_tensor("output.weight") {
-            ct.tensor("token_embd.weight", device)?
+            tok_embeddings.table()
         } else {
-            ct.tensor("output.weight", device)?
+            Arc::new(ct.tensor("output.weight", device)?)
         };
         let mut layers = Vec::with_capacity(block_count);
 
@@ -641,11 +644,11 @@ impl ModelConfig::FromGGUF for ModelWeights {
             })
         }
         Ok(Self {
-            tok_embeddings: Embedding::new(tok_embeddings, embedding_length),
+            tok_embeddings,
             layers,
             norm,
             output: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                q_weight: Arc::new(output),
+                q_weight: output,
                 b: None,
             })?),
             device: device.clone(),

@@ -4,12 +4,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use candle_core::{DType, Device, Result, Tensor};
-use candle_nn::{Embedding, Module};
+use candle_nn::Module;
 use mistralrs_quant::{GgufMatMul, QuantMethod, QuantMethodConfig};
 
 use crate::attention::SdpaParams;
 use crate::device_map::{DeviceMappedMask, DeviceMapper};
 use crate::gguf::Content;
+use crate::models::quantized_embedding::QuantizedEmbedding;
 use crate::layers::{CausalMasker, MatMul, QRmsNorm, RotaryEmbedding, Sdpa};
 use crate::layers_masker::PastKvLenCache;
 use crate::paged_attention::{AttentionImplementation, PagedAttention};
@@ -144,7 +145,7 @@ impl LayerWeights {
 }
 
 pub struct ModelWeights {
-    tok_embeddings: Embedding,
+    tok_embeddings: QuantizedEmbedding,
     layers: Vec<LayerWeights>,
     norm: QRmsNorm,
     output: Arc<dyn QuantMethod>,
@@ -162,6 +163,8 @@ pub(crate) struct PropsGGUF {
     pub head_count: usize,
     pub head_count_kv: usize,
     pub block_count: usize,
+    // Scope Weaver patch 9: the quantized embeddings take their width from the table.
+    #[allow(dead_code)]
     pub embedding_length: usize,
     pub rms_norm_eps: f32,
     pub max_seq_len: usize,
@@ -257,7 +260,7 @@ impl ModelConfig::FromGGUF for ModelWeights {
             head_count,
             head_count_kv,
             block_count,
-            embedding_length,
+            embedding_length: _,
             rms_norm_eps,
             max_seq_len,
             rope_freq_base,
@@ -265,13 +268,15 @@ impl ModelConfig::FromGGUF for ModelWeights {
             value_length,
         } = PropsGGUF::try_from(metadata).or_else(|err| candle_core::bail!("{err}"))?;
 
-        let qtok_embeddings = ct.tensor("token_embd.weight", device)?;
-        let tok_embeddings = qtok_embeddings.dequantize(device)?;
+        // Scope Weaver patch (mistralrs-core 9): the embeddings stay quantized, and a tied output
+        // layer shares them.
+        let tok_embeddings =
+            QuantizedEmbedding::new(Arc::new(ct.tensor("token_embd.weight", device)?), device)?;
         let norm = QRmsNorm::new(ct.tensor("output_norm.weight", device)?, rms_norm_eps)?;
         let output = if !ct.has_tensor("output.weight") {
-            ct.tensor("token_embd.weight", device)?
+            tok_embeddings.table()
         } else {
-            ct.tensor("output.weight", device)?
+            Arc::new(ct.tensor("output.weight", device)?)
         };
         let mut layers = Vec::with_capacity(block_count);
 
@@ -414,11 +419,11 @@ impl ModelConfig::FromGGUF for ModelWeights {
             })
         }
         Ok(Self {
-            tok_embeddings: Embedding::new(tok_embeddings, embedding_length),
+            tok_embeddings,
             layers,
             norm,
             output: Arc::new(GgufMatMul::new(QuantMethodConfig::Gguf {
-                q_weight: Arc::new(output),
+                q_weight: output,
                 b: None,
             })?),
             device: device.clone(),
