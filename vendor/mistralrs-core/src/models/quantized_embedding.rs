@@ -19,6 +19,8 @@ pub struct QuantizedEmbedding {
     /// Bytes of one row (a token's vector) in the table's quantization.
     row_bytes: usize,
     device: Device,
+    /// The whole table in f32 (upstream's way), with `SCOPE_WEAVER_DEBUG_DENSE_EMBEDDINGS=1`: to compare.
+    dense: Option<Tensor>,
 }
 
 impl QuantizedEmbedding {
@@ -38,7 +40,12 @@ impl QuantizedEmbedding {
                 table.storage_size_in_bytes()
             );
         }
+        let dense = match std::env::var_os("SCOPE_WEAVER_DEBUG_DENSE_EMBEDDINGS") {
+            Some(_) => Some(table.dequantize(device)?),
+            None => None,
+        };
         Ok(Self {
+            dense,
             table,
             vocab,
             hidden,
@@ -58,6 +65,9 @@ impl Module for QuantizedEmbedding {
     fn forward(&self, ids: &Tensor) -> Result<Tensor> {
         let mut dims = ids.dims().to_vec();
         dims.push(self.hidden);
+        if let Some(dense) = &self.dense {
+            return dense.embedding(&ids.flatten_all()?)?.reshape(dims);
+        }
         let ids = ids.flatten_all()?.to_dtype(DType::U32)?.to_vec1::<u32>()?;
         let data = self.table.data()?;
         let dtype = self.table.dtype();
