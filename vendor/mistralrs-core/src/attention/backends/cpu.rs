@@ -768,6 +768,72 @@ fn softmax_in_place(row: &mut [f32]) {
     }
 }
 
+/// Scope Weaver patch: `t` (b, heads, len, d) as is when each head's rows of d follow each other
+/// (a narrowed KV cache buffer), else a contiguous copy.
+fn with_contiguous_rows(t: &Tensor) -> Result<Tensor> {
+    let stride = t.stride();
+    if stride.len() == 4 && stride[3] == 1 && stride[2] == t.dim(3)? {
+        Ok(t.clone())
+    } else {
+        t.contiguous()
+    }
+}
+
+/// Scope Weaver patch: dst (m × n, rows of `n`) = scale · lhs (m × k, rows of `k`) · rhs (k × n),
+/// where `rhs_strides` are rhs's (row, column) strides within `rhs`; on the calling thread.
+fn gemm_f32(
+    dst: &mut [f32],
+    n: usize,
+    lhs: &[f32],
+    k: usize,
+    rhs: &[f32],
+    rhs_strides: (usize, usize),
+    scale: f32,
+) {
+    let m = dst.len() / n;
+    assert!(lhs.len() >= m * k && rhs.len() >= (k - 1) * rhs_strides.0 + (n - 1) * rhs_strides.1 + 1);
+    // SAFETY: the assert keeps every element gemm reads or writes inside the slices.
+    unsafe {
+        gemm::gemm(
+            m, n, k,
+            dst.as_mut_ptr(), 1, n as isize, false,
+            lhs.as_ptr(), 1, k as isize,
+            rhs.as_ptr(), rhs_strides.1 as isize, rhs_strides.0 as isize,
+            0f32, scale,
+            false, false, false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// Scope Weaver patch: scores (rows × keys) = scale · q rows · keysᵀ for the few rows of a grouped
+/// task, each key read once for all rows. A GEMM would first copy (pack) every key.
+fn grouped_scores(q_rows: &[f32], keys: &[f32], d: usize, scale: f32, scores: &mut [f32]) {
+    let n_keys = keys.len() / d;
+    for (j, key) in keys.chunks_exact(d).enumerate() {
+        for (r, q) in q_rows.chunks_exact(d).enumerate() {
+            scores[r * n_keys + j] = scale * vec_dot_f32(q, key);
+        }
+    }
+}
+
+/// Scope Weaver patch: output rows (rows × d) = probabilities (rows × keys) · values, each value
+/// row read once for all rows.
+fn grouped_values(probabilities: &[f32], values: &[f32], d: usize, out_rows: &mut [f32]) {
+    let n_keys = values.len() / d;
+    out_rows.fill(0.0);
+    for (j, value) in values.chunks_exact(d).enumerate() {
+        for (r, out) in out_rows.chunks_exact_mut(d).enumerate() {
+            let p = probabilities[r * n_keys + j];
+            if p != 0.0 {
+                for (o, x) in out.iter_mut().zip(value) {
+                    *o += p * x;
+                }
+            }
+        }
+    }
+}
+
 thread_local! {
     /// Scope Weaver patch: one task's score block (rows × keys), reused across tasks on a thread.
     static PROMPT_SCORES: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -840,7 +906,11 @@ pub fn run_blocked_attn_cpu(
         }
         None => None,
     };
-    let (q, k, v) = (q.contiguous()?, k.contiguous()?, v.contiguous()?);
+    // The KV cache hands over a narrowed view of a longer buffer: its rows are contiguous within
+    // a head but the heads are further apart. Reading it in place saves copying every cached key
+    // and value once per layer and generated token.
+    let (q, k, v) = (q.contiguous()?, with_contiguous_rows(k)?, with_contiguous_rows(v)?);
+    let (k_stride, v_stride) = (k.stride().to_vec(), v.stride().to_vec());
     let (q_guard, q_layout) = q.storage_and_layout();
     let (k_guard, k_layout) = k.storage_and_layout();
     let (v_guard, v_layout) = v.storage_and_layout();
@@ -961,21 +1031,26 @@ pub fn run_blocked_attn_cpu(
             }
             let s = &mut scores[..rows * keys];
             let (q_ptr, k_ptr, v_ptr, out_ptr) = (q_ptr, k_ptr, v_ptr, out_ptr);
-            let kv_offset = ((task.b_i * k_h + task.kv_head) * kv_len + lo) * d;
-            // SAFETY: q and the output hold b·h·q_len rows of d floats, k b·k_h·kv_len and
-            // v b·v_h·kv_len (all contiguous); a task's rows and keys lie inside them, and no two
-            // tasks write the same output rows.
-            unsafe {
+            let k_offset = task.b_i * k_stride[0] + task.kv_head * k_stride[1] + lo * d;
+            let v_offset = task.b_i * v_stride[0] + task.kv_head * v_stride[1] + lo * d;
+            // SAFETY: q and the output hold b·h·q_len contiguous rows of d floats; the task's keys
+            // and values are `keys` contiguous rows of d inside k's and v's storage
+            // (`with_contiguous_rows`), and no two tasks write the same output rows.
+            let (q_rows, k_rows, v_rows, out_rows) = unsafe {
+                (
+                    std::slice::from_raw_parts(q_ptr.0.add(task.first_row * d), rows * d),
+                    std::slice::from_raw_parts(k_ptr.0.add(k_offset), keys * d),
+                    std::slice::from_raw_parts(v_ptr.0.add(v_offset), keys * d),
+                    std::slice::from_raw_parts_mut(out_ptr.0.add(task.first_row * d), rows * d),
+                )
+            };
+            // A grouped task (a generated token, a fast-forward chunk) has a few rows: reading each
+            // key and value once beats a GEMM, which would first copy (pack) all of them.
+            if grouped {
+                grouped_scores(q_rows, k_rows, d, scale, s);
+            } else {
                 // scores (rows × keys) = scale · q rows (rows × d) · keysᵀ (d × keys)
-                gemm::gemm(
-                    rows, keys, d,
-                    s.as_mut_ptr(), 1, keys as isize, false,
-                    q_ptr.0.add(task.first_row * d), 1, d as isize,
-                    k_ptr.0.add(kv_offset), d as isize, 1,
-                    0f32, scale,
-                    false, false, false,
-                    gemm::Parallelism::None,
-                );
+                gemm_f32(s, keys, q_rows, d, k_rows, (1, d), scale);
             }
             for (i, row) in s.chunks_exact_mut(keys).enumerate() {
                 if let Some(m) = mask_row(task.first_row + i) {
@@ -985,17 +1060,11 @@ pub fn run_blocked_attn_cpu(
                 }
                 softmax_in_place(row);
             }
-            unsafe {
+            if grouped {
+                grouped_values(s, v_rows, d, out_rows);
+            } else {
                 // output rows (rows × d) = probabilities (rows × keys) · values (keys × d)
-                gemm::gemm(
-                    rows, d, keys,
-                    out_ptr.0.add(task.first_row * d), 1, d as isize, false,
-                    s.as_ptr(), 1, keys as isize,
-                    v_ptr.0.add(kv_offset), 1, d as isize,
-                    0f32, 1f32,
-                    false, false, false,
-                    gemm::Parallelism::None,
-                );
+                gemm_f32(out_rows, d, s, keys, v_rows, (d, 1), 1.0);
             }
         });
     });
@@ -1264,8 +1333,13 @@ mod tests {
         for q_len in [150, 5, 1] {
             let kv_len = past + q_len;
             let q = Tensor::randn(0f32, 1.0, (b, h, q_len, d), &Device::Cpu)?;
-            let k = Tensor::randn(0f32, 1.0, (b, k_h, kv_len, d), &Device::Cpu)?;
-            let v = Tensor::randn(0f32, 1.0, (b, k_h, kv_len, d), &Device::Cpu)?;
+            // As the KV cache hands them over: a view of the first kv_len rows of a longer
+            // buffer, so the heads are not next to each other.
+            let k = Tensor::randn(0f32, 1.0, (b, k_h, kv_len + 7, d), &Device::Cpu)?
+                .narrow(2, 0, kv_len)?;
+            let v = Tensor::randn(0f32, 1.0, (b, k_h, kv_len + 7, d), &Device::Cpu)?
+                .narrow(2, 0, kv_len)?;
+            assert!(!k.is_contiguous());
             let mask: Vec<f32> = (0..q_len)
                 .flat_map(|i| {
                     (0..kv_len).map(move |j| if j > past + i { f32::NEG_INFINITY } else { 0.0 })
