@@ -342,7 +342,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     }
 
     let lower_text = text.to_lowercase();
-    s.refers_back = REFERS_BACK.is_match(&lower_text);
+    // "what's in backup.tar.gz, without unpacking it": what is said not to be done points back
+    // at nothing.
+    s.refers_back =
+        REFERS_BACK.is_match(&super::clause::without_negations(&lower_text).to_lowercase());
     if RECURSIVE_OFF.is_match(&lower_text) {
         s.recursive = Some(false);
     } else if RECURSIVE_ON.is_match(&lower_text) {
@@ -534,6 +537,18 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
             .unwrap_or(word);
         let lower = word.to_lowercase();
         let file_name = super::looks_like_file(word) && !word.contains('/');
+        // "Music/Live Sets/berlin-2019.flac": the name with a space goes on past the next slash,
+        // unless that word starts a path of its own ("Documents/…").
+        let goes_on = word.split_once('/').is_some_and(|(part, _)| {
+            capital(part)
+                && part.chars().skip(1).all(char::is_lowercase)
+                && !COMMON_FOLDERS.contains(&part.to_lowercase().as_str())
+        });
+        if goes_on {
+            path = format!("{path} {word}");
+            end += 1;
+            break;
+        }
         let joins = !word.contains('/')
             && (file_name
                 || capital(word)

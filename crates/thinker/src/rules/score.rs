@@ -73,7 +73,9 @@ fn kind_fit(tool: &ToolDefinition, named: &[String], is_file: &dyn Fn(&str) -> b
     if kind == "Other" {
         0.0
     } else if tool.planning.reads.iter().any(|k| k == kind) {
-        KIND_FIT
+        // A tool made for this kind alone ("backup.zip" and the archive tools) fits it better
+        // than one that reads every kind (a file's metadata).
+        KIND_FIT * (1.0 + 1.0 / tool.planning.reads.len() as f32)
     } else {
         -KIND_FIT
     }

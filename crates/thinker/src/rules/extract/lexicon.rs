@@ -171,9 +171,11 @@ pub(super) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
         r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|uncompressed (?:copy|copies|files?|folders?|version)|source files?)\b|\b(?:the\s+)?originals?\s+(?:can|may|should)\s+(?:go|be deleted|be removed|be trashed)\b",
     )
 });
+/// Quoted text. A single quote opens only where no letter or digit comes before it and closes
+/// only where none follows: the apostrophes of "what's … it's" quote nothing.
 pub(super) static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#""([^"]+)"|“([^”]+)”|„([^“”]+)[“”]|«([^»]+)»|»([^«]+)«|'([^']+)'|`([^`]+)`|‘([^’]+)’|‚([^‘’]+)[‘’]"#,
+        r#""([^"]+)"|“([^”]+)”|„([^“”]+)[“”]|«([^»]+)»|»([^«]+)«|\B'([^']+)'\B|`([^`]+)`|‘([^’]+)’|‚([^‘’]+)[‘’]"#,
     )
 });
 pub(super) static SIZE: LazyLock<Regex> = LazyLock::new(|| {

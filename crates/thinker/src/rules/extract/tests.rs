@@ -447,9 +447,7 @@ fn dates_in_words_folders_misspelt_in_paths_and_formats_of_the_archive_to_make()
     );
     check(
         "which files are packed in Backup/mail-2019.tar.zst? don't unpack it",
-        expect![[r#"
-            locations=["Backup/mail-2019.tar.zst"]
-            refers_back=true"#]],
+        expect![[r#"locations=["Backup/mail-2019.tar.zst"]"#]],
     );
     check(
         "zip Documents into Backup/docs.tar.gz",
@@ -480,6 +478,15 @@ fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
         expect![[r#"
             objects=["Pictures/Phone Dump"]
             keep=Some("oldest")"#]],
+    );
+    // ... and past the next slash, unless that word starts a path of its own.
+    check(
+        "pull the metadata of Music/Live Sets/berlin-2019.flac",
+        expect![[r#"objects=["Music/Live Sets/berlin-2019.flac"]"#]],
+    );
+    check(
+        "copy Pictures/Best Documents/old.txt",
+        expect![[r#"objects=["Pictures/Best", "Documents/old.txt"]"#]],
     );
     // A lowercase word after the path is no part of it.
     check(
@@ -621,5 +628,37 @@ fn the_originals_can_go() {
         targets=["Archive/reports-old.zip"]
         format=Some("zip")
         delete_originals=true"#]],
+    );
+}
+
+#[test]
+fn a_negated_part_points_back_at_nothing() {
+    check(
+        "what's in Backup/old-phone.tar.gz, without unpacking it",
+        expect![[r#"locations=["Backup/old-phone.tar.gz"]"#]],
+    );
+    check(
+        "zip them into old.zip, without deleting anything",
+        expect![[r#"
+        targets=["old.zip"]
+        format=Some("zip")
+        refers_back=true"#]],
+    );
+}
+
+#[test]
+fn apostrophes_quote_nothing_and_single_quotes_still_do() {
+    check(
+        "what's eating my disk in Library/Caches, it's huge",
+        expect![[r#"
+            locations=["Library/Caches"]
+            refers_back=true"#]],
+    );
+    check(
+        "slap 'WIP_' in front of every file in Art/Commissions, don't touch 'Final Cut'",
+        expect![[r#"
+            locations=["Art/Commissions"]
+            objects=["WIP_"]
+            exclude=["Final Cut"]"#]],
     );
 }
