@@ -142,6 +142,7 @@ pub(super) const LOCATION_PREPS: &[&str] = &[
     "at",
     "across",
     "throughout",
+    "through",
     "on",
 ];
 pub(super) const TARGET_PREPS: &[&str] = &["to", "into", "onto", "towards"];
@@ -331,10 +332,10 @@ pub(super) fn read_words(
                     && written.starts_with(|c: char| c.is_lowercase())
                     && CATEGORY_WORDS.iter().any(|(c, _)| *c == written)
             };
-            // "a mountain of old stuff": after "of" only a name is a place (a path, a folder that
-            // exists, a capital).
+            // "a mountain of old stuff", "go through the documents in X": after "of" or
+            // "through" only a name is a place (a path, a folder that exists, a capital).
             let weak_of = |p: &str| {
-                w == "of"
+                (w == "of" || w == "through")
                     && !p.contains('/')
                     && g.entry(p).is_none()
                     && !p.starts_with(char::is_uppercase)
@@ -489,6 +490,8 @@ pub(super) fn read_words(
                 // capital right after the opening verb or after "my" (requests are typed in
                 // lower case; a capital marks a name).
                 || (i == 1 || prev == "my") && names_with_a_capital(raw)
+                // "how much is Recordings hogging", "how big are Photos": a name asked about.
+                || matches!(prev.as_str(), "is" | "are") && names_with_a_capital(raw)
                 || is_folder_noun(&prev)
                     && !prev.ends_with('s')
                     && raw.starts_with(|c: char| c.is_uppercase())

@@ -662,3 +662,17 @@ fn apostrophes_quote_nothing_and_single_quotes_still_do() {
             exclude=["Final Cut"]"#]],
     );
 }
+
+#[test]
+fn a_name_asked_about_and_a_folder_looked_through_are_places() {
+    check(
+        "how much is Recordings hogging",
+        expect![[r#"objects=["Recordings"]"#]],
+    );
+    check(
+        "look through Journal for entries about the knee surgery",
+        expect![[r#"
+            locations=["Journal"]
+            query=Some("entries about the knee surgery")"#]],
+    );
+}
