@@ -21,6 +21,9 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
         (true, true, _) => 0.1,
         (false, false, true) => 0.05,
         (true, false, true) => -0.1,
+        // "make an empty file called notes.md": a clause that only asks for a change is no
+        // look-up.
+        (false, true, false) => -0.05,
         _ => 0.0,
     }
 }
