@@ -281,6 +281,13 @@ impl PlanBuilder<'_, '_> {
                 } else if let Some(c) = self.last_created().filter(|_| slots.refers_back) {
                     d.params.insert(name.into(), json!(c));
                     Fill::Reference
+                } else if let [_, .., last] = slots.locations.as_slice()
+                    && d.tool.required_params.iter().any(|r| r == "target")
+                {
+                    // "a second copy of Pictures/Best sitting on Backup/USB": with no "to", the
+                    // last of two places is where a tool that needs a target puts things.
+                    d.params.insert(name.into(), json!(last));
+                    Fill::Stated
                 } else {
                     Fill::Missing
                 }
@@ -466,6 +473,14 @@ impl PlanBuilder<'_, '_> {
         {
             // "zip up the tax stuff in Documents/Taxes": the folder is taken whole.
             d.params.insert(name.into(), json!([p]));
+            Fill::Stated
+        } else if let [first, _, ..] = slots.locations.as_slice()
+            && d.tool.required_params.iter().any(|r| r == "target")
+            && slots.targets.is_empty()
+        {
+            // "a second copy of Pictures/Best sitting on Backup/USB": the first of two places is
+            // what goes, the last where (the `target` parameter).
+            d.params.insert(name.into(), json!([first]));
             Fill::Stated
         } else {
             Fill::Missing
