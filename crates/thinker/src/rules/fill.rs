@@ -99,13 +99,22 @@ impl PlanBuilder<'_, '_> {
         let backed = |tool: &str| {
             trigger_bonus(skill, tool, text).max(trigger_bonus(skill, tool, description))
         };
+        let fit = object_fit(tool, slots, &looks_like_file);
+        // "show what's in Freelance/Invoices" says extract_text's trigger "show me what's in
+        // {path}", but about a folder, which that tool cannot read: a trigger said about what
+        // the tool cannot take backs it less.
+        let backing = if fit < 0.0 {
+            backed(&tool.name) / 2.0
+        } else {
+            backed(&tool.name)
+        };
         let parts = [
             hit.score,
-            backed(&tool.name),
+            backing,
             intent_bonus(tool, text),
             meta_fit(skill, text),
             keyword_fit(skill, tool, &said),
-            object_fit(tool, slots, &looks_like_file),
+            fit,
         ];
         tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta, keyword, object");
         let mut score: f32 = parts.iter().sum();
