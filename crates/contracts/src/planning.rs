@@ -159,6 +159,11 @@ pub struct ToolPlanning {
     /// (`[no_duplicates]`): a saved workflow checks it after each run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ensures: Vec<crate::ConditionCheck>,
+    /// A text parameter that takes the rest of the request once a part of it reads as this
+    /// tool (`description`: "new skill: receipt-filer, it moves receipts …" describes a skill;
+    /// the moving is not a step of this plan).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub takes_rest: Option<String>,
 }
 
 impl ToolPlanning {

@@ -26,6 +26,7 @@ pub const PLANNING_KEYS: &[&str] = &[
     "fill",
     "takes_from",
     "ensures",
+    "takes_rest",
 ];
 
 struct Check<'a> {
@@ -337,6 +338,27 @@ pub fn planning(
                 ),
             },
             "fill" => out.fill = check.fill(value, line),
+            "takes_rest" => match value.as_str() {
+                Some(param)
+                    if check.takes(param)
+                        && check
+                            .spec
+                            .param(param)
+                            .is_none_or(|p| matches!(p.ty, ParamType::Str | ParamType::Any)) =>
+                {
+                    out.takes_rest = Some(param.to_owned());
+                }
+                _ => {
+                    let takes = check.takes_list();
+                    check.error(
+                        line,
+                        format!(
+                            "`takes_rest` must name a text parameter the tool takes, found \
+                             {value}; it takes: {takes}"
+                        ),
+                    );
+                }
+            },
             "takes_from" => out.takes_from = check.takes_from(value, line),
             "ensures" => {
                 for name in check.strings("ensures", value, line) {

@@ -490,6 +490,17 @@ fn takes_from_must_name_a_read_only_sibling() {
 }
 
 #[test]
+fn takes_rest_must_name_a_text_parameter_of_the_tool() {
+    check(
+        "---\nname: bad-rest\ndescription: A skill whose tools take the rest of a request into what cannot hold it.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [level]\ntakes_rest: level\n\n### make -- Make a skill\nprimitive: skill | operation: scaffold_skill | mutates: true | required: [name, description]\ntakes_rest: summary\n",
+        expect![[r#"
+            skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `takes_rest` must name a text parameter the tool takes, found "level"; it takes: source, target, level
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `make`: `takes_rest` must name a text parameter the tool takes, found "summary"; it takes: name, description
+        "#]],
+    );
+}
+
+#[test]
 fn the_format_doc_names_every_planning_key_and_slot() {
     let doc = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/skill-format.md"),

@@ -386,7 +386,9 @@ impl PlanBuilder<'_, '_> {
     fn path_param(&self, d: &mut Draft, name: &str) -> Fill {
         let slots = d.slots;
         let acts_on = d.tool.planning.acts_on;
-        let value = if acts_on == ActsOn::File {
+        // A tool that takes a file or a folder takes the file the clause names, in its folder.
+        let names_a_file = slots.objects.first().is_some_and(|o| looks_like_file(o));
+        let value = if acts_on == ActsOn::File || acts_on == ActsOn::Node && names_a_file {
             let joined = slots.objects.first().map(|o| match &d.clause_place {
                 Some(l) if l != "." && !o.contains('/') && !looks_like_file(l) => {
                     format!("{l}/{o}")

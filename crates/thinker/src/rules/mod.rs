@@ -8,6 +8,7 @@ mod fill;
 mod learn;
 mod lexicon;
 mod normalize;
+mod rest;
 mod score;
 mod values;
 
@@ -104,10 +105,21 @@ impl RulePlanner {
             &trigger_verbs(cx.skills),
         );
         let has_body = clauses.iter().any(|c| !c.header);
-        for c in &clauses {
+        // Parts before this one were taken as the rest of an earlier part's tool.
+        let mut taken_to = 0;
+        for (i, c) in clauses.iter().enumerate() {
             if control.is_cancelled() {
                 return Err(ThinkerError::Cancelled);
             }
+            if i < taken_to {
+                continue;
+            }
+            // The rest a tool may take: up to a part said after "then" (a step of its own).
+            let rest: Vec<&str> = clauses[i + 1..]
+                .iter()
+                .take_while(|c| !c.sequenced)
+                .map(|c| c.text.as_str())
+                .collect();
             if c.header && has_body {
                 let slots = extract(&c.text, &grounding);
                 builder.take_place(&slots);
@@ -118,9 +130,24 @@ impl RulePlanner {
                     .chain(&slots.objects)
                     .find(|p| looks_like_file(p))
                     .cloned();
+                // A heading that names no place may still say what the rest is ("new skill:
+                // receipt-filer, it moves …"); read as anything else it is taken back.
+                if builder.place.is_none() && builder.header_file.is_none() {
+                    let mark = builder.mark();
+                    builder.clause(&c.text)?;
+                    if builder.take_rest(&mark, None, &rest) {
+                        taken_to = i + 1 + rest.len();
+                        continue;
+                    }
+                    builder.restore(mark);
+                }
                 continue;
             }
+            let mark = builder.mark();
             builder.clause(&c.text)?;
+            if builder.take_rest(&mark, Some(&c.text), &rest) {
+                taken_to = i + 1 + rest.len();
+            }
         }
         let clarification = if builder.not_understood.is_empty() {
             None
