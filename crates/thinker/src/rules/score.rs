@@ -52,6 +52,8 @@ pub(super) fn object_fit(
         && plain;
     let fit = match (one_file, one_folder, tool.planning.acts_on) {
         (true, _, ActsOn::File) | (_, true, ActsOn::Folder) => FIT,
+        // A tool that takes a file or a folder fits either, less than one made for it.
+        (true, _, ActsOn::Node) | (_, true, ActsOn::Node) => FIT / 2.0,
         (true, _, ActsOn::Folder) => -FIT,
         // A tool that reads one file cannot read a folder at all.
         (_, true, ActsOn::File) => -FOLDER_FOR_A_FILE,
