@@ -157,7 +157,8 @@ pub(super) fn read(
         cut(text, r);
     }
     if let Some(c) = NOT_SINCE_YEAR.captures(text) {
-        s.modified_before = Some(format!("{}-01-01", &c[1]));
+        let year = c.get(1).or(c.get(2)).expect("a year").as_str();
+        s.modified_before = Some(format!("{year}-01-01"));
         let r = c.get(0).expect("match").range();
         cut(text, r);
     }

@@ -126,7 +126,8 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         }
         return Some((name, end));
     }
-    if w.chars().any(|c| c == '_' || c == '-') && w.len() > 2 {
+    // "backup-2023", "old_stuff"; not "Jahr-" (a word cut short: "Jahr- und Monatsordner").
+    if w.chars().any(|c| c == '_' || c == '-') && w.len() > 2 && !w.ends_with('-') {
         return Some((w.to_owned(), used));
     }
     None

@@ -676,3 +676,22 @@ fn a_name_asked_about_and_a_folder_looked_through_are_places() {
             query=Some("entries about the knee surgery")"#]],
     );
 }
+
+#[test]
+fn a_year_before_not_modified_and_a_word_cut_short() {
+    // German word order read into English ("die seit 2023 nicht mehr geändert wurden").
+    check(
+        "files in Arbeit/Entwürfe, the since 2023 not modified were, please to Archiv/Entwürfe move",
+        expect![[r#"
+            locations=["Arbeit/Entwürfe"]
+            targets=["Archiv/Entwürfe"]
+            modified_before=Some("2023-01-01")"#]],
+    );
+    // "Jahr- und Monatsordner": a word ending in a hyphen is cut short, no name.
+    check(
+        "split Fotos/Hochzeit in year- and month folders",
+        expect![[r#"
+        objects=["Fotos/Hochzeit"]
+        kind=Some("dir")"#]],
+    );
+}
