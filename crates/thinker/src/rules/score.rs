@@ -50,6 +50,12 @@ pub(super) fn object_fit(
     let one_folder = matches!(named.as_slice(), [o] if !is_file(o) && o != ".")
         && slots.objects.len() <= 1
         && plain;
+    // "show the spreadsheets in Finance I've edited since March": files chosen by a filter are
+    // many, which a tool reading one file cannot take.
+    let filtered_many = slots.has_filter() && !named.iter().any(|o| is_file(o));
+    if filtered_many && tool.planning.acts_on == ActsOn::File {
+        return -FIT + kind_fit(tool, named, is_file);
+    }
     let fit = match (one_file, one_folder, tool.planning.acts_on) {
         (true, _, ActsOn::File) | (_, true, ActsOn::Folder) => FIT,
         // A tool that takes a file or a folder fits either, less than one made for it.
