@@ -15,10 +15,12 @@ use thinker::{
 
 const UNSURE: &str = "gimme the cliffnotes version of Reading/longform/ai-essay.pdf";
 
-/// Answers every question with `answer` (an action, or `None` for the first reading shown after
-/// the rules' own, and its probability), or with `error`; remembers what it was asked.
+/// The action chosen (`None`: the reading shown second, after the rules' own) and its probability.
+type Choice = (Option<String>, f32);
+
+/// Answers every question with `answer`, or with `error`; remembers what it was asked.
 struct ScriptedJudge {
-    answer: Result<(Option<String>, f32), fn() -> ThinkerError>,
+    answer: Result<Choice, fn() -> ThinkerError>,
     asked: Vec<(String, String, Vec<String>)>,
 }
 
@@ -137,7 +139,7 @@ fn the_judge_is_shown_the_close_readings_and_its_sure_choice_is_the_plan() {
     distinct.dedup();
     assert_eq!(&distinct, shown);
 
-    assert_eq!(actions(&judged), [chosen.clone()]);
+    assert_eq!(actions(&judged), std::slice::from_ref(&chosen));
     assert_eq!(
         judged.plan.steps[0]
             .params
