@@ -109,8 +109,8 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
 /// on (2026-11-26, at first: 46.7 %, 45.0 % and 35.0 %; then 75.0 %, 65.8 % and 53.3 %;
 /// 2026-11-27: 78.3 %, 75.0 % and 56.7 %).
 const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
-    ("plans-heldout.jsonl", 60, 78.0),
-    ("plans-dev.jsonl", 120, 74.5),
+    ("plans-heldout.jsonl", 60, 79.5),
+    ("plans-dev.jsonl", 120, 76.0),
     ("plans-unseen.jsonl", 60, 56.5),
 ];
 
@@ -253,7 +253,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 22] = [
+    let cases: [(&str, &str, serde_json::Value); 27] = [
         // A path is read whole: "recent" is not a date, ".zip" not an extension filter.
         (
             "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
@@ -365,6 +365,34 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "I want a second copy of Pictures/Best sitting on Backup/USB",
             "manage-files/copy",
             serde_json::json!({"source": ["Pictures/Best"], "target": "Backup/USB"}),
+        ),
+        // Regressions (2026-11-27, later): the files in a folder are selected, not the folder
+        // missing; a folder's name in a path ("Archive/Stale") says no trigger's word; a
+        // denied date selects what is older; a header naming files is what "them" means.
+        (
+            "move the files in Downloads I haven't opened since last year to Archive/Stale",
+            "manage-files/move",
+            serde_json::json!({"source": "$step(1).nodes", "target": "Archive/Stale"}),
+        ),
+        (
+            "move the files in Downloads I haven't opened since last year to Archive/Stale",
+            "search-files/find",
+            serde_json::json!({"path": "Downloads", "modified_before": "365days"}),
+        ),
+        (
+            "delete everything in Temp",
+            "manage-files/delete",
+            serde_json::json!({"path": "$step(1).nodes"}),
+        ),
+        (
+            "old logs in Downloads, find them and delete them",
+            "manage-files/delete",
+            serde_json::json!({"path": "$step(1).nodes"}),
+        ),
+        (
+            "Work/Reports stuff untouched since 2022: bundle it as Archive/reports-old.zip",
+            "search-files/find",
+            serde_json::json!({"path": "Work/Reports", "modified_before": "2022-01-01"}),
         ),
         // A skill's own trigger made only of everyday words, said word for word.
         (

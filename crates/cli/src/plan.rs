@@ -223,6 +223,7 @@ pub fn plan_cmd(
                 .map(|s| json!({"skill": s.skill, "tool": s.tool, "params": s.params}))
                 .collect::<Vec<_>>(),
             "response": planned.response, "usage": planned.usage, "margins": planned.confidence,
+            "matches": step_matches,
         }));
         let entry = by_kind.entry(kind.clone()).or_default();
         entry.1 += 1;

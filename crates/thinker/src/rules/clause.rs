@@ -58,6 +58,16 @@ fn starts_with_action(text: &str, verbs: &Verbs) -> bool {
     w.is_some_and(|x| verbs.is_action(&x)) && next.as_deref() != Some("format")
 }
 
+/// "like" alone before a comma opens a restatement ("like, which years it comes from"): what
+/// follows is not a clause of its own.
+fn only_elaborates(piece: &str) -> bool {
+    let piece = piece.trim();
+    super::lexicon::lexicon()
+        .elaboration_leads
+        .iter()
+        .any(|lead| lead.trim_end_matches(',').eq_ignore_ascii_case(piece))
+}
+
 /// "delete the originals" after "zip X" belongs to the archive step, not a step of its own.
 fn about_originals(piece: &str) -> bool {
     let l = piece.to_lowercase();
@@ -156,7 +166,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
                         Some(last)
                             if !starts_with_action(&piece, &verbs)
                                 || about_originals(&piece)
-                                || ends_in_a_list(last) =>
+                                || ends_in_a_list(last)
+                                || only_elaborates(last) =>
                         {
                             last.push_str(sep);
                             last.push_str(&piece);
@@ -196,10 +207,95 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
     if out.len() >= 2 && !out[0].header && !has_action(&out[0].text, &verbs) {
         out[0].header = true;
     }
+    name_what_it_means(&mut out, &verbs);
     if out.len() == 1 {
         out[0].header = false;
     }
     out
+}
+
+/// "duplicate photos in Pictures/Family, find them and get rid of them": a header that only
+/// names some files (no action, no statement about them) is what the next clause's "them" means,
+/// said in its place: "find duplicate photos in Pictures/Family". So is what a header says there
+/// is ("there's a pile of old stuff in Downloads, shift it to Archive").
+fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
+    let [head, next, ..] = clauses.as_slice() else {
+        return;
+    };
+    if !head.header {
+        return;
+    }
+    let Some(named) = what_a_header_names(&head.text, verbs) else {
+        return;
+    };
+    let lex = super::lexicon::lexicon();
+    let words: Vec<&str> = next.text.split_whitespace().collect();
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+            .to_lowercase()
+    };
+    let Some(at) = words
+        .iter()
+        .position(|w| lex.back_references.contains(&bare(w)))
+    else {
+        return;
+    };
+    // "dig it up" says "dig up <them>": the particle stays with its verb.
+    let particle = words
+        .get(at + 1)
+        .filter(|w| lex.verb_particles.contains(&bare(w)));
+    let mut text: Vec<String> = words[..at].iter().map(|w| (*w).to_owned()).collect();
+    text.extend(particle.map(|p| (*p).to_owned()));
+    text.push(words[at].replacen(&bare(words[at]), &named, 1));
+    let after = at + 1 + usize::from(particle.is_some());
+    text.extend(words[after..].iter().map(|w| (*w).to_owned()));
+    clauses[1].text = text.join(" ");
+    clauses.remove(0);
+}
+
+/// The files a header names: all of it when it says nothing about them ("duplicate photos in
+/// Pictures/Family"), what it says there is ("somewhere in Documents there's a letter about the
+/// boiler"), or nothing ("the desktop looks like a bomb went off").
+fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
+    let lex = super::lexicon::lexicon();
+    let words: Vec<&str> = header
+        .trim_end_matches([',', ':', ' '])
+        .split_whitespace()
+        .collect();
+    let lower: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .collect();
+    let states = |w: &String| {
+        lex.statement_verbs.contains(w)
+            || w.split_once('\'')
+                .is_some_and(|(_, end)| lex.statement_verbs.contains(&format!("'{end}")))
+    };
+    // "there's", "there is", "there are": what follows is what there is.
+    let there = lower
+        .iter()
+        .position(|w| w == "there" || w.starts_with("there'"));
+    if let Some(at) = there {
+        let joined = lower[at] != "there";
+        let skip = if joined { 1 } else { 2 };
+        if joined || lower.get(at + 1).is_some_and(states) {
+            let rest: Vec<&str> = words[..at]
+                .iter()
+                .chain(&words[(at + skip).min(words.len())..])
+                .copied()
+                .collect();
+            let rest_lower: Vec<String> = lower[..at]
+                .iter()
+                .chain(&lower[(at + skip).min(lower.len())..])
+                .cloned()
+                .collect();
+            return (!rest.is_empty() && !rest_lower.iter().any(states)).then(|| rest.join(" "));
+        }
+    }
+    (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
 }
 
 /// `text` without `lead` (whole words, any case) at its start, when it starts with it.
@@ -233,6 +329,24 @@ fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
     let lex = super::lexicon::lexicon();
     if lex.negations.iter().any(|n| strip_lead(text, n).is_some()) {
         return true;
+    }
+    if !c.sequenced
+        && lex
+            .elaboration_leads
+            .iter()
+            .any(|n| strip_lead(text, n).is_some())
+    {
+        return true;
+    }
+    // "…; where a name's already used, leave that file alone": a condition whose consequence
+    // asks for no action of its own says how the step before behaves.
+    if let Some(rest) = lex
+        .condition_leads
+        .iter()
+        .find_map(|lead| strip_lead(text, lead))
+        && let Some((_, consequence)) = rest.split_once(", ")
+    {
+        return !starts_with_action(consequence, verbs);
     }
     if let Some(rest) = lex
         .qualifier_leads
@@ -518,6 +632,44 @@ mod tests {
         assert_eq!(
             texts("find the logs in Temp; just delete them"),
             ["find the logs in Temp", "just delete them"]
+        );
+        // A restatement, and a condition whose consequence is no action of its own.
+        assert_eq!(
+            texts("roughly how old is everything in Old Stuff? like, which years it comes from"),
+            ["roughly how old is everything in Old Stuff, like, which years it comes from"]
+        );
+        assert_eq!(
+            texts("sort To Sort by type; where a name's already used, leave that file alone"),
+            ["sort To Sort by type, where a name's already used, leave that file alone"]
+        );
+        // A consequence that is an action stays a step.
+        assert_eq!(
+            texts("scan Downloads; if there are duplicates, delete them"),
+            ["scan Downloads, if there are duplicates", "delete them"]
+        );
+    }
+
+    #[test]
+    fn a_header_naming_files_is_what_the_next_clause_means_by_them() {
+        assert_eq!(
+            texts("old logs in Downloads, find them and delete them"),
+            ["find old logs in Downloads", "delete them"]
+        );
+        assert_eq!(
+            texts("there's a pile of old stuff in Downloads, shift it over to Archive/Stale"),
+            ["shift over a pile of old stuff in Downloads to Archive/Stale"]
+        );
+        assert_eq!(
+            texts("Work/Reports stuff untouched since 2022: bundle it as Archive/old.zip"),
+            ["bundle Work/Reports stuff untouched since 2022 as Archive/old.zip"]
+        );
+        // A statement about a place is no name for what "it" means.
+        assert_eq!(
+            texts("the desktop looks like a bomb went off, sort it by type"),
+            [
+                "[header] the desktop looks like a bomb went off",
+                "sort it by type"
+            ]
         );
     }
 }

@@ -96,8 +96,15 @@ impl PlanBuilder<'_, '_> {
             .collect();
 
         // What the tool's triggers back, as the clause is read and as it is written.
+        // The folders a path goes through say no trigger's word ("… to Archive/Stale" is no
+        // archive); its last part may ("Archive/docs-2021.zip" is a zip).
+        let unpathed: String = description
+            .split_whitespace()
+            .map(|w| w.rsplit('/').next().unwrap_or(w))
+            .collect::<Vec<_>>()
+            .join(" ");
         let backed = |tool: &str| {
-            trigger_bonus(skill, tool, text).max(trigger_bonus(skill, tool, description))
+            trigger_bonus(skill, tool, text).max(trigger_bonus(skill, tool, &unpathed))
         };
         let fit = object_fit(tool, slots, &looks_like_file);
         // "show what's in Freelance/Invoices" says extract_text's trigger "show me what's in
@@ -457,7 +464,7 @@ impl PlanBuilder<'_, '_> {
             Fill::Stated
         } else if slots.has_filter() && d.clause_place.is_some() {
             let place = d.clause_place.clone();
-            self.select_into(d, name, place)?
+            self.select_into(d, name, place, None)?
         } else if let Some(r) = self
             .last_selection(&d.pending)
             .filter(|_| slots.refers_back || (!selection_wanted && d.folder_object.is_none()))
@@ -470,7 +477,7 @@ impl PlanBuilder<'_, '_> {
                 .clone()
                 .or(d.folder_object.clone())
                 .or(self.place.clone());
-            self.select_into(d, name, place)?
+            self.select_into(d, name, place, None)?
         } else if let Some(o) = d.folder_object.clone().or(slots.objects.first().cloned()) {
             d.params.insert(name.into(), json!([o]));
             Fill::Stated
@@ -493,16 +500,33 @@ impl PlanBuilder<'_, '_> {
             // what goes, the last where (the `target` parameter).
             d.params.insert(name.into(), json!([first]));
             Fill::Stated
+        } else if let Some(p) = d.clause_place.clone().filter(|p| p != ".") {
+            // "move the files in Downloads to Archive/Stale": what is directly in the folder,
+            // not the folder ("move Downloads to …" names it as the object); "everything in
+            // Temp" its folders too.
+            let entries = if d.words.contains("everything") {
+                Entries::All
+            } else {
+                Entries::Files
+            };
+            self.select_into(d, name, Some(p), Some(entries))?
         } else {
             Fill::Missing
         };
         Some(fill)
     }
 
-    /// Inserts a selection step over `place` and points `name` at its result.
-    fn select_into(&self, d: &mut Draft, name: &str, place: Option<String>) -> Option<Fill> {
-        let files_only = d.tool.planning.acts_on == ActsOn::Files;
-        let (step, consumed, field) = self.selection_step(d.slots, place.clone(), files_only)?;
+    /// Inserts a selection step over `place` and points `name` at its result; with `top`, of
+    /// the folder's own entries only.
+    fn select_into(
+        &self,
+        d: &mut Draft,
+        name: &str,
+        place: Option<String>,
+        top: Option<Entries>,
+    ) -> Option<Fill> {
+        let top = top.or((d.tool.planning.acts_on == ActsOn::Files).then_some(Entries::Files));
+        let (step, consumed, field) = self.selection_step(d.slots, place.clone(), top)?;
         // The selection made for this tool takes the filters for it.
         d.taken.extend(consumed.iter().map(|s| (*s).to_owned()));
         d.used.extend(consumed);
@@ -565,7 +589,7 @@ impl PlanBuilder<'_, '_> {
         &self,
         slots: &Slots,
         place: Option<String>,
-        files_only: bool,
+        top: Option<Entries>,
     ) -> Option<(PlanStep, Vec<&'static str>, String)> {
         let accepts = |t: &ToolDefinition, p: &str| {
             t.required_params
@@ -612,11 +636,11 @@ impl PlanBuilder<'_, '_> {
                 used.push(slot);
             }
         }
-        if !params.contains_key("kind") && !slots.empty {
+        if !params.contains_key("kind") && !slots.empty && top != Some(Entries::All) {
             params.insert("kind".into(), json!("file"));
         }
         // The files directly in the folder unless the request says everywhere.
-        if files_only && !params.contains_key("recursive") && accepts(tool, "recursive") {
+        if top.is_some() && !params.contains_key("recursive") && accepts(tool, "recursive") {
             params.insert("recursive".into(), json!(false));
         }
         for (k, v) in &tool.planning.defaults {
@@ -676,6 +700,15 @@ impl PlanBuilder<'_, '_> {
         };
         (step, used)
     }
+}
+
+/// What a selection of a folder's own entries takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entries {
+    /// Its files ("the files in Downloads").
+    Files,
+    /// Its files and folders ("everything in Temp").
+    All,
 }
 
 /// The filters a selection step must carry over from the clause (slot names).

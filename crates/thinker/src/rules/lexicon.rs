@@ -26,6 +26,10 @@ struct EnglishFile {
     condition_leads: Vec<String>,
     qualifier_leads: Vec<String>,
     filler_leads: Vec<String>,
+    elaboration_leads: Vec<String>,
+    statement_verbs: BTreeSet<String>,
+    back_references: BTreeSet<String>,
+    verb_particles: BTreeSet<String>,
     vague_words: BTreeSet<String>,
 }
 
@@ -68,6 +72,16 @@ pub struct Lexicon {
     pub qualifier_leads: Vec<String>,
     /// Words that open a clause without saying anything ("go ahead and", "ok").
     pub filler_leads: Vec<String>,
+    /// Words that open a restatement of the clause before ("…? like, which years it comes
+    /// from"): it joins that clause.
+    pub elaboration_leads: Vec<String>,
+    /// Verbs that make a leading part a statement ("the desktop looks like …"), not a name for
+    /// the files a later "them" means.
+    pub statement_verbs: BTreeSet<String>,
+    /// Words that point back at files named before ("them", "em").
+    pub back_references: BTreeSet<String>,
+    /// Particles that go with their verb around a pronoun ("dig it up", "clear them out").
+    pub verb_particles: BTreeSet<String>,
     /// Words that name nothing in particular ("thing", "whatever").
     pub vague_words: BTreeSet<String>,
     pub german: Translation,
@@ -95,6 +109,10 @@ fn load() -> Result<Lexicon, String> {
         condition_leads: en.condition_leads,
         qualifier_leads: en.qualifier_leads,
         filler_leads: en.filler_leads,
+        elaboration_leads: en.elaboration_leads,
+        statement_verbs: en.statement_verbs,
+        back_references: en.back_references,
+        verb_particles: en.verb_particles,
         vague_words: en.vague_words,
         german,
     })

@@ -17,9 +17,18 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
     let words = retrieval::text::words(text);
     let change = words.iter().any(|w| lexicon().change_verbs.contains(w));
     let look = words.iter().any(|w| lexicon().look_verbs.contains(w));
+    // "roughly how old is everything in X": a question asks about the files, not for anything
+    // done to them.
+    let asks = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "how" | "what" | "which" | "where" | "when" | "who"
+        )
+    });
     match (tool.mutates(), change, look) {
         (true, true, _) => 0.1,
         (false, false, true) => 0.05,
+        (true, false, true) if asks => -0.2,
         (true, false, true) => -0.1,
         // "make an empty file called notes.md": a clause that only asks for a change is no
         // look-up.

@@ -110,6 +110,7 @@ pub(super) fn read(
             "before" | "until" | "till" | "older than" | "earlier than" => {
                 s.modified_before = Some(date);
             }
+            _ if denied(text, c.get(0).expect("match").start()) => s.modified_before = Some(date),
             _ => s.modified_after = Some(date),
         }
         let r = c.get(0).expect("match").range();
@@ -119,6 +120,7 @@ pub(super) fn read(
         let date = c[2].to_owned();
         match c[1].to_lowercase().as_str() {
             "before" | "until" | "till" | "older than" => s.modified_before = Some(date),
+            _ if denied(text, c.get(0).expect("match").start()) => s.modified_before = Some(date),
             _ => s.modified_after = Some(date),
         }
         let r = c.get(0).expect("match").range();
@@ -132,7 +134,9 @@ pub(super) fn read(
             || op.starts_with("not ")
             || op.starts_with("never ")
             || op.starts_with("untouched")
-            || (op == "more than" || op == "over") && c.get(4).is_some();
+            || (op == "more than" || op == "over") && c.get(4).is_some()
+            // "that I haven't opened in the last month".
+            || denied(text, c.get(0).expect("match").start());
         if older || (op == "more than" || op == "over") {
             s.modified_before = Some(value);
         } else {
@@ -150,7 +154,10 @@ pub(super) fn read(
             "this month" | "last month" => "30days",
             _ => "365days",
         };
-        if s.modified_after.is_none() {
+        // "I haven't opened since last year": last changed before then.
+        if denied(text, c.get(0).expect("match").start()) {
+            s.modified_before.get_or_insert_with(|| v.into());
+        } else if s.modified_after.is_none() {
             s.modified_after = Some(v.into());
         }
         let r = c.get(0).expect("match").range();
@@ -189,4 +196,28 @@ pub(super) fn read(
             .into(),
         );
     }
+}
+
+/// Whether the few words before `at` deny what a date says ("not opened since", "I haven't
+/// touched since"): the files are the ones last changed before it.
+fn denied(text: &str, at: usize) -> bool {
+    const DENIALS: &[&str] = &[
+        "not",
+        "never",
+        "haven't",
+        "havent",
+        "hasn't",
+        "hasnt",
+        "hadn't",
+        "didn't",
+        "don't",
+        "doesn't",
+        "untouched",
+        "longer",
+    ];
+    text[..at]
+        .split_whitespace()
+        .rev()
+        .take(4)
+        .any(|w| DENIALS.contains(&w.to_lowercase().replace('’', "'").as_str()))
 }

@@ -224,12 +224,12 @@ pub(super) fn month_number(name: &str) -> Option<u32> {
     let key = name.get(..3)?;
     MONTHS.iter().position(|m| *m == key).map(|i| i as u32 + 1)
 }
-/// "not modified since 2022", "haven't touched since 2021": last changed before that year. Also
-/// with the year first, as German puts it ("seit 2023 nicht mehr geändert": "since 2023 not
+/// "not modified since 2022", "haven't touched since 2021", "untouched since 2022": last changed
+/// before that year. Also with the year first, as German puts it ("seit 2023 nicht mehr geändert": "since 2023 not
 /// modified"); the year is the first group that matched.
 pub(super) static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)\s+(?:since|after)\s+((?:19|20)\d{2})|since\s+((?:19|20)\d{2})\s+(?:not|never|no longer)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed))\b",
+        r"(?i)\b(?:(?:(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)|untouched)\s+(?:since|after)\s+((?:19|20)\d{2})|since\s+((?:19|20)\d{2})\s+(?:not|never|no longer)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed))\b",
     )
 });
 pub(super) static YEAR: LazyLock<Regex> =
@@ -353,6 +353,7 @@ pub(super) const FILE_NOUNS: &[&str] = &[
     "spreadsheets",
     "scripts",
     "logs",
+    "stuff",
 ];
 
 /// Category words that select every extension of a sandbox category.

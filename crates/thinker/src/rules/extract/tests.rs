@@ -185,6 +185,24 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
         locations=["Work/Clients"]
         modified_before=Some("2022-01-01")"#]],
     );
+    // Regression: a denied date ("haven't opened since") selected files changed after it.
+    check(
+        "move the files in Work/Inbox I haven't opened since last year to Stale",
+        expect![[r#"
+            locations=["Work/Inbox"]
+            targets=["Stale"]
+            modified_before=Some("365days")"#]],
+    );
+    check(
+        "the logs I haven't opened in the last month",
+        expect![[r#"modified_before=Some("30days")"#]],
+    );
+    check(
+        "Work/Reports stuff untouched since 2022",
+        expect![[r#"
+            objects=["Work/Reports"]
+            modified_before=Some("2022-01-01")"#]],
+    );
 }
 
 /// Regression: "copy the text files" found no type and the clause went to remove-duplicates.
