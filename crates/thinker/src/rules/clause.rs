@@ -208,6 +208,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         out[0].header = true;
     }
     name_what_it_means(&mut out, &verbs);
+    say_what_to_clean_up(&mut out, &verbs);
     if out.len() == 1 {
         out[0].header = false;
     }
@@ -251,6 +252,31 @@ fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     text.extend(words[after..].iter().map(|w| (*w).to_owned()));
     clauses[1].text = text.join(" ");
     clauses.remove(0);
+}
+
+/// "I keep downloading the same installers twice, clean that up in Downloads": a clause whose
+/// only action is a general one (tidy, clean up, fix) is about what the header says is wrong, so
+/// the header's words count for it.
+fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
+    let [head, next, ..] = clauses.as_slice() else {
+        return;
+    };
+    let lex = super::lexicon::lexicon();
+    let actions: Vec<String> = next
+        .text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| verbs.is_action(w))
+        .collect();
+    let general = !actions.is_empty() && actions.iter().all(|w| lex.general_verbs.contains(w));
+    if head.header && general {
+        let header = head.text.trim_end_matches([',', ':', ' ']).to_owned();
+        clauses[1].text = format!("{}, {header}", clauses[1].text);
+        clauses.remove(0);
+    }
 }
 
 /// The files a header names: all of it when it says nothing about them ("duplicate photos in
@@ -670,6 +696,11 @@ mod tests {
                 "[header] the desktop looks like a bomb went off",
                 "sort it by type"
             ]
+        );
+        // But what it says is wrong is what a general "clean that up" means.
+        assert_eq!(
+            texts("I keep downloading the same installers twice, clean that up in Downloads"),
+            ["clean that up in Downloads, I keep downloading the same installers twice"]
         );
     }
 }

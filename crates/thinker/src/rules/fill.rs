@@ -106,7 +106,7 @@ impl PlanBuilder<'_, '_> {
         let backed = |tool: &str| {
             trigger_bonus(skill, tool, text).max(trigger_bonus(skill, tool, &unpathed))
         };
-        let fit = object_fit(tool, slots, &looks_like_file);
+        let fit = object_fit(tool, slots, self.place.as_deref(), &looks_like_file);
         // "show what's in Freelance/Invoices" says extract_text's trigger "show me what's in
         // {path}", but about a folder, which that tool cannot read: a trigger said about what
         // the tool cannot take backs it less.
@@ -425,7 +425,18 @@ impl PlanBuilder<'_, '_> {
                         d.params.insert(name.into(), json!(p));
                         Fill::Reference
                     }
-                    None => Fill::Missing,
+                    // "is anything worth keeping in old.zip? show me the contents": a clause
+                    // naming nothing is about the file the request is about.
+                    None => match self.place.clone().filter(|p| {
+                        looks_like_file(p) && slots.objects.is_empty() && slots.locations.is_empty()
+                    }) {
+                        Some(p) => {
+                            d.params.insert(name.into(), json!(p));
+                            d.new_place = Some(p);
+                            Fill::Inherited
+                        }
+                        None => Fill::Missing,
+                    },
                 },
             };
         }

@@ -30,6 +30,7 @@ struct EnglishFile {
     statement_verbs: BTreeSet<String>,
     back_references: BTreeSet<String>,
     verb_particles: BTreeSet<String>,
+    general_verbs: BTreeSet<String>,
     vague_words: BTreeSet<String>,
 }
 
@@ -82,6 +83,9 @@ pub struct Lexicon {
     pub back_references: BTreeSet<String>,
     /// Particles that go with their verb around a pronoun ("dig it up", "clear them out").
     pub verb_particles: BTreeSet<String>,
+    /// Actions that say to set something right without saying how ("tidy", "clean up"): a
+    /// header saying what is wrong says what they mean.
+    pub general_verbs: BTreeSet<String>,
     /// Words that name nothing in particular ("thing", "whatever").
     pub vague_words: BTreeSet<String>,
     pub german: Translation,
@@ -113,6 +117,7 @@ fn load() -> Result<Lexicon, String> {
         statement_verbs: en.statement_verbs,
         back_references: en.back_references,
         verb_particles: en.verb_particles,
+        general_verbs: en.general_verbs,
         vague_words: en.vague_words,
         german,
     })

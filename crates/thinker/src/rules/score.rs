@@ -43,15 +43,20 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
 pub(super) fn object_fit(
     tool: &ToolDefinition,
     slots: &Slots,
+    before: Option<&str>,
     is_file: &dyn Fn(&str) -> bool,
 ) -> f32 {
     const FIT: f32 = 0.06;
     const FOLDER_FOR_A_FILE: f32 = 0.15;
-    // Named as what to act on, or as the only place ("what is in fotos.zip").
-    let named = if slots.objects.is_empty() {
+    // Named as what to act on, or as the only place ("what is in fotos.zip"); a clause naming
+    // nothing is about what the request named before ("…backup.zip? show me the contents").
+    let said_before: Vec<String> = before.map(str::to_owned).into_iter().collect();
+    let named = if !slots.objects.is_empty() {
+        &slots.objects
+    } else if !slots.locations.is_empty() {
         &slots.locations
     } else {
-        &slots.objects
+        &said_before
     };
     let plain = !slots.has_filter() && !slots.refers_back;
     let one_file = matches!(named.as_slice(), [o] if is_file(o)) && plain;

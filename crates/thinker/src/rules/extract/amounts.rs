@@ -184,7 +184,10 @@ pub(super) fn read(
     if (lower_text.contains("keep")
         || lower_text.contains("keeping")
         || lower_text.contains("preserv")
-        || lower_text.contains("leave the"))
+        || lower_text.contains("leave the")
+        // "the older version stays".
+        || lower_text.contains(" stays")
+        || lower_text.contains(" stay"))
         && let Some(c) = KEEP.captures(text)
     {
         s.keep = Some(
