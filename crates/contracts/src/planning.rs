@@ -1,5 +1,6 @@
 //! How the rule planner chooses and fills a tool: the planning keys of a tool's declaration in
-//! SKILL.md (`triggers`, `keywords`, `defaults`, `when_said`, `acts_on`, `selects`, `fill`).
+//! SKILL.md (`triggers`, `keywords`, `defaults`, `when_said`, `when_denied`, `acts_on`, `selects`,
+//! `fill`).
 //!
 //! This is data, not code: a skill written in the editor carries its own planning knowledge, and
 //! the planner has no branch on a skill's or a method's name.
@@ -137,6 +138,10 @@ pub struct ToolPlanning {
     /// Values chosen by words in the request; for each parameter the first rule that matches wins.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub when_said: Vec<WordRule>,
+    /// Values chosen by words in what the request says not to do ("skip the duplicate check"
+    /// → `{duplicates: false}`); never evidence for the tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub when_denied: Vec<WordRule>,
     /// What `path` / `source` names.
     #[serde(default)]
     pub acts_on: ActsOn,
@@ -183,16 +188,26 @@ impl ToolPlanning {
 
     /// Values the request's words choose: the first matching rule per parameter.
     pub fn said_values(&self, said: impl Fn(&str) -> bool) -> BTreeMap<String, Value> {
-        let mut out = BTreeMap::new();
-        for rule in &self.when_said {
-            if rule.words.iter().any(|w| said(w)) {
-                for (k, v) in &rule.set {
-                    out.entry(k.clone()).or_insert_with(|| v.clone());
-                }
+        first_matching(&self.when_said, said)
+    }
+
+    /// Values the words of what the request says not to do choose (`when_denied`).
+    pub fn denied_values(&self, denied: impl Fn(&str) -> bool) -> BTreeMap<String, Value> {
+        first_matching(&self.when_denied, denied)
+    }
+}
+
+/// Per parameter, the value of the first rule one of whose words is `said`.
+fn first_matching(rules: &[WordRule], said: impl Fn(&str) -> bool) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for rule in rules {
+        if rule.words.iter().any(|w| said(w)) {
+            for (k, v) in &rule.set {
+                out.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
-        out
     }
+    out
 }
 
 /// `{param}` names in a trigger phrase.

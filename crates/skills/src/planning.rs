@@ -1,6 +1,6 @@
-//! Checking a tool's planning keys (`triggers`, `keywords`, `defaults`, `when_said`, `acts_on`,
-//! `selects`, `fill`) against what the tool takes, into a `ToolPlanning`. Pure; every problem is
-//! reported with the line of its key.
+//! Checking a tool's planning keys (`triggers`, `keywords`, `defaults`, `when_said`,
+//! `when_denied`, `acts_on`, `selects`, `fill`) against what the tool takes, into a
+//! `ToolPlanning`. Pure; every problem is reported with the line of its key.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,6 +20,7 @@ pub const PLANNING_KEYS: &[&str] = &[
     "keywords",
     "defaults",
     "when_said",
+    "when_denied",
     "acts_on",
     "reads",
     "selects",
@@ -159,22 +160,23 @@ impl Check<'_> {
         triggers
     }
 
-    fn when_said(&mut self, v: &Value, line: usize) -> Vec<WordRule> {
+    /// `when_said` / `when_denied`: `[{words: [...], set: {param: value}}]`.
+    fn word_rules(&mut self, key: &str, v: &Value, line: usize) -> Vec<WordRule> {
         let Value::Array(rules) = v else {
             self.error(
                 line,
-                "`when_said` must be a list of {words: [...], set: {param: value}}".into(),
+                format!("`{key}` must be a list of {{words: [...], set: {{param: value}}}}"),
             );
             return Vec::new();
         };
         let mut out = Vec::new();
         for rule in rules {
             let (Some(words), Some(set)) = (rule.get("words"), rule.get("set")) else {
-                self.error(line, format!("`when_said`: {rule} needs `words` and `set`"));
+                self.error(line, format!("`{key}`: {rule} needs `words` and `set`"));
                 continue;
             };
-            let words = self.strings("when_said.words", words, line);
-            let set = self.values("when_said.set", set, line);
+            let words = self.strings(&format!("{key}.words"), words, line);
+            let set = self.values(&format!("{key}.set"), set, line);
             if !words.is_empty() && !set.is_empty() {
                 out.push(WordRule { words, set });
             }
@@ -286,7 +288,8 @@ pub fn planning(
                     .collect();
             }
             "defaults" => out.defaults = check.values("defaults", value, line),
-            "when_said" => out.when_said = check.when_said(value, line),
+            "when_said" => out.when_said = check.word_rules("when_said", value, line),
+            "when_denied" => out.when_denied = check.word_rules("when_denied", value, line),
             "acts_on" => match value.as_str().and_then(ActsOn::parse) {
                 Some(a) => out.acts_on = a,
                 None => {

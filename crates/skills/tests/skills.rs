@@ -418,7 +418,7 @@ fn scaffold_with_drafted_tools_replaces_the_template_examples() {
     assert!(!dir.path().join("wipe-all").exists());
 }
 
-const PLANNING_SKILL: &str = "---\nname: tidy-logs\ndescription: Archive old log files of a folder into a zip, one folder at a time.\ntags: [logs]\n---\n\n### pack -- Pack log files into an archive\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [format, level]\nacts_on: nodes | selects: created | defaults: {target: \"{source}.{format|zip}\", level: 9}\ntriggers: [\"pack the logs in {source}\", \"archive logs of {source} as {format}\"]\nkeywords: [logs, log]\nwhen_said: [{words: [fast, quick], set: {level: 1}}]\nfill: {format: format}\n";
+const PLANNING_SKILL: &str = "---\nname: tidy-logs\ndescription: Archive old log files of a folder into a zip, one folder at a time.\ntags: [logs]\n---\n\n### pack -- Pack log files into an archive\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [format, level]\nacts_on: nodes | selects: created | defaults: {target: \"{source}.{format|zip}\", level: 9}\ntriggers: [\"pack the logs in {source}\", \"archive logs of {source} as {format}\"]\nkeywords: [logs, log]\nwhen_said: [{words: [fast, quick], set: {level: 1}}]\nwhen_denied: [{words: [compressed, compress], set: {level: 0}}]\nfill: {format: format}\n";
 
 #[test]
 fn planning_keys_are_read_from_a_tool_declaration() {
@@ -451,6 +451,17 @@ fn planning_keys_are_read_from_a_tool_declaration() {
               }
             }
           ],
+          "when_denied": [
+            {
+              "words": [
+                "compressed",
+                "compress"
+              ],
+              "set": {
+                "level": 0
+              }
+            }
+          ],
           "acts_on": "nodes",
           "selects": "created",
           "fill": {
@@ -463,7 +474,7 @@ fn planning_keys_are_read_from_a_tool_declaration() {
 #[test]
 fn every_problem_of_the_planning_keys_is_reported_with_its_line() {
     check(
-        "---\nname: bad-plan\ndescription: A skill whose planning keys are wrong in every way it can be.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [level]\nacts_on: folders | selects: \"created files\" | reads: [Archives, Spreadsheets]\ndefaults: {level: high, colour: red}\ntriggers: [\"pack {sources} now\", \"{source}\"]\nwhen_said: [{words: [fast]}]\nfill: {level: speed}\n\n### drop -- Remove duplicates\nprimitive: graph | method: remove_duplicates | mutates: true | required: [groups]\ntakes_from: {groups: pack.nodes}\n",
+        "---\nname: bad-plan\ndescription: A skill whose planning keys are wrong in every way it can be.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [level]\nacts_on: folders | selects: \"created files\" | reads: [Archives, Spreadsheets]\ndefaults: {level: high, colour: red}\ntriggers: [\"pack {sources} now\", \"{source}\"]\nwhen_said: [{words: [fast]}]\nwhen_denied: {fast: 1}\nfill: {level: speed}\n\n### drop -- Remove duplicates\nprimitive: graph | method: remove_duplicates | mutates: true | required: [groups]\ntakes_from: {groups: pack.nodes}\n",
         expect![[r#"
             skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `acts_on` must be one of folder, file, node, files, nodes, found "folders"
             skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `selects` must name a field of the result (e.g. `nodes`), found "created files"
@@ -473,7 +484,8 @@ fn every_problem_of_the_planning_keys_is_reported_with_its_line() {
             skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "pack {sources} now" has `{sources}`, which the tool does not take; it takes: source, target, level
             skills/broken/SKILL.md:10: error[BAD_PLANNING_KEY]: tool `pack`: trigger "{source}" has no words besides its slots
             skills/broken/SKILL.md:11: error[BAD_PLANNING_KEY]: tool `pack`: `when_said`: {"words":["fast"]} needs `words` and `set`
-            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `pack`: `fill`: "speed" is not something a request says; did you mean `keep`? known: locations, objects, targets, name, extensions, glob, min_size, max_size, modified_after, modified_before, keep, exclude, format, compression, pattern, name_pattern, find, replace, case, recursive, empty, kind, limit, sentences, start, max_bytes, query, categories, content, tags, delete_originals
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `pack`: `when_denied` must be a list of {words: [...], set: {param: value}}
+            skills/broken/SKILL.md:13: error[BAD_PLANNING_KEY]: tool `pack`: `fill`: "speed" is not something a request says; did you mean `keep`? known: locations, objects, targets, name, extensions, glob, min_size, max_size, modified_after, modified_before, keep, exclude, format, compression, pattern, name_pattern, find, replace, case, recursive, empty, kind, limit, sentences, start, max_bytes, query, categories, content, tags, delete_originals
         "#]],
     );
 }

@@ -10,6 +10,7 @@ mod rename;
 mod tags;
 
 use lexicon::*;
+use std::collections::BTreeSet;
 
 /// Everything the rule planner could read out of one clause.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -68,6 +69,9 @@ pub struct Slots {
     pub tags: Vec<String>,
     /// Places whose copy is the one to keep: "prefer keeping the copies in Work/Final".
     pub priority: Vec<String>,
+    /// Words said only in what the clause says not to do ("skip the duplicate check"): they
+    /// choose values (`when_denied`), never a tool.
+    pub denied: BTreeSet<String>,
 }
 
 /// Words a filter slot accounts for: extension and kind words, size and date words, numbers and
@@ -206,6 +210,11 @@ pub fn names_a_kind_of_thing(word: &str) -> bool {
 /// Reads every slot of one clause.
 pub fn extract(clause: &str, g: &Grounding) -> Slots {
     let mut s = Slots::default();
+    let affirmed = retrieval::text::words(&super::clause::without_negations(clause));
+    s.denied = retrieval::text::words(clause)
+        .into_iter()
+        .filter(|w| !affirmed.contains(w))
+        .collect();
     // "hasn't been touched" reads as "has not been touched".
     let mut text = clause.replace("n't ", " not ").replace("n’t ", " not ");
 

@@ -146,7 +146,11 @@ impl PlanBuilder<'_, '_> {
             continues: false,
             taken: Vec::new(),
         };
-        let chosen = tool.planning.said_values(|w| words.contains(w));
+        let mut chosen = tool.planning.said_values(|w| words.contains(w));
+        // "skip the duplicate check": what the clause says not to do chooses values too.
+        for (k, v) in tool.planning.denied_values(|w| slots.denied.contains(w)) {
+            chosen.entry(k).or_insert(v);
+        }
         let declared: Vec<&String> = tool
             .required_params
             .iter()
