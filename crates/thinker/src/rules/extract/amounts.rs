@@ -172,6 +172,11 @@ pub(super) fn read(
     if s.modified_after.is_none()
         && s.modified_before.is_none()
         && let Some(c) = YEAR.captures(text)
+        // "new dir 2023 under Archive": a year right after "folder" is the folder's name.
+        && !text[..c.get(0).expect("match").start()]
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| is_folder_noun(w) && !w.ends_with('s'))
     {
         let y: u32 = c[1].parse().unwrap_or(2000);
         s.modified_after = Some(format!("{y}-01-01"));

@@ -82,6 +82,14 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         }
         return Some((w.to_owned(), used));
     }
+    // "new dir 2023 under Archive": a year right after "folder" is its name.
+    if i > 0
+        && is_folder_noun(words[i - 1])
+        && w.len() == 4
+        && w.chars().all(|c| c.is_ascii_digit())
+    {
+        return Some((w.to_owned(), i + 1));
+    }
     let has_ext = w
         .rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && known_extension(&ext.to_lowercase()));
@@ -495,7 +503,8 @@ pub(super) fn read_words(
                 || matches!(prev.as_str(), "is" | "are") && names_with_a_capital(raw)
                 || is_folder_noun(&prev)
                     && !prev.ends_with('s')
-                    && raw.starts_with(|c: char| c.is_uppercase())
+                    && (raw.starts_with(|c: char| c.is_uppercase())
+                        || w.len() == 4 && w.chars().all(|c| c.is_ascii_digit()))
                     && !LOCATION_PREPS.contains(&w.as_str())
                     && !TARGET_PREPS.contains(&w.as_str())
                 || i > 0

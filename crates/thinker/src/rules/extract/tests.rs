@@ -197,6 +197,13 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
         "the logs I haven't opened in the last month",
         expect![[r#"modified_before=Some("30days")"#]],
     );
+    // Regression: a year right after "folder" is the folder's name, not a date.
+    check(
+        "new dir 2023 under Archive",
+        expect![[r#"
+        locations=["Archive"]
+        objects=["2023"]"#]],
+    );
     check(
         "Work/Reports stuff untouched since 2022",
         expect![[r#"
