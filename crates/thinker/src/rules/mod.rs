@@ -326,7 +326,10 @@ impl PlanBuilder<'_, '_> {
     }
 
     fn clause(&mut self, text: &str) -> Result<()> {
-        let mut slots = extract(text, self.grounding);
+        let mut slots = extract(
+            &normalize::filter_typos_fixed(text, self.vocab),
+            self.grounding,
+        );
         // "there": where the last step put things, else the place the request is about
         // ("analyze Projects, then pack everything in there…"); "everything" is everything there.
         let lower = text.to_lowercase();

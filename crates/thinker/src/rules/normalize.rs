@@ -104,6 +104,31 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
     strsim::osa_distance(a, b)
 }
 
+/// `text` with the misspelt words that mean a filter written right ("delete the emtpy folders":
+/// `empty`, "photso": `photos`), so the filter is read. Only lowercase words become filter words;
+/// names, paths and quoted text stay as written.
+pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
+    let mut quoted = false;
+    text.split(' ')
+        .map(|raw| {
+            let opens = raw.starts_with(['"', '\'', '`']);
+            let closes = raw.ends_with(['"', '\'', '`']);
+            let inside = quoted || opens;
+            quoted = inside && !(closes && (raw.len() > 1 || !opens));
+            let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+            let fixed = (!inside && word.chars().all(|c| c.is_ascii_lowercase()))
+                .then(|| correct(word, vocab))
+                .flatten()
+                .filter(|w| super::extract::filter_word(w));
+            match fixed {
+                Some(w) => raw.replacen(word, &w, 1),
+                None => raw.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The vocabulary word `word` is most likely a misspelling of, if any: distance 1 for words of
 /// 4–6 letters, 2 for longer ones, and a unique best candidate.
 pub fn correct(word: &str, vocab: &Vocabulary) -> Option<String> {
