@@ -552,20 +552,40 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
             capital(part)
                 && part.chars().skip(1).all(char::is_lowercase)
                 && !COMMON_FOLDERS.contains(&part.to_lowercase().as_str())
+                // "Documents/Taxes 2024/irs-letter.pdf".
+                || part.len() == 4
+                    && (part.starts_with("19") || part.starts_with("20"))
+                    && part.chars().all(|c| c.is_ascii_digit())
         });
         if goes_on {
             path = format!("{path} {word}");
             end += 1;
-            break;
+            if super::looks_like_file(word) || ends(raw) {
+                break;
+            }
+            continue;
         }
+        let plain_word = |w: &str| {
+            let l = w.to_lowercase();
+            !DETERMINERS.contains(&l.as_str())
+                && !places::LOCATION_PREPS.contains(&l.as_str())
+                && !places::TARGET_PREPS.contains(&l.as_str())
+        };
+        // "Taxes 2024/draft return (old).pdf": lower-case words up to the file name they end in.
+        let leads_to_a_file = path.contains(' ')
+            && words[end..]
+                .iter()
+                .take(3)
+                .take_while(|w| plain_word(w) && !w.contains('/'))
+                .any(|w| super::looks_like_file(w.trim_end_matches([',', ';', ':', '!', '?'])));
         let joins = !word.contains('/')
             && (file_name
+                || leads_to_a_file
                 || capital(word)
                     && word.chars().skip(1).all(|c| c.is_lowercase() || c.is_ascii_digit())
-                    && word.len() > 1
-                    && !DETERMINERS.contains(&lower.as_str())
-                    && !places::LOCATION_PREPS.contains(&lower.as_str())
-                    && !places::TARGET_PREPS.contains(&lower.as_str())
+                    // "Backup/Drive B": one capital letter ends a name.
+                    && (word.len() > 1 || word != "I" && word != "A")
+                    && plain_word(word)
                 // "Backup/Clients 2022": a folder's name that goes on with a year.
                 || word.len() == 4
                     && (word.starts_with("19") || word.starts_with("20"))

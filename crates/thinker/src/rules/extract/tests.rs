@@ -504,6 +504,24 @@ fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
             objects=["Pictures/Phone Dump"]
             keep=Some("oldest")"#]],
     );
+    // A year goes on past the next slash too, and lower-case words up to the file they end in;
+    // one capital letter ends a name.
+    check(
+        "delete the file Documents/Taxes 2024/draft return (old).pdf",
+        expect![[r#"objects=["Documents/Taxes 2024/draft return (old).pdf"]"#]],
+    );
+    check(
+        "summarise Documents/Taxes 2024/irs-letter.pdf in two sentences",
+        expect![[r#"
+            objects=["Documents/Taxes 2024/irs-letter.pdf"]
+            sentences=Some(2)"#]],
+    );
+    check(
+        "copy Music/Live Sets over to Backup/Drive B",
+        expect![[r#"
+        objects=["Music/Live Sets"]
+        targets=["Backup/Drive B"]"#]],
+    );
     // ... and past the next slash, unless that word starts a path of its own.
     check(
         "pull the metadata of Music/Live Sets/berlin-2019.flac",
