@@ -325,7 +325,14 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     // "called X", or a hyphenated name after "skill" ("create a skill music-renamer").
     if let Some(c) = CALLED.captures(&text) {
         let raw = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
-        s.name = Some(lookup(raw).unwrap_or_else(|| unquote(raw)));
+        let name = lookup(raw).unwrap_or_else(|| unquote(raw));
+        // "zip up Pictures/Kyoto, call it Backup/kyoto-trip.zip": an archive's path is the one
+        // to make, not a name to look for.
+        if name.contains('/') && places::is_archive_name(&name) {
+            s.targets.push(name);
+        } else {
+            s.name = Some(name);
+        }
         let r = c.get(0).expect("match").range();
         cut(&mut text, r);
     }

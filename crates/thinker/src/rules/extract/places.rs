@@ -164,7 +164,7 @@ fn misspelt_target_prep(w: &str) -> Option<&'static str> {
 }
 
 /// A file name whose extension is an archive's ("vms.tar.zst", "photos.zip").
-fn is_archive_name(p: &str) -> bool {
+pub(super) fn is_archive_name(p: &str) -> bool {
     p.rsplit_once('.')
         .is_some_and(|(_, ext)| sandbox::category_of(Some(&ext.to_lowercase())) == "Archives")
 }
