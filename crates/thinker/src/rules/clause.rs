@@ -4,6 +4,9 @@
 //! and the first words of the skills' triggers.
 
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 /// One action of the request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +112,13 @@ const SEQUENCERS: &[&str] = &[
 /// Splits `request` into clauses; `extra_verbs` start actions too.
 pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> {
     let verbs = Verbs { extra: extra_verbs };
-    let text = request.trim();
+    // "biger then 50MB": "then" between a comparison and a number is a misspelt "than", not
+    // the start of a step.
+    static THEN_FOR_THAN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(\w+er|more|less)\s+then(\s+\d)").expect("a valid pattern")
+    });
+    let text = THEN_FOR_THAN.replace_all(request.trim(), "$1 than$2");
+    let text = text.as_ref();
     let mut out = Vec::new();
     // Header: "X – Y", "X - Y", "X: Y" with something actionable after it.
     let mut body = text;
@@ -653,6 +662,13 @@ mod tests {
                 "I'd like Clients/Hoffmann as a single compressed bundle I can email, zip format"
             ),
             ["I'd like Clients/Hoffmann as a single compressed bundle I can email, zip format"]
+        );
+        assert_eq!(
+            texts("dedupe the .wav files in Music biger then 50MB, then zip Music"),
+            [
+                "dedupe the .wav files in Music biger than 50MB",
+                "zip Music"
+            ]
         );
         // A restriction followed by its own verb is a clause of its own.
         assert_eq!(

@@ -77,66 +77,10 @@ pub struct Slots {
 /// Words a filter slot accounts for: extension and kind words, size and date words, numbers and
 /// the comparisons around them. What is left of a clause after them (and the verbs) is a topic.
 pub fn filter_word(word: &str) -> bool {
-    const FILTER: &[&str] = &[
-        "over",
-        "above",
-        "under",
-        "below",
-        "larger",
-        "bigger",
-        "smaller",
-        "than",
-        "least",
-        "most",
-        "more",
-        "less",
-        "at",
-        "kb",
-        "mb",
-        "gb",
-        "tb",
-        "bytes",
-        "big",
-        "large",
-        "huge",
-        "small",
-        "tiny",
-        "empty",
-        "zero-byte",
-        "last",
-        "past",
-        "since",
-        "before",
-        "after",
-        "older",
-        "newer",
-        "changed",
-        "modified",
-        "edited",
-        "recent",
-        "recently",
-        "old",
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "month",
-        "months",
-        "year",
-        "years",
-        "today",
-        "yesterday",
-        "ago",
-        "folders",
-        "folder",
-        "directories",
-        "type",
-        "kind",
-    ];
     let w = word.to_lowercase();
     let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
     let singular = w.strip_suffix('s').unwrap_or(w);
-    FILTER.contains(&w)
+    FILTER_WORDS.contains(&w)
         || w.chars()
             .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
         || known_extension(w)
@@ -145,6 +89,65 @@ pub fn filter_word(word: &str) -> bool {
         || KIND_WORDS.iter().any(|(k, _, _)| *k == w)
         || FILE_NOUNS.contains(&w)
 }
+
+/// The words of size, date and kind filters ("bigger", "older", "empty"): a typo of one is
+/// corrected to it.
+pub const FILTER_WORDS: &[&str] = &[
+    "over",
+    "above",
+    "under",
+    "below",
+    "larger",
+    "bigger",
+    "smaller",
+    "than",
+    "least",
+    "most",
+    "more",
+    "less",
+    "at",
+    "kb",
+    "mb",
+    "gb",
+    "tb",
+    "bytes",
+    "big",
+    "large",
+    "huge",
+    "small",
+    "tiny",
+    "empty",
+    "zero-byte",
+    "last",
+    "past",
+    "since",
+    "before",
+    "after",
+    "older",
+    "newer",
+    "changed",
+    "modified",
+    "edited",
+    "recent",
+    "recently",
+    "old",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "month",
+    "months",
+    "year",
+    "years",
+    "today",
+    "yesterday",
+    "ago",
+    "folders",
+    "folder",
+    "directories",
+    "type",
+    "kind",
+];
 
 impl Slots {
     /// Any filter that selects a subset of files (what makes a `find` step worth inserting).

@@ -75,6 +75,9 @@ fn target_words(store: &SkillStore) -> BTreeSet<String> {
     for w in lexicon().synonyms.values() {
         add(w);
     }
+    for w in super::extract::FILTER_WORDS {
+        add(w);
+    }
     for w in [
         "downloads",
         "desktop",
@@ -118,8 +121,7 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
             let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
             let fixed = (!inside && word.chars().all(|c| c.is_ascii_lowercase()))
                 .then(|| correct(word, vocab))
-                .flatten()
-                .filter(|w| super::extract::filter_word(w));
+                .flatten();
             match fixed {
                 Some(w) => raw.replacen(word, &w, 1),
                 None => raw.to_owned(),
