@@ -111,6 +111,8 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
 const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-heldout.jsonl", 60, 81.0),
     ("plans-dev.jsonl", 120, 76.0),
+    // Written 2026-11-27 the same way; 45.0 % when first scored.
+    ("plans-dev2.jsonl", 120, 49.5),
     ("plans-unseen.jsonl", 60, 56.5),
 ];
 
@@ -253,7 +255,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 30] = [
+    let cases: [(&str, &str, serde_json::Value); 34] = [
         // A path is read whole: "recent" is not a date, ".zip" not an extension filter.
         (
             "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
@@ -411,6 +413,28 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "analyze Backup without the duplicate check",
             "analyze-directory/analyze",
             serde_json::json!({"path": "Backup", "duplicates": false}),
+        ),
+        // Typos are read before values; an archive's path after "call it" is the one to make;
+        // borrowed French verbs; a general "deal with it" after what is wrong.
+        (
+            "dedpue the .wav fiels in Music/Live Sets biger then 50MB, keping the newst",
+            "remove-duplicates/remove",
+            serde_json::json!({"keep": "newest"}),
+        ),
+        (
+            "zip up Pictures/Kyoto rn, call it Backup/kyoto-trip.zip",
+            "archive-files/create",
+            serde_json::json!({"source": ["Pictures/Kyoto"], "target": "Backup/kyoto-trip.zip"}),
+        ),
+        (
+            "tu peux décompresser Téléchargements/mariage-julie.zip vers Images/Mariage ? merci",
+            "archive-files/extract",
+            serde_json::json!({"path": "Téléchargements/mariage-julie.zip", "target": "Images/Mariage"}),
+        ),
+        (
+            "Music/Live Sets has a bunch of repeated files, deal with it",
+            "remove-duplicates/scan",
+            serde_json::json!({"path": "Music/Live Sets"}),
         ),
         // A skill's own trigger made only of everyday words, said word for word.
         (
