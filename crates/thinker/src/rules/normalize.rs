@@ -107,9 +107,10 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
     strsim::osa_distance(a, b)
 }
 
-/// `text` with the misspelt words that mean a filter written right ("delete the emtpy folders":
-/// `empty`, "photso": `photos`), so the filter is read. Only lowercase words become filter words;
-/// names, paths and quoted text stay as written.
+/// `text` with its misspelt words written right ("delete the emtpy folders": `empty`, "keping
+/// the newst"), and borrowed words for a filter or a kind of file read as it ("vacíos"), so the
+/// request's values are read. Only lower-case words change; names, paths and quoted text stay
+/// as written.
 pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
     let mut quoted = false;
     text.split(' ')
@@ -119,9 +120,15 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
             let inside = quoted || opens;
             quoted = inside && !(closes && (raw.len() > 1 || !opens));
             let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
-            let fixed = (!inside && word.chars().all(|c| c.is_ascii_lowercase()))
-                .then(|| correct(word, vocab))
-                .flatten();
+            // A borrowed or casual word is the lexicon's, not a typo ("archivos" is no
+            // "archives"); one meaning a kind of file or a filter is read as it ("vacíos").
+            let synonym = lexicon().synonyms.get(&word.to_lowercase());
+            let fixed = match synonym {
+                Some(w) => (!inside && super::extract::filter_word(w)).then(|| w.clone()),
+                None => (!inside && word.chars().all(|c| c.is_ascii_lowercase()))
+                    .then(|| correct(word, vocab))
+                    .flatten(),
+            };
             match fixed {
                 Some(w) => raw.replacen(word, &w, 1),
                 None => raw.to_owned(),

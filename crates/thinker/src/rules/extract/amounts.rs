@@ -171,6 +171,19 @@ pub(super) fn read(
     }
     if s.modified_after.is_none()
         && s.modified_before.is_none()
+        && let Some(c) = SINCE_YEAR.captures(text)
+    {
+        let date = format!("{}-01-01", &c[1]);
+        if denied(text, c.get(0).expect("match").start()) {
+            s.modified_before = Some(date);
+        } else {
+            s.modified_after = Some(date);
+        }
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
+    if s.modified_after.is_none()
+        && s.modified_before.is_none()
         && let Some(c) = YEAR.captures(text)
         // "new dir 2023 under Archive": a year right after "folder" is the folder's name.
         && !text[..c.get(0).expect("match").start()]
@@ -210,6 +223,8 @@ pub(super) fn read(
 /// touched since"): the files are the ones last changed before it.
 fn denied(text: &str, at: usize) -> bool {
     const DENIALS: &[&str] = &[
+        "nobody",
+        "nobody's",
         "not",
         "never",
         "haven't",

@@ -232,6 +232,9 @@ pub(super) static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:(?:(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)|untouched)\s+(?:since|after)\s+((?:19|20)\d{2})|since\s+((?:19|20)\d{2})\s+(?:not|never|no longer)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed))\b",
     )
 });
+/// "since 2023": changed after the year began (before it, when denied: "nobody's touched since").
+pub(super) static SINCE_YEAR: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)\bsince\s+((?:19|20)\d{2})\b"));
 pub(super) static YEAR: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:from|in|during|of)\s+((?:19|20)\d{2})\b"));
 pub(super) static KEEP: LazyLock<Regex> = LazyLock::new(|| {

@@ -197,6 +197,12 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
         "the logs I haven't opened in the last month",
         expect![[r#"modified_before=Some("30days")"#]],
     );
+    check(
+        "stuff in Work/Reports nobody's modified since 2023 should end up in Archive/Reports",
+        expect![[r#"
+            locations=["Work/Reports", "Archive/Reports"]
+            modified_before=Some("2023-01-01")"#]],
+    );
     // Regression: a year right after "folder" is the folder's name, not a date.
     check(
         "new dir 2023 under Archive",
