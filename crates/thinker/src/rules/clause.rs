@@ -118,7 +118,9 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         Regex::new(r"(?i)\b(\w+er|more|less)\s+then(\s+\d)").expect("a valid pattern")
     });
     let text = THEN_FOR_THAN.replace_all(request.trim(), "$1 than$2");
-    let text = text.as_ref();
+    // "tl;dr" is one word, not two clauses.
+    let text = text.replace("tl;dr", "tldr").replace("TL;DR", "tldr");
+    let text = text.as_str();
     let mut out = Vec::new();
     // Header: "X – Y", "X - Y", "X: Y" with something actionable after it.
     let mut body = text;
@@ -328,6 +330,27 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
                 .cloned()
                 .collect();
             return (!rest.is_empty() && !rest_lower.iter().any(states)).then(|| rest.join(" "));
+        }
+    }
+    // "Logs/app is full of 0-byte junk files", ".part files are littering ~/Downloads": the
+    // files said to fill or clutter a place, in that place.
+    if let Some(v) = lower.iter().position(states).filter(|v| *v > 0) {
+        let subject = words[..v].join(" ");
+        let (rest, rest_lower) = (&words[v + 1..], &lower[v + 1..]);
+        let names_a_place =
+            |w: &&str| w.contains('/') || w.starts_with(|c: char| c == '~' || c.is_uppercase());
+        if rest_lower.len() > 2 && rest_lower[0] == "full" && rest_lower[1] == "of" {
+            return Some(format!("{} in {subject}", rest[2..].join(" ")));
+        }
+        if rest_lower.first().is_some_and(|w| w.ends_with("ing")) {
+            let place: Vec<&str> = rest[1..]
+                .iter()
+                .skip_while(|w| ["up", "in", "on", "the"].contains(&w.to_lowercase().as_str()))
+                .copied()
+                .collect();
+            if place.first().is_some_and(names_a_place) {
+                return Some(format!("{subject} in {}", place.join(" ")));
+            }
         }
     }
     (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
@@ -704,6 +727,15 @@ mod tests {
         assert_eq!(
             texts("Work/Reports stuff untouched since 2022: bundle it as Archive/old.zip"),
             ["bundle Work/Reports stuff untouched since 2022 as Archive/old.zip"]
+        );
+        // What a place is said to be full of, or cluttered with.
+        assert_eq!(
+            texts("Logs/app is full of 0-byte junk files; remove those, then list Logs/app"),
+            ["remove 0-byte junk files in Logs/app", "list Logs/app"]
+        );
+        assert_eq!(
+            texts("old .part files are littering ~/Downloads, trash those"),
+            ["trash old .part files in ~/Downloads"]
         );
         // A statement about a place is no name for what "it" means.
         assert_eq!(
