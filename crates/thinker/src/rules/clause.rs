@@ -61,6 +61,27 @@ fn starts_with_action(text: &str, verbs: &Verbs) -> bool {
     w.is_some_and(|x| verbs.is_action(&x)) && next.as_deref() != Some("format")
 }
 
+/// "where a name clashes" before its consequence: what follows says what to do about a clash.
+fn clash_condition(piece: &str) -> bool {
+    let lex = super::lexicon::lexicon();
+    let piece = piece.trim();
+    lex.condition_leads
+        .iter()
+        .any(|lead| strip_lead(piece, lead).is_some())
+        && about_a_clash(piece)
+}
+
+/// Whether `text` speaks of a name already taken ("a name clashes", "it already exists").
+pub(super) fn about_a_clash(text: &str) -> bool {
+    let lex = super::lexicon::lexicon();
+    text.split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .any(|w| lex.clash_words.contains(&w))
+}
+
 /// "like" alone before a comma opens a restatement ("like, which years it comes from"): what
 /// follows is not a clause of its own.
 fn only_elaborates(piece: &str) -> bool {
@@ -178,7 +199,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
                             if !starts_with_action(&piece, &verbs)
                                 || about_originals(&piece)
                                 || ends_in_a_list(last)
-                                || only_elaborates(last) =>
+                                || only_elaborates(last)
+                                || clash_condition(last) =>
                         {
                             last.push_str(sep);
                             last.push_str(&piece);
@@ -397,14 +419,15 @@ fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
         return true;
     }
     // "…; where a name's already used, leave that file alone": a condition whose consequence
-    // asks for no action of its own says how the step before behaves.
+    // asks for no action of its own says how the step before behaves; so does one about names
+    // that clash, whatever it says to do ("where a name clashes, rename the incoming file").
     if let Some(rest) = lex
         .condition_leads
         .iter()
         .find_map(|lead| strip_lead(text, lead))
-        && let Some((_, consequence)) = rest.split_once(", ")
+        && let Some((condition, consequence)) = rest.split_once(", ")
     {
-        return !starts_with_action(consequence, verbs);
+        return about_a_clash(condition) || !starts_with_action(consequence, verbs);
     }
     if let Some(rest) = lex
         .qualifier_leads
@@ -502,6 +525,11 @@ fn leave_out(text: &str, conditions: bool) -> String {
         if !skipping && (condition || lex.negations.iter().any(|n| strip_lead(&rest, n).is_some()))
         {
             skipping = true;
+            // "…, where a name clashes, rename the incoming file": what to do about a clash
+            // is how the step behaves, to the end of the clause.
+            if condition && about_a_clash(&rest) {
+                break;
+            }
         }
         let w = words[i];
         if !skipping {
@@ -706,6 +734,10 @@ mod tests {
         assert_eq!(
             texts("sort To Sort by type; where a name's already used, leave that file alone"),
             ["sort To Sort by type, where a name's already used, leave that file alone"]
+        );
+        assert_eq!(
+            texts("unpack kit.zip to Work/Brand; where a name clashes, rename the incoming file"),
+            ["unpack kit.zip to Work/Brand, where a name clashes, rename the incoming file"]
         );
         // A consequence that is an action stays a step.
         assert_eq!(

@@ -31,6 +31,7 @@ struct EnglishFile {
     back_references: BTreeSet<String>,
     verb_particles: BTreeSet<String>,
     general_verbs: BTreeSet<String>,
+    clash_words: BTreeSet<String>,
     vague_words: BTreeSet<String>,
 }
 
@@ -86,6 +87,9 @@ pub struct Lexicon {
     /// Actions that say to set something right without saying how ("tidy", "clean up"): a
     /// header saying what is wrong says what they mean.
     pub general_verbs: BTreeSet<String>,
+    /// Words saying a name is already taken ("clashes", "exists"): a condition with one says
+    /// how a step handles name clashes (`on_conflict`), not a step of its own.
+    pub clash_words: BTreeSet<String>,
     /// Words that name nothing in particular ("thing", "whatever").
     pub vague_words: BTreeSet<String>,
     pub german: Translation,
@@ -118,6 +122,7 @@ fn load() -> Result<Lexicon, String> {
         back_references: en.back_references,
         verb_particles: en.verb_particles,
         general_verbs: en.general_verbs,
+        clash_words: en.clash_words,
         vague_words: en.vague_words,
         german,
     })
