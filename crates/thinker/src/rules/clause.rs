@@ -429,6 +429,16 @@ fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
     {
         return about_a_clash(condition) || !starts_with_action(consequence, verbs);
     }
+    // "…; ask me whenever a name clashes": what to do when a name is taken, said first.
+    let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+    if about_a_clash(text)
+        && lex.condition_leads.iter().any(|lead| {
+            let lead: Vec<&str> = lead.split(' ').collect();
+            words.windows(lead.len()).any(|w| w.iter().eq(lead.iter()))
+        })
+    {
+        return true;
+    }
     if let Some(rest) = lex
         .qualifier_leads
         .iter()
