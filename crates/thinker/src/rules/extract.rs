@@ -554,7 +554,6 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
             .strip_suffix('.')
             .filter(|_| !word.contains(".."))
             .unwrap_or(word);
-        let lower = word.to_lowercase();
         let file_name = super::looks_like_file(word) && !word.contains('/');
         // "Music/Live Sets/berlin-2019.flac": the name with a space goes on past the next slash,
         // unless that word starts a path of its own ("Documents/…").
