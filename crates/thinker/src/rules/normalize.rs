@@ -122,10 +122,10 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
             let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
             // A borrowed or casual word is the lexicon's, not a typo ("archivos" is no
             // "archives"); one meaning a kind of file or a filter is read as it ("vacíos").
-            let synonym = lexicon().synonyms.get(&word.to_lowercase());
-            let fixed = match synonym {
-                Some(w) => (!inside && super::extract::filter_word(w)).then(|| w.clone()),
-                None => (!inside && word.chars().all(|c| c.is_ascii_lowercase()))
+            let lower_case = !inside && word.chars().all(|c| c.is_lowercase());
+            let fixed = match lexicon().synonyms.get(word) {
+                Some(w) => (lower_case && super::extract::filter_word(w)).then(|| w.clone()),
+                None => (lower_case && word.is_ascii())
                     .then(|| correct(word, vocab))
                     .flatten(),
             };
