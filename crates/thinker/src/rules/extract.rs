@@ -412,6 +412,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             .get(1)
             .or(c.get(2))
             .or(c.get(3))
+            .or(c.get(4))
             .and_then(|m| m.as_str().parse().ok());
     }
 

@@ -22,6 +22,19 @@ pub(super) fn read(
     g: &Grounding,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) {
+    // "over a gig", "2 gigs": sizes said in words are read as sizes.
+    let in_units = SIZE_IN_WORDS.replace_all(text, |c: &regex::Captures| {
+        let unit = match c[2].to_lowercase().chars().next() {
+            Some('g') => "GB",
+            Some('m') => "MB",
+            Some('t') => "TB",
+            _ => "KB",
+        };
+        format!("{} {unit}", c.get(1).map_or("1", |m| m.as_str()))
+    });
+    if let std::borrow::Cow::Owned(t) = in_units {
+        *text = t;
+    }
     if let Some(c) = READ_LIMIT
         .captures(text)
         .or_else(|| READ_LIMIT_OF_IT.captures(text))

@@ -178,6 +178,13 @@ pub(super) static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
         r#""([^"]+)"|“([^”]+)”|„([^“”]+)[“”]|«([^»]+)»|»([^«]+)«|\B'([^']+)'\B|`([^`]+)`|‘([^’]+)’|‚([^‘’]+)[‘’]"#,
     )
 });
+/// Sizes said in words ("a gig", "2 gigs", "500 megabytes"): rewritten as units before sizes are
+/// read. The unit is group 2; group 1 the number, absent for "a"/"an"/"one".
+pub(super) static SIZE_IN_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:(\d+(?:[.,]\d+)?)\s*|(?:a|an|one)\s+)(gig|gigs|gigabytes?|megs?|megabytes?|terabytes?|kilobytes?)\b",
+    )
+});
 pub(super) static SIZE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(larger|bigger|greater|more|over|above|at least|exceeding|heavier|smaller|less|under|below|at most|lighter|up to|>=?|<=?)\s*(?:than\s*)?(\d+(?:[.,]\d+)?)\s*(kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|bytes?|b)\b",
@@ -199,7 +206,7 @@ pub(super) static SIZE_PLUS: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\s*\+"));
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(older than|more than|over|(?:not|never) (?:been )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past)?|untouched (?:for|in)|newer than|younger than|less than|within|in the last|in the past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
+        r"(?i)\b(older than|more than|over|(?:not|never) (?:been )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past)?|untouched (?:for|in)|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
     )
 });
 pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
@@ -279,7 +286,7 @@ pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?|(?:show|give|list|tell)\s+me\s+(\d+))\b",
+        r"(?i)\b(?:(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of)\b",
     )
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {

@@ -203,6 +203,26 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
             locations=["Work/Reports", "Archive/Reports"]
             modified_before=Some("2023-01-01")"#]],
     );
+    // Sizes in words, "this past week", "which 3 of".
+    check(
+        "everything over a gig in Downloads/Mac",
+        expect![[r#"
+        locations=["Downloads/Mac"]
+        min_size=Some("1GB")
+        whole_root=true"#]],
+    );
+    check(
+        "whatever I edited this past week in Projects",
+        expect![[r#"
+        locations=["Projects"]
+        modified_after=Some("7days")"#]],
+    );
+    check(
+        "which 3 of your skills come closest to merging PDFs",
+        expect![[r#"
+        extensions=["pdf"]
+        limit=Some(3)"#]],
+    );
     // Regression: a year right after "folder" is the folder's name, not a date.
     check(
         "new dir 2023 under Archive",
