@@ -80,6 +80,20 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         {
             return Some((format!("{w} {year}"), i + 2));
         }
+        // "Home Videos", "Music Videos": a capitalised folder name going on with a capitalised
+        // word is one name.
+        if let Some(next) = words.get(i + 1).filter(|n| {
+            let bare = n.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+            w.starts_with(char::is_uppercase)
+                && !raw.ends_with([',', ';', ':', '.', '!', '?', ')'])
+                && bare.len() > 1
+                && bare.starts_with(char::is_uppercase)
+                && bare.chars().skip(1).all(char::is_lowercase)
+                && !next_is_folder
+        }) {
+            let bare = next.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+            return Some((format!("{w} {bare}"), i + 2));
+        }
         return Some((w.to_owned(), used));
     }
     // "new dir 2023 under Archive": a year right after "folder" is its name.

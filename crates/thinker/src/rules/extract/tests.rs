@@ -203,6 +203,11 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
             locations=["Work/Reports", "Archive/Reports"]
             modified_before=Some("2023-01-01")"#]],
     );
+    // A capitalised folder name going on with a capitalised word is one name.
+    check(
+        "which kinds of files in Home Videos weigh the most",
+        expect![[r#"locations=["Home Videos"]"#]],
+    );
     // Sizes in words, "this past week", "which 3 of".
     check(
         "everything over a gig in Downloads/Mac",
