@@ -61,6 +61,16 @@ fn starts_with_action(text: &str, verbs: &Verbs) -> bool {
     w.is_some_and(|x| verbs.is_action(&x)) && next.as_deref() != Some("format")
 }
 
+/// "into Paid and Open": a capitalised word after a capitalised name goes on naming, even when
+/// it is also a verb.
+fn names_go_on(last: &str, piece: &str) -> bool {
+    let capitalised =
+        |w: &str| w.starts_with(char::is_uppercase) && w.chars().skip(1).all(|c| c.is_lowercase());
+    last.split_whitespace().nth(1).is_some()
+        && last.split_whitespace().last().is_some_and(capitalised)
+        && piece.split_whitespace().next().is_some_and(capitalised)
+}
+
 /// "where a name clashes" before its consequence: what follows says what to do about a clash.
 fn clash_condition(piece: &str) -> bool {
     let lex = super::lexicon::lexicon();
@@ -119,8 +129,12 @@ const SEQUENCERS: &[&str] = &[
     " and then ",
     ", then ",
     " then ",
+    ", and after that ",
+    " and after that ",
     ", after that ",
     " after that ",
+    ", and afterwards ",
+    " and afterwards ",
     ", afterwards ",
     " afterwards ",
     ", and once that's done ",
@@ -200,7 +214,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
                                 || about_originals(&piece)
                                 || ends_in_a_list(last)
                                 || only_elaborates(last)
-                                || clash_condition(last) =>
+                                || clash_condition(last)
+                                || names_go_on(last, &piece) =>
                         {
                             last.push_str(sep);
                             last.push_str(&piece);
@@ -748,6 +763,10 @@ mod tests {
         assert_eq!(
             texts("unpack kit.zip to Work/Brand; where a name clashes, rename the incoming file"),
             ["unpack kit.zip to Work/Brand, where a name clashes, rename the incoming file"]
+        );
+        assert_eq!(
+            texts("split the invoices into Paid and Open by what they say"),
+            ["split the invoices into Paid and Open by what they say"]
         );
         // A consequence that is an action stays a step.
         assert_eq!(
