@@ -257,6 +257,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
     }
     name_what_it_means(&mut out, &verbs);
     say_what_to_clean_up(&mut out, &verbs);
+    say_which_one(&mut out, &verbs);
     if out.len() == 1 {
         out[0].header = false;
     }
@@ -324,6 +325,39 @@ fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
         let header = head.text.trim_end_matches([',', ':', ' ']).to_owned();
         clauses[1].text = format!("{}, {header}", clauses[1].text);
         clauses.remove(0);
+    }
+}
+
+/// "can any of your skills send files by email? if none can, make one called mail-files": "one"
+/// after an action is one of what the clause before asked about (a skill), said as such.
+fn say_which_one(clauses: &mut [Clause], verbs: &Verbs) {
+    let lex = super::lexicon::lexicon();
+    for i in 1..clauses.len() {
+        let asked_about = clauses[i - 1].text.split_whitespace().find_map(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            lex.agent_nouns
+                .contains(&w)
+                .then(|| w.trim_end_matches('s').to_owned())
+        });
+        let Some(noun) = asked_about else {
+            continue;
+        };
+        let words: Vec<&str> = clauses[i].text.split_whitespace().collect();
+        let at = words.windows(2).position(|pair| {
+            verbs.is_action(&pair[0].to_lowercase())
+                && pair[1]
+                    .trim_end_matches([',', '.', '?', '!'])
+                    .eq_ignore_ascii_case("one")
+        });
+        if let Some(at) = at {
+            let mut text: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            text[at + 1] = text[at + 1]
+                .to_lowercase()
+                .replacen("one", &format!("a new {noun}"), 1);
+            clauses[i].text = text.join(" ");
+        }
     }
 }
 
@@ -797,6 +831,16 @@ mod tests {
         assert_eq!(
             texts("old .part files are littering ~/Downloads, trash those"),
             ["trash old .part files in ~/Downloads"]
+        );
+        // "one" after an action is one of what the clause before asked about.
+        assert_eq!(
+            texts(
+                "can any of your skills send files by email? if none can, make one called mail-files"
+            ),
+            [
+                "can any of your skills send files by email, if none can",
+                "make a new skill called mail-files"
+            ]
         );
         // A statement about a place is no name for what "it" means.
         assert_eq!(
