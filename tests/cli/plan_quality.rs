@@ -32,7 +32,7 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 91.0;
+const PLAN_ACCURACY_FLOOR: f64 = 92.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
 const SKILLS_ACCURACY_FLOOR: f64 = 91.0;
 /// Share of clear requests planned with the right skills without asking (percent).
@@ -107,12 +107,12 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
 /// (held-out, dev, dev2), and the one only ever scored (unseen). Their floors say how a new
 /// person's requests fare; they are far below `plans.jsonl`'s, which the planner has been tuned
 /// on (2026-11-26, at first: 46.7 %, 45.0 % and 35.0 %; then 75.0 %, 65.8 % and 53.3 %;
-/// 2026-11-27: 78.3 %, 75.0 % and 58.3 %; later 81.7 %, 77.5 %, dev2 59.2 % and 60.0 %).
+/// 2026-11-27: 78.3 %, 75.0 % and 58.3 %; later 81.7 %, 77.5 %, dev2 60.0 % and 60.0 %).
 const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-heldout.jsonl", 60, 81.0),
     ("plans-dev.jsonl", 120, 76.0),
     // Written 2026-11-27 the same way; 45.0 % when first scored.
-    ("plans-dev2.jsonl", 120, 58.5),
+    ("plans-dev2.jsonl", 120, 59.5),
     ("plans-unseen.jsonl", 60, 59.5),
 ];
 
