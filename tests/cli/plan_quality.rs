@@ -255,7 +255,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 34] = [
+    let cases: [(&str, &str, serde_json::Value); 38] = [
         // A path is read whole: "recent" is not a date, ".zip" not an extension filter.
         (
             "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
@@ -435,6 +435,31 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "Music/Live Sets has a bunch of repeated files, deal with it",
             "remove-duplicates/scan",
             serde_json::json!({"path": "Music/Live Sets"}),
+        ),
+        // Text taken out of names, said with the verb last (German word order).
+        (
+            "in Scans/Briefe bitte überall 'scan_' aus den Dateinamen entfernen",
+            "batch-rename/rename",
+            serde_json::json!({"find": "scan_", "replace": ""}),
+        ),
+        // A name goes on with a number or a word in capitals.
+        (
+            "tar.gz of Uni/Semester 3 pls, save it as Backup/sem3.tar.gz",
+            "archive-files/create",
+            serde_json::json!({"source": ["Uni/Semester 3"], "target": "Backup/sem3.tar.gz"}),
+        ),
+        // "zero files" is empty; "get them gone" deletes.
+        (
+            "folders that contain zero files are cluttering Code/sandbox-2023, get them gone",
+            "manage-files/delete",
+            serde_json::json!({"path": "$step(1).nodes"}),
+        ),
+        // An inserted scan with no folder costs what a missing parameter costs: a vague move
+        // stays a move.
+        (
+            "shift that lot onto my external one",
+            "manage-files/move",
+            serde_json::json!({}),
         ),
         // A skill's own trigger made only of everyday words, said word for word.
         (

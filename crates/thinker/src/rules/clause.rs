@@ -71,6 +71,27 @@ fn names_go_on(last: &str, piece: &str) -> bool {
         && piece.split_whitespace().next().is_some_and(capitalised)
 }
 
+/// "…first and if it looks fine extract to Code/legacy-site": a condition followed by an action
+/// is a step of its own, done when the condition holds (unless it is about a name that clashes,
+/// which says how the step before behaves).
+fn conditional_step(piece: &str, verbs: &Verbs) -> bool {
+    let lex = super::lexicon::lexicon();
+    let Some(rest) = lex
+        .condition_leads
+        .iter()
+        .find_map(|lead| strip_lead(piece.trim(), lead))
+    else {
+        return false;
+    };
+    !about_a_clash(piece)
+        && rest.split_whitespace().skip(1).any(|w| {
+            verbs.is_action(
+                &w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase(),
+            )
+        })
+}
+
 /// "where a name clashes" before its consequence: what follows says what to do about a clash.
 fn clash_condition(piece: &str) -> bool {
     let lex = super::lexicon::lexicon();
@@ -166,6 +187,11 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             && head.split_whitespace().count() <= 8
             // "by topic: Tax, Medical, Car" ends with a list, not a header.
             && !(sep == ": " && rest.contains(", ") && !has_action(rest, &verbs))
+            // "…, target: Backup/blog.tar.gz" says where, in the clause it ends.
+            && !head
+                .rsplit(|c: char| c.is_whitespace() || c == ',')
+                .next()
+                .is_some_and(|w| ["target", "to", "into", "as"].contains(&w.to_lowercase().as_str()))
         {
             out.push(Clause {
                 text: head.trim().to_owned(),
@@ -210,7 +236,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
                 for piece in pieces {
                     match joined.last_mut() {
                         Some(last)
-                            if !starts_with_action(&piece, &verbs)
+                            if !(starts_with_action(&piece, &verbs)
+                                || conditional_step(&piece, &verbs))
                                 || about_originals(&piece)
                                 || ends_in_a_list(last)
                                 || only_elaborates(last)
@@ -703,6 +730,19 @@ mod tests {
             ["dedupe Pictures", "sort Desktop by type"]
         );
         assert_eq!(texts("organize"), ["organize"]);
+        // A condition followed by an action is a step of its own.
+        assert_eq!(
+            texts("look in Archive/old.tar.gz first and if it looks fine extract to Code/old"),
+            [
+                "look in Archive/old.tar.gz first",
+                "if it looks fine extract to Code/old"
+            ]
+        );
+        // A colon after "target" says where, inside the clause.
+        assert_eq!(
+            texts("Projekte/Blog please as tar.gz archive back up, target: Backup/blog.tar.gz"),
+            ["Projekte/Blog please as tar.gz archive back up, target: Backup/blog.tar.gz"]
+        );
     }
 
     #[test]

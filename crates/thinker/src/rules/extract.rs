@@ -72,6 +72,9 @@ pub struct Slots {
     /// Words said only in what the clause says not to do ("skip the duplicate check"): they
     /// choose values (`when_denied`), never a tool.
     pub denied: BTreeSet<String>,
+    /// "bro can u batch-convert wav to flac or nah", "any built-in way to make PDFs smaller?":
+    /// a question whether the agent can do something, about no file or folder in particular.
+    pub asks_ability: bool,
 }
 
 /// Words a filter slot accounts for: extension and kind words, size and date words, numbers and
@@ -371,19 +374,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         s.recursive = Some(true);
     }
     s.whole_root = WHOLE_ROOT.is_match(&lower_text);
-    if [
-        "empty",
-        "zero-byte",
-        "zero byte",
-        "0-byte",
-        "0 byte",
-        "blank files",
-        "nothing in them",
-        "nothing inside",
-        "nothing in it",
-    ]
-    .iter()
-    .any(|w| lower_text.contains(w))
+    if super::lexicon::lexicon()
+        .empty_phrases
+        .iter()
+        .any(|w| lower_text.contains(w.as_str()))
     {
         s.empty = true;
     }
@@ -419,6 +413,21 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     s.sentences = sentences_in(&lower_text);
 
     places::read_words(&mut s, &text, g, &lookup);
+    // "can u convert wav to flac?": asking what the agent can do, about nothing in particular
+    // (not "can you sort my photos", "can u extract that thing" or "can you zip Downloads").
+    let lex = super::lexicon::lexicon();
+    let question = format!(" {} ", lower_text.replace(['?', ',', '!'], " "));
+    s.asks_ability = lex
+        .ability_questions
+        .iter()
+        .any(|q| question.contains(&format!(" {q} ")))
+        && !question
+            .split_whitespace()
+            .any(|w| lex.back_references.contains(w) || lex.possessives.contains(w))
+        && !s.refers_back
+        && s.locations.is_empty()
+        && s.objects.is_empty()
+        && s.targets.is_empty();
     // The name of the archive to make says its format best ("zip X into Archive/old.tar.gz").
     if let Some(f) = s.targets.iter().find_map(|t| archive::format_in(t)) {
         s.format = Some(f.to_owned());
@@ -537,6 +546,9 @@ fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
     *text = out.join(" ");
 }
 
+/// Words after a number that make it a count or an amount, not part of a name ("3 kb", "10 mb").
+const UNIT_WORDS: &[&str] = &["b", "kb", "mb", "gb", "tb", "gig", "megs", "day", "min"];
+
 /// A path whose last part goes on past a space ("Music/Live Sets", "Pictures/Phone Dump",
 /// "Desktop/screenshots/Screen Shot 2024-02-11.png"): words written with a capital after a part
 /// written with one, and a file name that ends it. Returns the path and the index after it.
@@ -546,9 +558,34 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
     let mut end = i + 1;
     let last_part = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
     let capital = |x: &str| x.starts_with(char::is_uppercase);
-    if ends(words[i]) || !capital(&last_part(&path)) || super::looks_like_file(&path) {
+    // "Music/iTunes Import": a name written with a capital anywhere.
+    let named = |x: &str| x.chars().any(char::is_uppercase);
+    if ends(words[i]) || !named(&last_part(&path)) || super::looks_like_file(&path) {
         return (path, end);
     }
+    // "Semester 3", "Week 5/notes.pdf": a small number after a name goes on with it, unless it
+    // counts what follows ("Photos/Trip 10 biggest files").
+    let counts_what_follows = |next: Option<&&str>| {
+        next.map(|w| {
+            w.trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+                .to_lowercase()
+        })
+        .is_some_and(|w| {
+            w.chars().all(char::is_alphabetic)
+                && (w.len() > 3 && w.ends_with('s') || UNIT_WORDS.contains(&w.as_str()))
+        })
+    };
+    let small_number =
+        |x: &str| (1..=3).contains(&x.len()) && x.chars().all(|c| c.is_ascii_digit());
+    // "Videos/Twitch VODs", "Inbox/Bank PDFs", "Work/Acme Q3": a short word in capitals.
+    let acronym = |x: &str| {
+        let caps = x.trim_end_matches('s');
+        (2..=5).contains(&caps.len())
+            && caps.starts_with(|c: char| c.is_ascii_uppercase())
+            && caps
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    };
     while let Some(raw) = words.get(end) {
         let word = raw.trim_end_matches([',', ';', ':', '!', '?', ')']);
         let word = word
@@ -566,6 +603,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 || part.len() == 4
                     && (part.starts_with("19") || part.starts_with("20"))
                     && part.chars().all(|c| c.is_ascii_digit())
+                || small_number(part)
         });
         if goes_on {
             path = format!("{path} {word}");
@@ -596,6 +634,8 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     // "Backup/Drive B": one capital letter ends a name.
                     && (word.len() > 1 || word != "I" && word != "A")
                     && plain_word(word)
+                || acronym(word)
+                || small_number(word) && !counts_what_follows(words.get(end + 1))
                 // "Backup/Clients 2022": a folder's name that goes on with a year.
                 || word.len() == 4
                     && (word.starts_with("19") || word.starts_with("20"))

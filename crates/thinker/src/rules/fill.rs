@@ -64,6 +64,8 @@ struct Draft<'a> {
     continues: bool,
     /// The request's slots this tool's own parameters took (`name_pattern`, `min_size`).
     taken: Vec<String>,
+    /// Required parameters of inserted steps nothing filled (a scan with no folder).
+    pending_missing: usize,
 }
 
 impl PlanBuilder<'_, '_> {
@@ -119,7 +121,7 @@ impl PlanBuilder<'_, '_> {
             hit.score,
             backing,
             intent_bonus(tool, text),
-            meta_fit(skill, text),
+            meta_fit(skill, tool, text, slots.asks_ability),
             keyword_fit(skill, tool, &said),
             fit,
         ];
@@ -145,6 +147,7 @@ impl PlanBuilder<'_, '_> {
             used: BTreeSet::new(),
             continues: false,
             taken: Vec::new(),
+            pending_missing: 0,
         };
         let mut chosen = tool.planning.said_values(|w| words.contains(w));
         // "skip the duplicate check": what the clause says not to do chooses values too.
@@ -239,10 +242,13 @@ impl PlanBuilder<'_, '_> {
                 score -= 0.07;
             }
         }
+        // An inserted step that still needs what nobody said costs as the tool's own would.
+        score -= MISSING_REQUIRED * d.pending_missing as f32;
         let Draft {
             mut pending,
             params,
             new_place,
+            pending_missing,
             ..
         } = d;
         pending.push((
@@ -267,10 +273,11 @@ impl PlanBuilder<'_, '_> {
         for (i, (s, _)) in pending.iter_mut().enumerate() {
             s.step = base + i as u32 + 1;
         }
-        let missing = fills
-            .iter()
-            .filter(|(n, f)| *f == Fill::Missing && tool.required_params.iter().any(|r| r == n))
-            .count();
+        let missing = pending_missing
+            + fills
+                .iter()
+                .filter(|(n, f)| *f == Fill::Missing && tool.required_params.iter().any(|r| r == n))
+                .count();
         Some(Candidate {
             missing,
             score,
@@ -307,6 +314,18 @@ impl PlanBuilder<'_, '_> {
                     // "a second copy of Pictures/Best sitting on Backup/USB": with no "to", the
                     // last of two places is where a tool that needs a target puts things.
                     d.params.insert(name.into(), json!(last));
+                    Fill::Stated
+                } else if let [place] = slots.locations.as_slice()
+                    && d.tool.required_params.iter().any(|r| r == "target")
+                    && !slots.objects.is_empty()
+                    && slots
+                        .objects
+                        .iter()
+                        .all(|o| o.contains('/') && !o.starts_with(place.as_str()))
+                {
+                    // "stick ~/Desktop/W-2 2024.pdf in Taxes/2024": what is named with its
+                    // whole path is not in the place said after it; it goes there.
+                    d.params.insert(name.into(), json!(place));
                     Fill::Stated
                 } else {
                     Fill::Missing
@@ -586,6 +605,11 @@ impl PlanBuilder<'_, '_> {
         // What the sibling takes from the clause counts for this way of doing it.
         d.taken.extend(used.iter().map(|s| (*s).to_owned()));
         d.used.extend(used);
+        d.pending_missing += tool
+            .required_params
+            .iter()
+            .filter(|r| !step.params.contains_key(r.as_str()))
+            .count();
         d.pending.push((step, Emitted::of(tool)));
         d.params.insert(
             name.into(),

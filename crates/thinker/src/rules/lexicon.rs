@@ -32,6 +32,9 @@ struct EnglishFile {
     verb_particles: BTreeSet<String>,
     general_verbs: BTreeSet<String>,
     clash_words: BTreeSet<String>,
+    empty_phrases: Vec<String>,
+    ability_questions: Vec<String>,
+    possessives: BTreeSet<String>,
     vague_words: BTreeSet<String>,
 }
 
@@ -90,6 +93,12 @@ pub struct Lexicon {
     /// Words saying a name is already taken ("clashes", "exists"): a condition with one says
     /// how a step handles name clashes (`on_conflict`), not a step of its own.
     pub clash_words: BTreeSet<String>,
+    /// Phrases saying a file or folder has nothing in it ("0-byte", "contain zero files").
+    pub empty_phrases: Vec<String>,
+    /// Ways to ask whether the agent can do something ("can you", "is there a").
+    pub ability_questions: Vec<String>,
+    /// Words that make what follows someone's own, in particular ("my", "this", "our").
+    pub possessives: BTreeSet<String>,
     /// Words that name nothing in particular ("thing", "whatever").
     pub vague_words: BTreeSet<String>,
     pub german: Translation,
@@ -123,6 +132,9 @@ fn load() -> Result<Lexicon, String> {
         verb_particles: en.verb_particles,
         general_verbs: en.general_verbs,
         clash_words: en.clash_words,
+        empty_phrases: en.empty_phrases,
+        ability_questions: en.ability_questions,
+        possessives: en.possessives,
         vague_words: en.vague_words,
         german,
     })

@@ -362,6 +362,7 @@ impl PlanBuilder<'_, '_> {
             slots.objects.push(f);
             slots.refers_back = false;
         }
+        tracing::trace!(clause = %text, ?slots, "slots");
         // What the clause says not to do is no evidence for a tool that does it.
         let affirmed = clause::affirmed(text);
         let matched = normalize::for_matching(&affirmed, &slots, self.vocab, true);
@@ -396,6 +397,31 @@ impl PlanBuilder<'_, '_> {
                         vector: 0.0,
                         bm25: 0.0,
                     });
+                }
+            }
+        }
+        // "can u convert wav to flac?" asks what the agent can do: looking its skills up is a
+        // reading, ranked or not.
+        if slots.asks_ability {
+            for s in self.cx.skills.skills() {
+                let d = &s.definition;
+                for (name, _) in d.tools.iter().filter(|(_, t)| !t.mutates()) {
+                    let known = hits.iter().any(|h| h.skill == d.name && h.tool == *name);
+                    if d.tags.iter().any(|t| t == "meta") && !known {
+                        let ranked = ranking
+                            .hits
+                            .iter()
+                            .find(|h| h.skill == d.name && h.tool == *name);
+                        hits.push(ranked.cloned().unwrap_or(retrieval::SkillHit {
+                            skill: d.name.clone(),
+                            tool: name.clone(),
+                            score: 0.0,
+                            skill_score: 0.0,
+                            tool_score: 0.0,
+                            vector: 0.0,
+                            bm25: 0.0,
+                        }));
+                    }
                 }
             }
         }

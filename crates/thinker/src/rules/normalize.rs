@@ -141,6 +141,13 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
 /// The vocabulary word `word` is most likely a misspelling of, if any: distance 1 for words of
 /// 4–6 letters, 2 for longer ones, and a unique best candidate.
 pub fn correct(word: &str, vocab: &Vocabulary) -> Option<String> {
+    // "wav to flac": a file type's extension is spelt right, whatever word it is near.
+    if sandbox::CATEGORIES
+        .iter()
+        .any(|(_, exts)| exts.contains(&word))
+    {
+        return None;
+    }
     let n = word.chars().count();
     if n == 3 && !vocab.contains(word) && word.chars().all(|c| c.is_ascii_lowercase()) {
         // Three letters: only a swap of two neighbours ("zpi" → "zip") is safe to undo.
@@ -358,7 +365,10 @@ fn mask_whole(text: &str, name: &str) -> String {
 /// action verb is that verb even when it is an English word ("reed the todo.txt" is "read").
 fn correct_at(word: &str, vocab: &Vocabulary, first: bool) -> Option<String> {
     let verbs = &lexicon().action_verbs;
-    if first && word.chars().count() >= 4 && !verbs.contains(word) {
+    // "does X.zip have …" opens with an everyday word one letter from "goes" ("reed the
+    // todo.txt" is still "read").
+    let common = lexicon().common_words.contains(word);
+    if first && word.chars().count() >= 4 && !verbs.contains(word) && !common {
         let mut near = verbs
             .iter()
             .filter(|v| v.len() >= 4 && osa_distance(word, v) == 1);

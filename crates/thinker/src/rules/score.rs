@@ -102,22 +102,38 @@ fn kind_fit(tool: &ToolDefinition, named: &[String], is_file: &dyn Fn(&str) -> b
         // than one that reads every kind (a file's metadata).
         KIND_FIT * (1.0 + 1.0 / tool.planning.reads.len() as f32)
     } else {
-        -KIND_FIT
+        // It cannot read that kind at all: the run would fail.
+        -2.0 * KIND_FIT
     }
 }
 
 /// Skills tagged `meta` (about the agent itself) fit only a clause that talks about the agent:
 /// "which document talks about insurance" is a file search, not a skill search.
-pub(super) fn meta_fit(skill: &SkillDefinition, text: &str) -> f32 {
+pub(super) fn meta_fit(
+    skill: &SkillDefinition,
+    tool: &ToolDefinition,
+    text: &str,
+    asks_ability: bool,
+) -> f32 {
     let words = retrieval::text::words(text);
     let meta_skill = skill.tags.iter().any(|t| t == "meta");
     if !meta_skill {
         // "which of your skills would sort my photos by month" asks about the agent's skills,
-        // not to sort: a clause naming the agent's skills leans away from the file tools.
+        // not to sort: a clause naming the agent's skills, or asking whether it can do
+        // something to nothing in particular, leans away from the file tools.
         let names_skills = words.iter().any(|w| lexicon().agent_nouns.contains(w));
-        return if names_skills { -0.15 } else { 0.0 };
+        return if asks_ability {
+            -0.3
+        } else if names_skills {
+            -0.15
+        } else {
+            0.0
+        };
     }
-    if words.iter().any(|w| lexicon().meta_words.contains(w)) {
+    // Asking whether it can is looking its skills up, not making one.
+    if asks_ability && !tool.mutates() {
+        0.3
+    } else if words.iter().any(|w| lexicon().meta_words.contains(w)) {
         0.0
     } else {
         -0.3
@@ -358,6 +374,8 @@ pub(super) fn describe_selection(s: &Slots, place: Option<&str>) -> String {
     if !s.extensions.is_empty() {
         let list: Vec<&str> = s.extensions.iter().take(4).map(String::as_str).collect();
         what.push(format!("{} files", list.join("/")));
+    } else if s.kind.as_deref() == Some("dir") {
+        what.push("folders".to_owned());
     } else {
         what.push("files".to_owned());
     }

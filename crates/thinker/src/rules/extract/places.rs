@@ -168,10 +168,11 @@ pub(super) const LOCATION_PREPS: &[&str] = &[
     "through",
     "on",
 ];
-pub(super) const TARGET_PREPS: &[&str] = &["to", "into", "onto", "towards"];
-/// "innto", "inot", "too": a word one letter from "into" or "to" (and no other preposition).
+/// Words after which a place is where things go ("to", and "target: Backup/blog.tar.gz").
+pub(super) const TARGET_PREPS: &[&str] = &["to", "into", "onto", "towards", "target"];
+/// "innto", "inot", "too", "ot": a word one letter from "into" or "to" (and no other preposition).
 fn misspelt_target_prep(w: &str) -> Option<&'static str> {
-    if w == "too" {
+    if w == "too" || w == "ot" {
         return Some("to");
     }
     (w.len() >= 4 && strsim::damerau_levenshtein(w, "into") == 1).then_some("into")

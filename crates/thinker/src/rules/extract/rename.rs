@@ -34,6 +34,13 @@ static BECOME: LazyLock<Regex> = LazyLock::new(|| {
 static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
     re(r#"(?i)\bchange\s+(?:all\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:to|into)\s+("[^"]*"|'[^']*'|\S+)"#)
 });
+/// "strip 'Copy of ' from the names", "remove 'scan_' from the file names": quoted text taken out
+/// of names; also with the verb last, as German puts it ("'scan_' aus den Dateinamen entfernen").
+static STRIP: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:remove|strip|drop|delete|cut|lose|take)\s+(?:the\s+|every\s+|all\s+)?("[^"]*"|'[^']*'|⟦\d+⟧)|("[^"]*"|'[^']*'|⟦\d+⟧)\s+(?:from|out of|off)\b[^;]*?\bnames?\b[^;]*?\b(?:remove|strip|delete|cut)\b"#,
+    )
+});
 /// "prefix … with inv-", "suffix … with _v2": the text is the last word.
 static AFFIX_WITH: LazyLock<Regex> =
     LazyLock::new(|| re(r#"(?i)\b(prefix|suffix)\s+.*?\bwith\s+("[^"]*"|'[^']*'|\S+)"#));
@@ -159,10 +166,18 @@ fn replacement(
     lookup: &dyn Fn(&str) -> Option<String>,
     says_names: bool,
 ) -> Option<(String, String, Range<usize>)> {
-    let c = REPLACE
+    let Some(c) = REPLACE
         .captures(text)
         .or_else(|| CHANGE.captures(text).filter(|_| says_names))
-        .or_else(|| BECOME.captures(text).filter(|_| says_names))?;
+        .or_else(|| BECOME.captures(text).filter(|_| says_names))
+    else {
+        // Text taken out is replaced by nothing.
+        let c = STRIP.captures(text).filter(|_| says_names)?;
+        let raw = c.get(1).or(c.get(2))?.as_str();
+        let from = lookup(raw).unwrap_or_else(|| unquote(raw));
+        let range = c.get(0)?.range();
+        return (!from.is_empty()).then_some((from, String::new(), range));
+    };
     // BECOME's second form has its own groups (3, 4).
     let (i, j) = if c.get(1).is_some() { (1, 2) } else { (3, 4) };
     let read = |i: usize| {
@@ -411,6 +426,16 @@ mod tests {
                 "in Ebooks, underscores in file names should become spaces",
                 "_",
                 " ",
+            ),
+            (
+                "strip 'Copy of ' from the names in Drive/Shared Docs",
+                "Copy of ",
+                "",
+            ),
+            (
+                "in Scans please everywhere 'scan_' from the file names remove",
+                "scan_",
+                "",
             ),
         ] {
             let r = read_from(text);

@@ -562,6 +562,30 @@ fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
         "copy Pictures/Best Documents/old.txt",
         expect![[r#"objects=["Pictures/Best", "Documents/old.txt"]"#]],
     );
+    // A small number, a short word in capitals and a name with a capital inside go on too,
+    // unless the number counts what follows.
+    check(
+        "tar.gz of Uni/Semester 3 pls, save it as Backup/sem3.tar.gz",
+        expect![[r#"
+            locations=["Uni/Semester 3"]
+            targets=["Backup/sem3.tar.gz"]
+            format=Some("tar.gz")
+            refers_back=true"#]],
+    );
+    check(
+        "tldr of Readings/Week 5/foucault-discipline.pdf? it's 80 pages",
+        expect![[r#"
+            objects=["Readings/Week 5/foucault-discipline.pdf"]
+            refers_back=true"#]],
+    );
+    check(
+        "dedupe Music/iTunes Import and Videos/Twitch VODs",
+        expect![[r#"objects=["Music/iTunes Import", "Videos/Twitch VODs"]"#]],
+    );
+    check(
+        "list Photos/Trip 2 files",
+        expect![[r#"objects=["Photos/Trip"]"#]],
+    );
     // A lowercase word after the path is no part of it.
     check(
         "zip Projects/app into app.zip",
