@@ -374,10 +374,12 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         s.recursive = Some(true);
     }
     s.whole_root = WHOLE_ROOT.is_match(&lower_text);
+    // "new empty file ideas.md", "make an empty folder": what is made empty is no filter.
     if super::lexicon::lexicon()
         .empty_phrases
         .iter()
         .any(|w| lower_text.contains(w.as_str()))
+        && !MADE_EMPTY.is_match(&lower_text)
     {
         s.empty = true;
     }

@@ -35,6 +35,7 @@ struct EnglishFile {
     empty_phrases: Vec<String>,
     ability_questions: Vec<String>,
     possessives: BTreeSet<String>,
+    verbs_before_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
 }
 
@@ -99,6 +100,9 @@ pub struct Lexicon {
     pub ability_questions: Vec<String>,
     /// Words that make what follows someone's own, in particular ("my", "this", "our").
     pub possessives: BTreeSet<String>,
+    /// Words that are a verb when they open a clause saying where things go ("duplicate X into
+    /// Y" copies).
+    pub verbs_before_a_target: BTreeMap<String, String>,
     /// Words that name nothing in particular ("thing", "whatever").
     pub vague_words: BTreeSet<String>,
     pub german: Translation,
@@ -135,6 +139,7 @@ fn load() -> Result<Lexicon, String> {
         empty_phrases: en.empty_phrases,
         ability_questions: en.ability_questions,
         possessives: en.possessives,
+        verbs_before_a_target: en.verbs_before_a_target,
         vague_words: en.vague_words,
         german,
     })

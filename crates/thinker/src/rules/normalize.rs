@@ -241,6 +241,14 @@ fn quoted_words(text: &str) -> BTreeSet<String> {
     quoted
 }
 
+/// "duplicate Recipes/lasagna.docx into Shared": a word that opens a clause saying where things
+/// go is the verb the lexicon says it is there (`verbs_before_a_target`), whatever it means
+/// elsewhere ("duplicate files").
+fn verb_before_a_target<'a>(word: &str, at: usize, slots: &Slots) -> Option<&'a str> {
+    let verb = lexicon().verbs_before_a_target.get(word)?;
+    (at == 0 && !slots.targets.is_empty()).then_some(verb.as_str())
+}
+
 /// The clause as the skill matcher should see it.
 /// With `mask`, folder names are removed; without, only words are normalised (step descriptions).
 /// Names (paths, files, extensions) and quoted words are never corrected.
@@ -266,6 +274,9 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
                     .to_lowercase();
                 if is_name(w) || places.contains(&core) || quoted.contains(&core) {
                     return w.to_owned();
+                }
+                if let Some(v) = verb_before_a_target(&core, i, slots) {
+                    return v.to_owned();
                 }
                 match correct_at(&core, vocab, i == 0) {
                     Some(c) => w.to_lowercase().replace(&core, &c),
@@ -301,6 +312,9 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             let core = w.trim_matches(|c: char| !c.is_alphanumeric());
             if let Some(to) = lexicon().synonyms.get(core) {
                 return to.clone();
+            }
+            if let Some(v) = verb_before_a_target(core, i, slots) {
+                return v.to_owned();
             }
             if is_name(w) || quoted.contains(core) {
                 return w.to_owned();

@@ -188,7 +188,13 @@ pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> 
         .iter()
         .map(|t| {
             let literal: String = strip_placeholders(t);
-            let words: Vec<String> = content_words(&literal).iter().map(|w| stem(w)).collect();
+            // "anything" names nothing: "do you have anything that can {query}" is not backed
+            // by "anything in Movies/Rips at 4 GB or more?".
+            let words: Vec<String> = content_words(&literal)
+                .iter()
+                .filter(|w| !lexicon().vague_words.contains(w.as_str()))
+                .map(|w| stem(w))
+                .collect();
             if words.is_empty() {
                 return 0.0;
             }

@@ -83,7 +83,23 @@ pub(super) fn read(
         cut(text, r);
     }
     if let Some(c) = SIZE_PLUS.captures(text) {
-        s.min_size = Some(format!("{}{}", &c[1], c[2].to_uppercase()));
+        let value = format!("{}{}", &c[1], c[2].to_uppercase());
+        let value = if value.ends_with('B') {
+            value
+        } else {
+            format!("{value}B")
+        };
+        let below = c.get(3).is_some_and(|m| {
+            matches!(
+                m.as_str().to_lowercase().as_str(),
+                "less" | "smaller" | "under" | "below"
+            )
+        });
+        if below {
+            s.max_size = Some(value);
+        } else {
+            s.min_size = Some(value);
+        }
         let r = c.get(0).expect("match").range();
         cut(text, r);
     }
@@ -164,6 +180,8 @@ pub(super) fn read(
             "yesterday" => "2days",
             "this week" | "last week" | "recently" | "recent" | "lately" | "new files"
             | "latest files" => "7days",
+            // "since Monday": within the last week, whatever day it is now.
+            w if w.starts_with("since ") => "7days",
             "this month" | "last month" => "30days",
             _ => "365days",
         };

@@ -202,8 +202,15 @@ pub(super) static READ_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:only\s+)?(?:the\s+)?(?:first|top|beginning|initial|opening)\s+(\d+(?:[.,]\d+)?)\s*(kib|mib|kb|mb|k|m|bytes?|b|characters|chars)\b",
     )
 });
-pub(super) static SIZE_PLUS: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\s*\+"));
+/// "new empty file ideas.md", "make an empty folder": made empty, not selected for being empty.
+pub(super) static MADE_EMPTY: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(?:new|create|make|add|touch)\s+(?:an?\s+|a\s+new\s+|new\s+)?empty\b"));
+/// "500MB+", "4 GB or more", "2 GB and up" (group 3 is "less" or "smaller" for "10 MB or less").
+pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\b(?:\s*\+|\s+(?:or|and)\s+(more|bigger|larger|above|over|up|less|smaller|under|below))",
+    )
+});
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(older than|more than|over|(?:not|never) (?:been )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past)?|untouched (?:for|in)|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
@@ -211,7 +218,7 @@ pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(today|yesterday|this week|last week|this month|last month|this year|last year|recently|recent|lately|new files|latest files)\b",
+        r"(?i)\b(today|yesterday|this week|last week|this month|last month|this year|last year|recently|recent|lately|new files|latest files|since (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the weekend))\b",
     )
 });
 pub(super) static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
