@@ -255,7 +255,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 38] = [
+    let cases: [(&str, &str, serde_json::Value); 43] = [
         // A path is read whole: "recent" is not a date, ".zip" not an extension filter.
         (
             "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
@@ -460,6 +460,35 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "shift that lot onto my external one",
             "manage-files/move",
             serde_json::json!({}),
+        ),
+        // A clause saying none of remove-duplicates' `topic` words is no duplicate removal.
+        (
+            "Logs/app is full of 0-byte junk files; remove those",
+            "manage-files/delete",
+            serde_json::json!({"path": "$step(1).nodes"}),
+        ),
+        (
+            "copy Music/Live Sets over to Backup/Drive B, originals stay put",
+            "manage-files/copy",
+            serde_json::json!({"source": ["Music/Live Sets"], "target": "Backup/Drive B"}),
+        ),
+        // "duplicate" opening a clause that says where is a copy.
+        (
+            "duplicate Recipes/lasagna.docx into Shared/Family Cookbook",
+            "manage-files/copy",
+            serde_json::json!({"source": ["Recipes/lasagna.docx"], "target": "Shared/Family Cookbook"}),
+        ),
+        // Asking whether the agent can, about nothing in particular, looks its skills up.
+        (
+            "bro can u batch-convert wav to flac or nah",
+            "skill-search/search",
+            serde_json::json!({}),
+        ),
+        // A file named with its whole path goes to the one place said after it.
+        (
+            "stick ~/Desktop/W-2 2024.pdf in Taxes/2024",
+            "manage-files/move",
+            serde_json::json!({"source": ["~/Desktop/W-2 2024.pdf"], "target": "Taxes/2024"}),
         ),
         // A skill's own trigger made only of everyday words, said word for word.
         (

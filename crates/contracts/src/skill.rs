@@ -98,6 +98,11 @@ pub struct SkillDefinition {
     /// Trigger phrases (`"sort {path} by type"`) that help the rule planner pick this skill.
     #[serde(default)]
     pub triggers: Vec<String>,
+    /// Words a request about this skill says, one at least (`duplicates`, `dupes`, `identical`):
+    /// a request saying none of them fits its tools less ("remove the 0-byte files" is no
+    /// duplicate removal). Empty: any request may be about it.
+    #[serde(default)]
+    pub topic: Vec<String>,
     /// The Markdown body outside tool declarations: instructions for people and the thinker.
     #[serde(default)]
     pub instructions: String,

@@ -25,6 +25,7 @@ const SKILL_KEYS: &[&str] = &[
     "kb_chunk_strategy",
     "kb_chunk_size",
     "triggers",
+    "topic",
 ];
 const TOOL_KEYS: &[&str] = &[
     "primitive",
@@ -75,6 +76,8 @@ pub struct SkillDraft {
     pub kb_chunk_strategy: Option<String>,
     pub kb_chunk_size: Option<usize>,
     pub triggers: Vec<String>,
+    /// Words a request about the skill says (lowercase).
+    pub topic: Vec<String>,
     /// The saved plan of a workflow skill (its `steps:` and their keys).
     pub workflow: Option<contracts::Workflow>,
     pub tools: Vec<ToolDraft>,
@@ -343,7 +346,11 @@ fn frontmatter(cx: &mut Ctx, d: &mut SkillDraft, fm: &Mapping) {
             ),
         }
     }
-    for (key, target) in [("tags", &mut d.tags), ("triggers", &mut d.triggers)] {
+    for (key, target) in [
+        ("tags", &mut d.tags),
+        ("triggers", &mut d.triggers),
+        ("topic", &mut d.topic),
+    ] {
         match fm.get(key) {
             None | Some(Value::Null) => {}
             Some(Value::Sequence(items)) => {

@@ -243,6 +243,7 @@ pub fn resolve(
         kb_chunk_strategy: draft.kb_chunk_strategy.clone(),
         kb_chunk_size: draft.kb_chunk_size,
         triggers: draft.triggers.clone(),
+        topic: draft.topic.iter().map(|w| w.to_lowercase()).collect(),
         instructions: draft.instructions.clone(),
         workflow: draft.workflow.clone(),
     };

@@ -109,14 +109,15 @@ fn diagnostics_on_broken_files() {
     "#]],
     );
     check(
-        "---\nname: Bad_Name\ntags: files\nkb_chunk_strategy: words\nkb_chunk_size: -5\ncolour: blue\n---\n",
+        "---\nname: Bad_Name\ntags: files\nkb_chunk_strategy: words\nkb_chunk_size: -5\ncolour: blue\ntopic: logs\n---\n",
         expect![[r#"
             skills/broken/SKILL.md:1: error[MISSING_FIELD]: frontmatter needs `description` (the text retrieval matches requests against)
             skills/broken/SKILL.md:2: warning[NAME_FORMAT]: name `Bad_Name` should be lowercase letters, digits and hyphens (at most 64)
             skills/broken/SKILL.md:3: error[BAD_FIELD]: `tags` must be a list, found text
             skills/broken/SKILL.md:4: error[BAD_FIELD]: `kb_chunk_strategy` must be one of fixed, sentence, paragraph, semantic, found `words`
             skills/broken/SKILL.md:5: error[BAD_FIELD]: `kb_chunk_size` must be a positive whole number, found -5
-            skills/broken/SKILL.md:6: warning[UNKNOWN_FIELD]: unknown frontmatter field `colour` (ignored); known: name, id, version, description, tags, uses_retrieval, kb_chunk_strategy, kb_chunk_size, triggers
+            skills/broken/SKILL.md:6: warning[UNKNOWN_FIELD]: unknown frontmatter field `colour` (ignored); known: name, id, version, description, tags, uses_retrieval, kb_chunk_strategy, kb_chunk_size, triggers, topic
+            skills/broken/SKILL.md:7: error[BAD_FIELD]: `topic` must be a list, found text
         "#]],
     );
     check(
@@ -418,14 +419,17 @@ fn scaffold_with_drafted_tools_replaces_the_template_examples() {
     assert!(!dir.path().join("wipe-all").exists());
 }
 
-const PLANNING_SKILL: &str = "---\nname: tidy-logs\ndescription: Archive old log files of a folder into a zip, one folder at a time.\ntags: [logs]\n---\n\n### pack -- Pack log files into an archive\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [format, level]\nacts_on: nodes | selects: created | defaults: {target: \"{source}.{format|zip}\", level: 9}\ntriggers: [\"pack the logs in {source}\", \"archive logs of {source} as {format}\"]\nkeywords: [logs, log]\nwhen_said: [{words: [fast, quick], set: {level: 1}}]\nwhen_denied: [{words: [compressed, compress], set: {level: 0}}]\nfill: {format: format}\n";
+const PLANNING_SKILL: &str = "---\nname: tidy-logs\ndescription: Archive old log files of a folder into a zip, one folder at a time.\ntags: [logs]\ntopic: [Logs, log]\n---\n\n### pack -- Pack log files into an archive\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [format, level]\nacts_on: nodes | selects: created | defaults: {target: \"{source}.{format|zip}\", level: 9}\ntriggers: [\"pack the logs in {source}\", \"archive logs of {source} as {format}\"]\nkeywords: [logs, log]\nwhen_said: [{words: [fast, quick], set: {level: 1}}]\nwhen_denied: [{words: [compressed, compress], set: {level: 0}}]\nfill: {format: format}\n";
 
 #[test]
 fn planning_keys_are_read_from_a_tool_declaration() {
     let (def, diags) =
         skills::check_skill_md(PLANNING_SKILL, Path::new("tidy-logs/SKILL.md"), &table());
     assert!(diags.is_empty(), "{diags:?}");
-    let planning = &def.unwrap().tools["pack"].planning;
+    let def = def.unwrap();
+    // The skill's topic words, lowercase.
+    assert_eq!(def.topic, ["logs", "log"]);
+    let planning = &def.tools["pack"].planning;
     expect![[r#"
         {
           "triggers": [

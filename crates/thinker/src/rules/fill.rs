@@ -10,7 +10,8 @@ use serde_json::{Map, Value, json};
 
 use super::extract::Slots;
 use super::score::{
-    describe_selection, intent_bonus, keyword_fit, meta_fit, object_fit, topic_text, trigger_bonus,
+    describe_selection, intent_bonus, keyword_fit, meta_fit, object_fit, topic_fit, topic_text,
+    trigger_bonus,
 };
 use super::values::{default_value, slot_presence, slot_value};
 use super::{Candidate, Emitted, PlanBuilder, looks_like_file};
@@ -121,11 +122,16 @@ impl PlanBuilder<'_, '_> {
             hit.score,
             backing,
             intent_bonus(tool, text),
-            meta_fit(skill, tool, text, slots.asks_ability),
+            meta_fit(skill, tool, text, slots.asks_ability)
+                + topic_fit(
+                    skill,
+                    &|w| words.contains(w),
+                    self.steps.last().is_some_and(|s| s.skill == skill.name),
+                ),
             keyword_fit(skill, tool, &said),
             fit,
         ];
-        tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta, keyword, object");
+        tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta and topic, keyword, object");
         let mut score: f32 = parts.iter().sum();
         let folder_object = slots.objects.iter().find(|o| !looks_like_file(o)).cloned();
         // "everything" is everything in the folder the clause names, if it names one.

@@ -140,6 +140,22 @@ pub(super) fn meta_fit(
     }
 }
 
+/// A skill about one thing (its `topic` words) fits a clause that says none of them less ("remove
+/// the 0-byte files" is no duplicate removal), unless the clause goes on from a step of it
+/// ("…, then move them to Dupes").
+pub(super) fn topic_fit(
+    skill: &SkillDefinition,
+    said: &dyn Fn(&str) -> bool,
+    goes_on: bool,
+) -> f32 {
+    const OFF_TOPIC: f32 = 0.15;
+    if skill.topic.is_empty() || goes_on || skill.topic.iter().any(|w| said(w)) {
+        0.0
+    } else {
+        -OFF_TOPIC
+    }
+}
+
 /// A tool's `keywords` said in the clause point at it; a tool without keywords is its skill's
 /// choice among siblings of the same kind (both change, or both look) when none of theirs is said
 /// ("sort by month" is the date tool, any other sort the type tool).
