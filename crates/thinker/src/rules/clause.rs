@@ -71,6 +71,35 @@ fn names_go_on(last: &str, piece: &str) -> bool {
         && piece.split_whitespace().next().is_some_and(capitalised)
 }
 
+/// "Podcasts/Raw files over 500MB → Archive/raw.zip": an arrow says where things go ("to"), or,
+/// before an action ("x.zip → unpack to Pictures"), what comes next. A later part whose only
+/// verb is the arrow ("…; whatever turns up → Archive/docs.zip") is a step of its own.
+fn arrows_read(text: &str, verbs: &Verbs) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((at, arrow)) = ["→", "->", "=>", "⇒"]
+        .iter()
+        .filter_map(|a| rest.find(&format!(" {a} ")).map(|i| (i, *a)))
+        .min()
+    {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + arrow.len() + 2..];
+        if starts_with_action(after, verbs) {
+            out.push_str(", then ");
+        } else {
+            if let Some(boundary) = out.rfind("; ").map(|i| i + 2)
+                && !has_action(&out[boundary..], verbs)
+            {
+                out.insert_str(boundary, "then ");
+            }
+            out.push_str(" to ");
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// "…first and if it looks fine extract to Code/legacy-site": a condition followed by an action
 /// is a step of its own, done when the condition holds (unless it is about a name that clashes,
 /// which says how the step before behaves).
@@ -176,6 +205,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
     let text = THEN_FOR_THAN.replace_all(request.trim(), "$1 than$2");
     // "tl;dr" is one word, not two clauses.
     let text = text.replace("tl;dr", "tldr").replace("TL;DR", "tldr");
+    let text = arrows_read(&text, &verbs);
     let text = text.as_str();
     let mut out = Vec::new();
     // Header: "X – Y", "X - Y", "X: Y" with something actionable after it.
@@ -730,6 +760,26 @@ mod tests {
             ["dedupe Pictures", "sort Desktop by type"]
         );
         assert_eq!(texts("organize"), ["organize"]);
+        // An arrow is "to", or "then" before an action.
+        assert_eq!(
+            texts("Downloads/pics.zip → unpack to Pictures/Anna, then dedupe there"),
+            [
+                "[header] Downloads/pics.zip",
+                "unpack to Pictures/Anna",
+                "dedupe there"
+            ]
+        );
+        assert_eq!(
+            texts("Podcasts/Raw files over 500MB → Archive/raw.zip"),
+            ["Podcasts/Raw files over 500MB to Archive/raw.zip"]
+        );
+        assert_eq!(
+            texts("hunt for docs about the move; whatever turns up → Archive/docs.zip"),
+            [
+                "hunt for docs about the move",
+                "whatever turns up to Archive/docs.zip"
+            ]
+        );
         // A condition followed by an action is a step of its own.
         assert_eq!(
             texts("look in Archive/old.tar.gz first and if it looks fine extract to Code/old"),

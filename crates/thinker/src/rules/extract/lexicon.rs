@@ -351,6 +351,18 @@ pub(super) const AMBIGUOUS_EXTENSIONS: &[&str] = &[
 /// written with a dot they name the extension.
 pub(super) const ADJECTIVE_EXTENSIONS: &[&str] = &["old", "new", "big"];
 
+/// Words after a kind of file that say what the files are about ("documents about taxes").
+pub(super) const ABOUT_WORDS: &[&str] = &[
+    "about",
+    "on",
+    "regarding",
+    "concerning",
+    "mentioning",
+    "that",
+    "which",
+    "where",
+];
+
 pub(super) const FILE_NOUNS: &[&str] = &[
     "file",
     "files",

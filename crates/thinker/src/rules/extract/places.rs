@@ -507,6 +507,8 @@ pub(super) fn read_words(
                     || raw.starts_with(char::is_uppercase) && is_common_folder(&w))
                     && (i > 0 || opens_with_a_folder(raw))
                     && !describes_files(next)
+                    // "docs about the server migration": files of a kind, said what about.
+                    && !(FILE_NOUNS.contains(&w.as_str()) && ABOUT_WORDS.contains(&next))
                 || misspelt_folder(&w)
                 // "copy the folder Recipes to Backup", "a folder Taxes 2024": a name written
                 // with a capital right after the word folder.
