@@ -63,6 +63,8 @@ pub struct Slots {
     pub whole_root: bool,
     /// "there": the place an earlier step moved things to.
     pub there: bool,
+    /// "the whole thing", "all of it": the folder the request is about, taken whole.
+    pub whole_place: bool,
     /// The person's own categories: "into Invoices, Recipes and Meeting notes" (two or more).
     pub categories: Vec<String>,
     /// Tags to give: "tag … with Taxes 2024", "label … as paid".
@@ -374,6 +376,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         s.recursive = Some(true);
     }
     s.whole_root = WHOLE_ROOT.is_match(&lower_text);
+    s.whole_place = WHOLE_PLACE.is_match(&lower_text);
     // "new empty file ideas.md", "make an empty folder": what is made empty is no filter.
     if super::lexicon::lexicon()
         .empty_phrases
@@ -397,7 +400,8 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     };
     if has_word("folders")
         || has_word("directories")
-        || s.empty && (has_word("folder") || has_word("directory"))
+        || has_word("dirs")
+        || s.empty && (has_word("folder") || has_word("directory") || has_word("dir"))
     {
         s.kind = Some("dir".into());
     } else if s.empty && has_word("files") {

@@ -490,14 +490,22 @@ impl PlanBuilder<'_, '_> {
             .collect();
         let selection_wanted = slots.has_filter() || acts_on == ActsOn::Files && files.is_empty();
         let fill = if !files.is_empty() && !slots.has_filter() {
-            // "delete old.log from the Logs folder": each file named is in the clause's folder.
+            // "delete old.log from the Logs folder": each file named is in the clause's folder;
+            // "mark Invoices/inv-0193.pdf and inv-0194.pdf": a bare name after a path is in
+            // that path's folder.
+            let mut folder_before: Option<String> = None;
             let joined: Vec<String> = files
                 .iter()
-                .map(|o| match &d.clause_place {
-                    Some(l) if l != "." && !o.contains('/') && !looks_like_file(l) => {
-                        format!("{l}/{o}")
-                    }
-                    _ => (*o).clone(),
+                .map(|o| {
+                    let path = match (&d.clause_place, &folder_before) {
+                        (Some(l), _) if l != "." && !o.contains('/') && !looks_like_file(l) => {
+                            format!("{l}/{o}")
+                        }
+                        (_, Some(f)) if !o.contains('/') => format!("{f}/{o}"),
+                        _ => (*o).clone(),
+                    };
+                    folder_before = path.rsplit_once('/').map(|(f, _)| f.to_owned());
+                    path
                 })
                 .collect();
             d.params.insert(name.into(), json!(joined));

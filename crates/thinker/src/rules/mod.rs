@@ -346,6 +346,14 @@ impl PlanBuilder<'_, '_> {
             slots.locations.push(t);
             slots.whole_root &= !in_there;
         }
+        // "…, then pack the whole thing": the folder the request is about.
+        if slots.whole_place
+            && slots.locations.is_empty()
+            && slots.objects.is_empty()
+            && let Some(p) = self.place.clone().filter(|p| p != ".")
+        {
+            slots.objects.push(p);
+        }
         if slots.whole_root
             && slots.locations.is_empty()
             && slots.objects.is_empty()

@@ -383,9 +383,11 @@ fn correct_at(word: &str, vocab: &Vocabulary, first: bool) -> Option<String> {
     // todo.txt" is still "read").
     let common = lexicon().common_words.contains(word);
     if first && word.chars().count() >= 4 && !verbs.contains(word) && !common {
+        // "tagg": a short verb with its last letter doubled.
+        let doubled = |v: &str| v.len() == 3 && word == format!("{v}{}", &v[2..]);
         let mut near = verbs
             .iter()
-            .filter(|v| v.len() >= 4 && osa_distance(word, v) == 1);
+            .filter(|v| v.len() >= 4 && osa_distance(word, v) == 1 || doubled(v));
         if let (Some(v), None) = (near.next(), near.next()) {
             return Some(v.clone());
         }

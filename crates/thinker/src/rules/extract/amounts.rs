@@ -234,15 +234,21 @@ pub(super) fn read(
         || lower_text.contains("keeping")
         || lower_text.contains("preserv")
         || lower_text.contains("leave the")
-        // "the older version stays".
+        // "the older version stays", "bigger version survives", "biggest file wins".
         || lower_text.contains(" stays")
-        || lower_text.contains(" stay"))
+        || lower_text.contains(" stay")
+        || lower_text.contains(" surviv")
+        || lower_text.contains(" wins")
+        || lower_text.contains("hang on to")
+        || lower_text.contains("hold on to"))
         && let Some(c) = KEEP.captures(text)
     {
         s.keep = Some(
             match c[1].to_lowercase().as_str() {
                 "newest" | "latest" | "most recent" | "newer" | "youngest" => "newest",
                 "shortest" | "shortest path" | "first" => "shortest_path",
+                "biggest" | "bigger" | "largest" | "larger" => "largest",
+                w if w.starts_with("highest") => "largest",
                 _ => "oldest",
             }
             .into(),

@@ -253,7 +253,7 @@ pub(super) static YEAR: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:from|in|during|of)\s+((?:19|20)\d{2})\b"));
 pub(super) static KEEP: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(newest|latest|most recent|newer|youngest|oldest|original|originals|earliest|older|shortest(?: path)?|first)\b",
+        r"(?i)\b(newest|latest|most recent|newer|youngest|oldest|original|originals|earliest|older|came first|shortest(?: path)?|first|biggest|bigger|largest|larger|highest[- ]resolution)\b",
     )
 });
 pub(super) static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {
@@ -331,6 +331,10 @@ pub(super) static RECURSIVE_OFF: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(top[- ]level only|only the top level|not (?:in )?sub-?folders|without sub-?folders|non-?recursive(?:ly)?|loose files|directly in)\b",
     )
+});
+/// "pack the whole thing to Backup/x.tar.zst": the folder the request is about, whole.
+pub(super) static WHOLE_PLACE: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(the whole thing|the entire thing|the whole lot|all of it|the lot of it)\b")
 });
 pub(super) static WHOLE_ROOT: LazyLock<Regex> = LazyLock::new(|| {
     re(

@@ -44,10 +44,10 @@ static STRIP: LazyLock<Regex> = LazyLock::new(|| {
 /// "prefix … with inv-", "suffix … with _v2": the text is the last word.
 static AFFIX_WITH: LazyLock<Regex> =
     LazyLock::new(|| re(r#"(?i)\b(prefix|suffix)\s+.*?\bwith\s+("[^"]*"|'[^']*'|\S+)"#));
-/// "add _final to the end of", "put inv- in front of", "append -old".
+/// "add _final to the end of", "put inv- in front of", "append -old", "stick a final_ prefix on".
 static AFFIX_ADD: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:add|put|stick|prepend|append|attach)\s+("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind))?"#,
+        r#"(?i)\b(?:add|put|stick|slap|prepend|append|attach)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
     )
 });
 /// Where the date goes when no example shows it: "the date in front of their names", "the date
@@ -318,6 +318,7 @@ fn affix(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String,
     let place = c
         .get(2)
         .or(c.get(3))
+        .or(c.get(4))
         .map(|m| m.as_str().to_lowercase())
         .unwrap_or_default();
     // "put 'x.docx'" alone says nothing about names: a place, or a verb that is about them.
@@ -329,8 +330,8 @@ fn affix(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String,
         return None;
     }
     let at_end = match place.as_str() {
-        "end" | "after" | "behind" => true,
-        "start" | "beginning" | "front" | "in front of" | "before" => false,
+        "end" | "after" | "behind" | "suffix" => true,
+        "start" | "beginning" | "front" | "in front of" | "before" | "prefix" => false,
         _ => verb == "append" || affix.starts_with(['-', '_', '.']),
     };
     let pattern = if at_end {
@@ -395,6 +396,10 @@ mod tests {
             (
                 "put the date in front of their names",
                 Some("{date:%Y-%m-%d}_{name}.{ext}"),
+            ),
+            (
+                "stick a final_ prefix on the renders in Renders/Client Cut",
+                Some("final_{name}.{ext}"),
             ),
             // Not an affix: a word with no separator is what is added, not text.
             ("add the files in Temp to Archive", None),

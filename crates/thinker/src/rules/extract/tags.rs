@@ -9,9 +9,10 @@ use regex::Regex;
 static TAG_VERB: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:tag|tags|tagged|label|labels|labelled|mark)\b").unwrap()
 });
-/// "… with X" / "… as X" closing the clause, after a tag verb.
+/// "… with X" / "… as X" closing the clause, after a tag verb ("wiht" too).
 static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\s(?:with|as)\s+(?:the\s+)?(?:(?:tags?|labels?)\s+)?(.+?)[.!?]*$").unwrap()
+    Regex::new(r"(?i)\s(?:with|wiht|wtih|as)\s+(?:the\s+)?(?:(?:tags?|labels?)\s+)?(.+?)[.!?]*$")
+        .unwrap()
 });
 /// "with tags work, backup", "tagged music, rename", "tags: a, b" closing the clause.
 static TAGS_LIST: LazyLock<Regex> = LazyLock::new(|| {

@@ -756,8 +756,8 @@ fn apostrophes_quote_nothing_and_single_quotes_still_do() {
         "slap 'WIP_' in front of every file in Art/Commissions, don't touch 'Final Cut'",
         expect![[r#"
             locations=["Art/Commissions"]
-            objects=["WIP_"]
-            exclude=["Final Cut"]"#]],
+            exclude=["Final Cut"]
+            pattern=Some("WIP_{name}.{ext}")"#]],
     );
 }
 
