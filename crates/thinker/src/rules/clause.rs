@@ -155,7 +155,11 @@ fn only_elaborates(piece: &str) -> bool {
 /// "delete the originals" after "zip X" belongs to the archive step, not a step of its own.
 fn about_originals(piece: &str) -> bool {
     let l = piece.to_lowercase();
-    l.contains("the original") || l.contains("the source files") || l.contains("the uncompressed")
+    // "…, remove originals once packed" as well as "the originals".
+    l.split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "original" || w == "originals")
+        || l.contains("the source files")
+        || l.contains("the uncompressed")
 }
 
 /// "tagged music, rename": a list goes on after a comma, even with a verb in it.
@@ -555,6 +559,30 @@ fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
     asks_to_be_shown(text, true) || !c.sequenced && !has_action(text, verbs)
 }
 
+/// "are there identical copies in X, and how many MB are they costing me": a question about what
+/// the question before found ("they", no place of its own) asks more of the same step.
+fn asks_more_about(prev: &Clause, c: &Clause) -> bool {
+    let lex = super::lexicon::lexicon();
+    let words = |t: &str| -> Vec<String> {
+        t.split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                    .to_lowercase()
+            })
+            .collect()
+    };
+    let (before, now) = (words(&prev.text), words(&c.text));
+    let question = |ws: &[String]| {
+        ws.first()
+            .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
+    };
+    question(&before)
+        && question(&now)
+        && !c.sequenced
+        && !c.text.contains('/')
+        && now.iter().any(|w| lex.back_references.contains(w))
+}
+
 /// "show me" or "tell me", and with `numbered` maybe a number after it ("show me 5").
 fn asks_to_be_shown(text: &str, numbered: bool) -> bool {
     let words: Vec<String> = text
@@ -587,7 +615,11 @@ fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
             continue;
         }
         match merged.last_mut() {
-            Some(prev) if !prev.header && !c.header && qualifies_previous(&c, verbs) => {
+            Some(prev)
+                if !prev.header
+                    && !c.header
+                    && (qualifies_previous(&c, verbs) || asks_more_about(prev, &c)) =>
+            {
                 prev.text.push_str(", ");
                 prev.text.push_str(&c.text);
             }
@@ -779,6 +811,11 @@ mod tests {
                 "hunt for docs about the move",
                 "whatever turns up to Archive/docs.zip"
             ]
+        );
+        // A question about what the question before found asks more of it.
+        assert_eq!(
+            texts("are there identical copies in Backup/Old, and how many MB are they costing me"),
+            ["are there identical copies in Backup/Old, how many MB are they costing me"]
         );
         // A condition followed by an action is a step of its own.
         assert_eq!(
