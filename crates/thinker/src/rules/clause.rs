@@ -71,6 +71,17 @@ fn names_go_on(last: &str, piece: &str) -> bool {
         && piece.split_whitespace().next().is_some_and(capitalised)
 }
 
+/// "zoom-janitor", "invoice-zipper": one lower-case word joined with hyphens, as skills are named
+/// (a folder's name is written with capitals or a slash).
+fn looks_like_a_skill_name(text: &str) -> bool {
+    let t = text.trim();
+    t.contains('-')
+        && !t.starts_with('-')
+        && !t.ends_with('-')
+        && t.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
 /// "Podcasts/Raw files over 500MB → Archive/raw.zip": an arrow says where things go ("to"), or,
 /// before an action ("x.zip → unpack to Pictures"), what comes next. A later part whose only
 /// verb is the arrow ("…; whatever turns up → Archive/docs.zip") is a step of its own.
@@ -221,6 +232,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             && head.split_whitespace().count() <= 8
             // "by topic: Tax, Medical, Car" ends with a list, not a header.
             && !(sep == ": " && rest.contains(", ") && !has_action(rest, &verbs))
+            // "zoom-janitor: teach yourself to …" names what to make, in the clause.
+            && !(sep == ": " && looks_like_a_skill_name(head))
             // "…, target: Backup/blog.tar.gz" says where, in the clause it ends.
             && !head
                 .rsplit(|c: char| c.is_whitespace() || c == ',')

@@ -147,6 +147,13 @@ pub const FILTER_WORDS: &[&str] = &[
     "today",
     "yesterday",
     "ago",
+    // Which copy to keep ("kep the olderst one").
+    "keep",
+    "keeping",
+    "oldest",
+    "newest",
+    "largest",
+    "biggest",
     "folders",
     "folder",
     "directories",
@@ -332,7 +339,11 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
 
     // "called X", or a hyphenated name after "skill" ("create a skill music-renamer").
     if let Some(c) = CALLED.captures(&text) {
-        let raw = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
+        let raw = c
+            .get(1)
+            .or(c.get(2))
+            .or(c.get(3))
+            .map_or("", |m| m.as_str());
         let name = lookup(raw).unwrap_or_else(|| unquote(raw));
         // "zip up Pictures/Kyoto, call it Backup/kyoto-trip.zip": an archive's path is the one
         // to make, not a name to look for.

@@ -15,7 +15,12 @@ use super::normalize::in_lexicon_words;
 /// taxes.pdf" is not a reason to delete it).
 pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
     let words = retrieval::text::words(text);
-    let change = words.iter().any(|w| lexicon().change_verbs.contains(w));
+    // "what did I put in compose.yml again?": a change the person asks about, done before.
+    let asked_about = words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "what" | "where" | "when" | "which"))
+        && words.iter().any(|w| w == "did");
+    let change = !asked_about && words.iter().any(|w| lexicon().change_verbs.contains(w));
     let look = words.iter().any(|w| lexicon().look_verbs.contains(w));
     // "roughly how old is everything in X": a question asks about the files, not for anything
     // done to them.

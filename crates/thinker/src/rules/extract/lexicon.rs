@@ -297,9 +297,10 @@ pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
-    // "called Receipts 2024": a name and the year after it are one name.
+    // "called Receipts 2024": a name and the year after it are one name; "set me up a skill,
+    // invoice-zipper" and "zoom-janitor: teach yourself to …" name what to make.
     re(
-        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\b(?:skill|command)\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b"#,
+        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\b(?:skill|command),?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s"#,
     )
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {

@@ -7,7 +7,7 @@ use regex::Regex;
 
 /// A word that asks for tags.
 static TAG_VERB: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:tag|tags|tagged|label|labels|labelled|mark)\b").unwrap()
+    Regex::new(r"(?i)\b(?:tag|tagg|tags|tagged|label|labels|labelled|mark)\b").unwrap()
 });
 /// "… with X" / "… as X" closing the clause, after a tag verb ("wiht" too).
 static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
