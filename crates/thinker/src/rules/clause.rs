@@ -71,6 +71,34 @@ fn names_go_on(last: &str, piece: &str) -> bool {
         && piece.split_whitespace().next().is_some_and(capitalised)
 }
 
+/// "don't need three versions of every song, just one each": what is not wanted is what to
+/// remove (not "don't want to lose", and not "…, don't need it", which says why).
+fn unwanted_removed(text: &str) -> String {
+    let lex = super::lexicon::lexicon();
+    let mut out = text.to_owned();
+    for lead in &lex.unwanted_leads {
+        let lower = out.to_lowercase();
+        let Some(at) = lower.find(lead.as_str()) else {
+            continue;
+        };
+        let after = &lower[at + lead.len()..];
+        let next = after
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .trim_matches(|c: char| !c.is_alphanumeric());
+        let whole = (at == 0 || !lower[..at].ends_with(char::is_alphanumeric))
+            && after.starts_with(' ')
+            && next != "to"
+            && !lex.back_references.contains(next)
+            && !lex.possessives.contains(next);
+        if whole {
+            out.replace_range(at..at + lead.len(), "remove");
+        }
+    }
+    out
+}
+
 /// "zoom-janitor", "invoice-zipper": one lower-case word joined with hyphens, as skills are named
 /// (a folder's name is written with capitals or a slash).
 fn looks_like_a_skill_name(text: &str) -> bool {
@@ -218,9 +246,13 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         Regex::new(r"(?i)\b(\w+er|more|less)\s+then(\s+\d)").expect("a valid pattern")
     });
     let text = THEN_FOR_THAN.replace_all(request.trim(), "$1 than$2");
-    // "tl;dr" is one word, not two clauses.
-    let text = text.replace("tl;dr", "tldr").replace("TL;DR", "tldr");
+    // "tl;dr" is one word, not two clauses; "re:" is "about", not a header.
+    let text = text
+        .replace("tl;dr", "tldr")
+        .replace("TL;DR", "tldr")
+        .replace(" re: ", " about ");
     let text = arrows_read(&text, &verbs);
+    let text = unwanted_removed(&text);
     let text = text.as_str();
     let mut out = Vec::new();
     // Header: "X – Y", "X - Y", "X: Y" with something actionable after it.
@@ -487,6 +519,17 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
         if rest_lower.len() > 2 && rest_lower[0] == "full" && rest_lower[1] == "of" {
             return Some(format!("{} in {subject}", rest[2..].join(" ")));
         }
+        // "somewhere in Documents is that tax office letter about my refund": what is in a
+        // place said first.
+        if matches!(lower[0].as_str(), "somewhere" | "in") && !rest.is_empty() {
+            let place = words[..v]
+                .iter()
+                .skip_while(|w| w.eq_ignore_ascii_case("somewhere"))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            return Some(format!("{} {place}", rest.join(" ")));
+        }
         if rest_lower.first().is_some_and(|w| w.ends_with("ing")) {
             let place: Vec<&str> = rest[1..]
                 .iter()
@@ -735,11 +778,19 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
     words
         .first()
         .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
-        || words
-            .iter()
-            .enumerate()
-            .any(|(i, w)| verbs.is_action(w) && words.get(i + 1).is_none_or(|n| n != "format"))
+        || words.iter().enumerate().any(|(i, w)| {
+            // "biggest file wins", "the file": a verb after a determiner or a superlative is
+            // a noun there.
+            let noun = i > 0
+                && (NOUN_MARKERS.contains(&words[i - 1].as_str()) || words[i - 1].ends_with("est"));
+            verbs.is_action(w) && !noun && words.get(i + 1).is_none_or(|n| n != "format")
+        })
 }
+
+/// Words after which a verb is a noun ("the file", "every copy").
+const NOUN_MARKERS: &[&str] = &[
+    "the", "a", "an", "each", "every", "this", "that", "my", "your",
+];
 
 /// Case-insensitive split on `sep` (ASCII separators only).
 fn split_ci(text: &str, sep: &str) -> Vec<String> {
@@ -824,6 +875,24 @@ mod tests {
                 "hunt for docs about the move",
                 "whatever turns up to Archive/docs.zip"
             ]
+        );
+        // What is not wanted is what to remove.
+        assert_eq!(
+            texts("don't need three versions of every song in Music, just one each"),
+            ["remove three versions of every song in Music, just one each"]
+        );
+        assert_eq!(
+            texts("trash Desktop/old.docx, don't need it"),
+            ["trash Desktop/old.docx, don't need it"]
+        );
+        assert_eq!(
+            texts("I don't want to lose Writing/Novel, copy it to Backup"),
+            ["I don't want to lose Writing/Novel", "copy it to Backup"]
+        );
+        // A superlative before a verb makes it a noun: "biggest file wins" qualifies.
+        assert_eq!(
+            texts("dedupe Music; biggest file wins"),
+            ["dedupe Music, biggest file wins"]
         );
         // A question about what the question before found asks more of it.
         assert_eq!(

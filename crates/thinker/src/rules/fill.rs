@@ -469,10 +469,21 @@ impl PlanBuilder<'_, '_> {
                 },
             };
         }
-        match &self.place {
+        // "extract x.tar.gz into Documents/Invoices, then split the invoices into …": where
+        // the step before put things, if it put them in a folder; else the request's place.
+        let put_there = self
+            .last_target
+            .clone()
+            .filter(|t| !looks_like_file(t))
+            .filter(|_| {
+                self.steps
+                    .last()
+                    .is_some_and(|s| s.params.contains_key("target"))
+            });
+        match put_there.or(self.place.clone()) {
             Some(p) => {
                 d.params.insert(name.into(), json!(p));
-                d.new_place = Some(p.clone());
+                d.new_place = Some(p);
                 Fill::Inherited
             }
             None => Fill::Missing,

@@ -23,6 +23,7 @@ struct EnglishFile {
     agent_nouns: BTreeSet<String>,
     common_words: BTreeSet<String>,
     negations: Vec<String>,
+    unwanted_leads: Vec<String>,
     condition_leads: Vec<String>,
     qualifier_leads: Vec<String>,
     filler_leads: Vec<String>,
@@ -71,6 +72,9 @@ pub struct Lexicon {
     /// A later clause starting with one of these only qualifies the one before ("don't move
     /// anything yet").
     pub negations: Vec<String>,
+    /// Negations that say what is not wanted ("don't need three versions of every song"): what
+    /// to remove, not what not to do (read as "remove").
+    pub unwanted_leads: Vec<String>,
     /// A condition after the action, after a comma, "and", "but" or "or" ("…, and if a name is
     /// taken keep both"): how the step behaves, not what it is.
     pub condition_leads: Vec<String>,
@@ -127,6 +131,7 @@ fn load() -> Result<Lexicon, String> {
         agent_nouns: en.agent_nouns,
         common_words: en.common_words,
         negations: en.negations,
+        unwanted_leads: en.unwanted_leads,
         condition_leads: en.condition_leads,
         qualifier_leads: en.qualifier_leads,
         filler_leads: en.filler_leads,

@@ -19,9 +19,12 @@ static TAGS_LIST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:with\s+(?:the\s+)?)?(?:tags|tagged|labels|labelled)\s*:?\s+(.+?)[.!?]*$")
         .unwrap()
 });
-/// "the tag(s) X to/on …": the tags, then what gets them.
+/// "the tag(s) X to/on …", "a Kyoto tag on …": the tags, then what gets them.
 static THE_TAGS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:the\s+)?(?:tags?|labels?)\s+(.+?)\s+(?:to|on)\s").unwrap()
+    Regex::new(
+        r"(?i)\b(?:(?:the\s+)?(?:tags?|labels?)\s+(.+?)|(?:an?|the)\s+(\S+(?:\s+\S+)?)\s+(?:tag|label))\s+(?:to|on)\s",
+    )
+    .unwrap()
 });
 
 /// The tags and the range of `text` they (with their "with", "as" or "the tag … to") take.
@@ -33,7 +36,7 @@ pub(super) fn tag_list(
     let (raw, range) = if let Some(c) = WITH_TAGS.captures_at(text, verb.end()) {
         (c.get(1)?.as_str(), c.get(0)?.range())
     } else if let Some(c) = THE_TAGS.captures(text) {
-        (c.get(1)?.as_str(), c.get(0)?.range())
+        (c.get(1).or(c.get(2))?.as_str(), c.get(0)?.range())
     } else {
         let c = TAGS_LIST.captures(text)?;
         (c.get(1)?.as_str(), c.get(0)?.range())
