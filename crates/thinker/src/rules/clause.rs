@@ -99,6 +99,37 @@ fn unwanted_removed(text: &str) -> String {
     out
 }
 
+/// "Photos/2024 needs an Iceland subfolder", "I need in Dokumente/Nebenkosten a subfolder named
+/// Belege 2025": a folder someone needs is one to make, said as the skills say it.
+fn folder_wished_for(text: &str) -> String {
+    static PLACE_NEEDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)^(?P<place>[^\s;,]+(?: [A-Z0-9][^\s;,]*)?) (?:needs|wants|could use|should get|should have) (?:an?|a new|one more|another) (?P<name>[^;,]+?) (?:sub ?folder|subdir|sub-folder|folder|directory|dir)\b",
+        )
+        .expect("a valid pattern")
+    });
+    static NEED_IN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)^(?:i )?(?:need|want) in (?P<place>\S+) (?:an?|a new|one more|another) (?:sub ?folders?|subdirs?|folders?|directory|dir) (?:named|namens|called) (?P<name>[^;,]+)",
+        )
+        .expect("a valid pattern")
+    });
+    if let Some(c) = PLACE_NEEDS
+        .captures(text)
+        .or_else(|| NEED_IN.captures(text))
+    {
+        let made = format!(
+            "create a new subfolder named {} in {}",
+            &c["name"], &c["place"]
+        );
+        let whole = c.get(0).expect("match").range();
+        let mut out = text.to_owned();
+        out.replace_range(whole, &made);
+        return out;
+    }
+    text.to_owned()
+}
+
 /// "zoom-janitor", "invoice-zipper": one lower-case word joined with hyphens, as skills are named
 /// (a folder's name is written with capitals or a slash).
 fn looks_like_a_skill_name(text: &str) -> bool {
@@ -253,6 +284,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         .replace(" re: ", " about ");
     let text = arrows_read(&text, &verbs);
     let text = unwanted_removed(&text);
+    let text = folder_wished_for(&text);
     let text = text.as_str();
     let mut out = Vec::new();
     // Header: "X – Y", "X - Y", "X: Y" with something actionable after it.
@@ -875,6 +907,18 @@ mod tests {
                 "hunt for docs about the move",
                 "whatever turns up to Archive/docs.zip"
             ]
+        );
+        // A folder someone needs is one to make.
+        assert_eq!(
+            texts("Photos/2024 needs an Iceland subfolder; copy Camera/SD Card into it"),
+            [
+                "create a new subfolder named Iceland in Photos/2024",
+                "copy Camera/SD Card into it"
+            ]
+        );
+        assert_eq!(
+            texts("Tax Stuff wants a Receipts 2024 subdir"),
+            ["create a new subfolder named Receipts 2024 in Tax Stuff"]
         );
         // What is not wanted is what to remove.
         assert_eq!(

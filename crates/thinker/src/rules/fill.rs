@@ -322,7 +322,6 @@ impl PlanBuilder<'_, '_> {
                     d.params.insert(name.into(), json!(last));
                     Fill::Stated
                 } else if let [place] = slots.locations.as_slice()
-                    && d.tool.required_params.iter().any(|r| r == "target")
                     && !slots.objects.is_empty()
                     && slots
                         .objects
@@ -337,7 +336,19 @@ impl PlanBuilder<'_, '_> {
                     Fill::Missing
                 }
             }
-            ("new_name", _) => match slots.targets.first().or(slots.name.as_ref()) {
+            // "rename x.pdf in y.pdf" (German "in"): a second, bare file name is the new one.
+            ("new_name", _) => match slots.targets.first().or(slots.name.as_ref()).or(
+                match slots.objects.as_slice() {
+                    [first, second]
+                        if looks_like_file(first)
+                            && looks_like_file(second)
+                            && !second.contains('/') =>
+                    {
+                        Some(second)
+                    }
+                    _ => None,
+                },
+            ) {
                 Some(n) => {
                     d.params.insert(name.into(), json!(n));
                     Fill::Stated
@@ -526,7 +537,8 @@ impl PlanBuilder<'_, '_> {
             self.select_into(d, name, place, None)?
         } else if let Some(r) = self
             .last_selection(&d.pending)
-            .filter(|_| slots.refers_back || (!selection_wanted && d.folder_object.is_none()))
+            // "copy Camera/SD Card into it": a folder named is what goes, "it" where.
+            .filter(|_| d.folder_object.is_none() && (slots.refers_back || !selection_wanted))
         {
             d.params.insert(name.into(), json!(r));
             Fill::Reference

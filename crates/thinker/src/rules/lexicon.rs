@@ -52,6 +52,9 @@ pub struct Translation {
     folders: BTreeSet<String>,
     /// Words after which any word is a name ("Ordner", "namens").
     names: BTreeSet<String>,
+    /// Verbs whose particle ends the sentence part ("pack … aus" is unpack): "verb particle" →
+    /// the English verb.
+    separable: BTreeMap<String, String>,
     phrases: serde_yaml::Mapping,
     words: BTreeMap<String, String>,
 }
@@ -157,6 +160,40 @@ pub fn lexicon() -> &'static Lexicon {
 }
 
 impl Translation {
+    /// `text` with each separable verb said whole where its verb stands: "pack bitte das Archiv
+    /// x.zip in Dokumente aus" → "extract bitte das Archiv x.zip in Dokumente". The particle
+    /// must end its part of the sentence (before punctuation or the end).
+    fn separable_joined(&self, text: &str, core: &dyn Fn(&str) -> String) -> String {
+        let mut tokens: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+        for (pair, english) in &self.separable {
+            let Some((verb, particle)) = pair.split_once(' ') else {
+                continue;
+            };
+            let Some(v) = tokens.iter().position(|t| core(t) == verb) else {
+                continue;
+            };
+            let ends_part =
+                |i: usize, t: &str| i + 1 == tokens.len() || t.ends_with([',', ';', '.', '?', '!']);
+            let Some(p) = (v + 1..tokens.len())
+                .find(|&i| core(&tokens[i]) == particle && ends_part(i, &tokens[i]))
+            else {
+                continue;
+            };
+            let tail: String = tokens[p]
+                .chars()
+                .skip_while(|c| c.is_alphanumeric())
+                .collect();
+            tokens.remove(p);
+            if let Some(last) = tokens.get_mut(p - 1) {
+                last.push_str(&tail);
+            }
+            let t = &tokens[v];
+            let start = t.find(|c: char| c.is_alphanumeric()).unwrap_or(0);
+            tokens[v] = format!("{}{english}", &t[..start]);
+        }
+        tokens.join(" ")
+    }
+
     /// An everyday folder name of this language ("musik", "bilder"), lowercase.
     pub fn is_folder_word(&self, word: &str) -> bool {
         self.folders.contains(word)
@@ -165,18 +202,19 @@ impl Translation {
     /// `text` in English when it reads as this language (enough marker words), else `None`.
     /// Words for which `is_name` holds (files and folders that exist) stay as written.
     pub fn to_english(&self, text: &str, is_name: impl Fn(&str) -> bool) -> Option<String> {
-        let tokens: Vec<&str> = text.split_whitespace().collect();
         let core = |t: &str| {
             t.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         };
-        let markers = tokens
-            .iter()
+        let markers = text
+            .split_whitespace()
             .filter(|t| self.markers.contains(&core(t)))
             .count();
         if markers < self.min_markers {
             return None;
         }
+        let joined = self.separable_joined(text, &core);
+        let tokens: Vec<&str> = joined.split_whitespace().collect();
         let phrases: Vec<(Vec<String>, String)> = pairs(&self.phrases)
             .into_iter()
             .map(|(k, v)| (k.split_whitespace().map(str::to_owned).collect(), v))
@@ -309,6 +347,11 @@ mod tests {
             (
                 "sortiere die Fotos in Bilder nach Datum",
                 "sort the photos in Bilder by date",
+            ),
+            // A separable verb is read whole where its verb stands.
+            (
+                "pack das Archiv x.zip in Dokumente aus",
+                "extract the archive x.zip in Dokumente",
             ),
         ];
         for (german, english) in cases {

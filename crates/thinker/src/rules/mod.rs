@@ -345,6 +345,13 @@ impl PlanBuilder<'_, '_> {
         {
             slots.locations.push(t);
             slots.whole_root &= !in_there;
+        } else if slots.there
+            && slots.targets.is_empty()
+            && let Some(t) = self.last_created().or(self.last_target.clone())
+        {
+            // "shift each pdf from Downloads/Receipts in there": with a place of its own,
+            // "there" is where things go (the folder made before, or the last target).
+            slots.targets.push(t);
         }
         // "…, then pack the whole thing": the folder the request is about.
         if slots.whole_place
