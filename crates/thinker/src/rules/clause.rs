@@ -353,7 +353,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
                                 || ends_in_a_list(last)
                                 || only_elaborates(last)
                                 || clash_condition(last)
-                                || names_go_on(last, &piece) =>
+                                || names_go_on(last, &piece)
+                                || changes_that_text(last, &piece) =>
                         {
                             last.push_str(sep);
                             last.push_str(&piece);
@@ -647,6 +648,23 @@ fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
     asks_to_be_shown(text, true) || !c.sequenced && !has_action(text, verbs)
 }
 
+/// "the photo names start with DSC; make that Porto instead", "names all start with 'Copy of ',
+/// strip that bit off": "that" is the text the part before says the names have.
+fn changes_that_text(before: &str, piece: &str) -> bool {
+    static SAYS_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:starts?|ends?) with \S+|\S+ (?:everywhere|all over)$")
+            .expect("a valid pattern")
+    });
+    static CHANGES_THAT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)^(?:make|change|turn|replace|strip|remove|drop|cut|lose|take) (?:that|it|this)\b",
+        )
+        .expect("a valid pattern")
+    });
+    SAYS_TEXT.is_match(before.trim_end_matches([',', ';', ' ']))
+        && CHANGES_THAT.is_match(piece.trim())
+}
+
 /// "are there identical copies in X, and how many MB are they costing me": a question about what
 /// the question before found ("they", no place of its own) asks more of the same step.
 fn asks_more_about(prev: &Clause, c: &Clause) -> bool {
@@ -706,7 +724,9 @@ fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
             Some(prev)
                 if !prev.header
                     && !c.header
-                    && (qualifies_previous(&c, verbs) || asks_more_about(prev, &c)) =>
+                    && (qualifies_previous(&c, verbs)
+                        || asks_more_about(prev, &c)
+                        || changes_that_text(&prev.text, &c.text)) =>
             {
                 prev.text.push_str(", ");
                 prev.text.push_str(&c.text);
@@ -907,6 +927,15 @@ mod tests {
                 "hunt for docs about the move",
                 "whatever turns up to Archive/docs.zip"
             ]
+        );
+        // "make that …" after text the names have changes that text, in the same step.
+        assert_eq!(
+            texts("in Pictures/Porto the photo names start with DSC; make that Porto instead"),
+            ["in Pictures/Porto the photo names start with DSC, make that Porto instead"]
+        );
+        assert_eq!(
+            texts("Drive/Docs names all start with 'Copy of ', strip that bit off"),
+            ["Drive/Docs names all start with 'Copy of ', strip that bit off"]
         );
         // A folder someone needs is one to make.
         assert_eq!(

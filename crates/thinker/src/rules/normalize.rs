@@ -241,6 +241,32 @@ fn quoted_words(text: &str) -> BTreeSet<String> {
     quoted
 }
 
+/// `text` without what it quotes (quotes as `quoted_words` reads them).
+fn without_quoted(text: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let mut inside = false;
+    for w in text.split_whitespace() {
+        let opens = !inside && w.starts_with(QUOTES);
+        inside |= opens;
+        let body = if opens {
+            &w[w.chars().next().map_or(0, char::len_utf8)..]
+        } else {
+            w
+        };
+        let closes = inside
+            && body
+                .trim_end_matches(['.', ',', ';', ':', '!', '?'])
+                .ends_with(QUOTES);
+        if !inside {
+            out.push(w);
+        }
+        if closes {
+            inside = false;
+        }
+    }
+    out.join(" ")
+}
+
 /// "duplicate Recipes/lasagna.docx into Shared": a word that opens a clause saying where things
 /// go is the verb the lexicon says it is there (`verbs_before_a_target`), whatever it means
 /// elsewhere ("duplicate files").
@@ -286,6 +312,8 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             .collect::<Vec<_>>()
             .join(" ");
     }
+    // What is quoted is the person's text ("start with 'Copy of '"), no word for matching.
+    let text = without_quoted(text);
     let mut t = format!(" {} ", text.to_lowercase());
     // Longest first, and only whole: the target "Themes" is not masked out of
     // "Downloads/themes.zip".
@@ -495,6 +523,8 @@ mod tests {
         // the note was planned as a folder.
         let vocab = Vocabulary::of(&["folder", "create", "text"]);
         let slots = Slots::default();
+        // Step descriptions keep it as written; matching leaves it out (the person's text says
+        // nothing about the tool: "start with 'Copy of '" is no copy).
         for mask in [false, true] {
             let out = for_matching(
                 "crate a file todo.txt with the text 'learn to solder' in Notes",
@@ -502,9 +532,13 @@ mod tests {
                 &vocab,
                 mask,
             );
-            assert!(out.contains("solder") && out.contains("create"), "{out}");
+            assert_eq!(out.contains("solder"), !mask, "{out}");
+            assert!(out.contains("create"), "{out}");
             let out = for_matching("what's the \"soldr\" foldr", &slots, &vocab, mask);
-            assert!(out.contains("soldr") && out.contains("folder"), "{out}");
+            assert!(
+                out.contains("soldr") != mask && out.contains("folder"),
+                "{out}"
+            );
         }
         assert_eq!(
             quoted_words("it's called \u{201c}Tax Stuff\u{201d}, isn't it"),

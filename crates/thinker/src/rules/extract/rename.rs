@@ -41,6 +41,14 @@ static STRIP: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\b(?:remove|strip|drop|delete|cut|lose|take)\s+(?:the\s+|every\s+|all\s+)?("[^"]*"|'[^']*'|⟦\d+⟧)|("[^"]*"|'[^']*'|⟦\d+⟧)\s+(?:from|out of|off)\b[^;]*?\bnames?\b[^;]*?\b(?:remove|strip|delete|cut)\b"#,
     )
 });
+/// Text in names said as a complaint and a wish: "the names have dashes everywhere, I'd rather
+/// have spaces"; "the names start with DSC; make that Porto instead"; "names all start with
+/// 'Copy of ', strip that bit off" (group 3: taken out).
+static WISHED_NAMES: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(?:have|has|with|contain|contains)\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)\s+(?:everywhere|all over|in them)\b[^;.]*?\b(?:i'd rather have|i would rather have|rather have|i'd prefer|i want|should be|make (?:them|those|that|it))\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)|\bstarts?\s+with\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+?)[;,.]?\s+(?:(?:make|change|turn) (?:that|it|this)(?: in)?(?:to)?|replace (?:that|it|this) with)\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)|\bstarts?\s+with\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+?)[;,.]?\s+(?:strip|remove|drop|cut|lose|take)\s+(?:that|it|this)\b"#,
+    )
+});
 /// "prefix … with inv-", "suffix … with _v2": the text is the last word.
 static AFFIX_WITH: LazyLock<Regex> =
     LazyLock::new(|| re(r#"(?i)\b(prefix|suffix)\s+.*?\bwith\s+("[^"]*"|'[^']*'|\S+)"#));
@@ -166,6 +174,19 @@ fn replacement(
     lookup: &dyn Fn(&str) -> Option<String>,
     says_names: bool,
 ) -> Option<(String, String, Range<usize>)> {
+    if let Some(c) = WISHED_NAMES.captures(text).filter(|_| says_names) {
+        let read = |m: regex::Match| lookup(m.as_str()).unwrap_or_else(|| unquote(m.as_str()));
+        let range = c.get(0)?.range();
+        let (from, to) = match (c.get(1).or(c.get(3)), c.get(2).or(c.get(4)), c.get(5)) {
+            (Some(f), Some(t), _) => (read(f), character(&read(t))),
+            (_, _, Some(f)) => (read(f), String::new()),
+            _ => return None,
+        };
+        let to = to.trim_end_matches(" instead").to_owned();
+        if !from.is_empty() && !NOT_NAME_TEXT.contains(&from.to_lowercase().as_str()) {
+            return Some((character(&from), to, range));
+        }
+    }
     let Some(c) = REPLACE
         .captures(text)
         .or_else(|| CHANGE.captures(text).filter(|_| says_names))
@@ -440,6 +461,21 @@ mod tests {
             (
                 "in Scans please everywhere 'scan_' from the file names remove",
                 "scan_",
+                "",
+            ),
+            (
+                "the file names in Podcasts have dashes everywhere, I'd rather have spaces",
+                "-",
+                " ",
+            ),
+            (
+                "in Pictures/Porto the photo names start with DSC; make that Porto instead",
+                "DSC",
+                "Porto",
+            ),
+            (
+                "Drive/Shared Docs names all start with 'Copy of ', strip that bit off",
+                "Copy of ",
                 "",
             ),
         ] {
