@@ -32,7 +32,7 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 92.0;
+const PLAN_ACCURACY_FLOOR: f64 = 92.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
 const SKILLS_ACCURACY_FLOOR: f64 = 91.0;
 /// Share of clear requests planned with the right skills without asking (percent).
@@ -104,16 +104,19 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
 }
 
 /// Requests written without seeing the planner (`eval/README.md`): the sets fixes were made from
-/// (held-out, dev, dev2), and the one only ever scored (unseen). Their floors say how a new
+/// (held-out, dev, dev2, dev3), and the one only ever scored (unseen). Their floors say how a new
 /// person's requests fare; they are far below `plans.jsonl`'s, which the planner has been tuned
 /// on (2026-11-26, at first: 46.7 %, 45.0 % and 35.0 %; then 75.0 %, 65.8 % and 53.3 %;
-/// 2026-11-27: 78.3 %, 75.0 % and 58.3 %; later 81.7 %, 77.5 %, dev2 60.0 % and 60.0 %).
+/// 2026-11-27: 78.3 %, 75.0 % and 58.3 %; later 81.7 %, 77.5 %, dev2 60.0 % and 60.0 %; then
+/// 90.0 %, 80.0 %, dev2 72.5 %, dev3 72.5 % and 63.3 %).
 const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
-    ("plans-heldout.jsonl", 60, 81.0),
-    ("plans-dev.jsonl", 120, 76.0),
+    ("plans-heldout.jsonl", 60, 89.0),
+    ("plans-dev.jsonl", 120, 79.0),
     // Written 2026-11-27 the same way; 45.0 % when first scored.
-    ("plans-dev2.jsonl", 120, 59.5),
-    ("plans-unseen.jsonl", 60, 59.5),
+    ("plans-dev2.jsonl", 120, 71.5),
+    // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
+    ("plans-dev3.jsonl", 120, 71.5),
+    ("plans-unseen.jsonl", 60, 62.5),
 ];
 
 #[test]
