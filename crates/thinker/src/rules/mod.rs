@@ -83,6 +83,7 @@ impl RulePlanner {
             learned: &request.learned,
             slot_takers: takers,
             header_place: None,
+            header_object: None,
             header_file: None,
             judge,
             judged_by: None,
@@ -124,6 +125,11 @@ impl RulePlanner {
                 let slots = extract(&c.text, &grounding);
                 builder.take_place(&slots);
                 builder.header_place = builder.place.clone().filter(|p| p != ".");
+                builder.header_object = slots
+                    .objects
+                    .iter()
+                    .find(|o| !looks_like_file(o) && *o != ".")
+                    .cloned();
                 builder.header_file = slots
                     .locations
                     .iter()
@@ -232,6 +238,8 @@ struct PlanBuilder<'a, 'j> {
     /// The folder a header named ("the desktop is a mess – sort everything by type"):
     /// "everything" in the clauses after it is everything there.
     header_place: Option<String>,
+    /// The folder a header names as what it is about ("I never want to lose Writing/Novel").
+    header_object: Option<String>,
     /// The file a header named ("Documents/report.pdf: summarize it"): what the first clause
     /// acts on when it names nothing itself.
     header_file: Option<String>,
@@ -368,6 +376,17 @@ impl PlanBuilder<'_, '_> {
         {
             slots.locations.push(p);
             slots.whole_root = false;
+        }
+        // "I never want to lose Writing/Novel — stash a spare of it on Backup/Cloud": "it" is
+        // the folder the header names as what it is about (not "the names in Samples/Drums").
+        if self.steps.is_empty()
+            && slots.refers_back
+            && slots.objects.is_empty()
+            && let Some(p) = self.header_object.clone()
+            && !slots.locations.contains(&p)
+        {
+            slots.objects.push(p);
+            slots.refers_back = false;
         }
         if self.steps.is_empty()
             && slots.locations.is_empty()
