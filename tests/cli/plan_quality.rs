@@ -258,7 +258,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 43] = [
+    let cases: [(&str, &str, serde_json::Value); 47] = [
         // A path is read whole: "recent" is not a date, ".zip" not an extension filter.
         (
             "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
@@ -492,6 +492,30 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "stick ~/Desktop/W-2 2024.pdf in Taxes/2024",
             "manage-files/move",
             serde_json::json!({"source": ["~/Desktop/W-2 2024.pdf"], "target": "Taxes/2024"}),
+        ),
+        // A change asked for is made by the sibling that takes the scan's result.
+        (
+            "dedupe Pictures/Osaka",
+            "remove-duplicates/remove",
+            serde_json::json!({"groups": "$step(1).groups"}),
+        ),
+        // A clause naming nothing to act on acts on the file named before.
+        (
+            "pull up EXIF info for Pictures/Kyoto/IMG_0891.jpg, plus send a copy to Shared/Grandma",
+            "manage-files/copy",
+            serde_json::json!({"source": ["Pictures/Kyoto/IMG_0891.jpg"], "target": "Shared/Grandma"}),
+        ),
+        // "its text" after making a file reads that file, by its name.
+        (
+            "write a todo.txt in Projects/site saying 'renew domain', then show me its text",
+            "parse-content/extract_text",
+            serde_json::json!({"path": "Projects/site/todo.txt"}),
+        ),
+        // German separable verbs: "pack … aus" unpacks.
+        (
+            "pack bitte das Archiv Downloads/rechnungen-2024.zip in Dokumente/Rechnungen aus",
+            "archive-files/extract",
+            serde_json::json!({"path": "Downloads/rechnungen-2024.zip", "target": "Dokumente/Rechnungen"}),
         ),
         // A skill's own trigger made only of everyday words, said word for word.
         (

@@ -13,7 +13,9 @@ use thinker::{
     ThinkerError,
 };
 
-const UNSURE: &str = "gimme the cliffnotes version of Reading/longform/ai-essay.pdf";
+/// A request the rules alone are unsure of (was "gimme the cliffnotes version of …" until
+/// "cliffnotes" was read as "summarize").
+const UNSURE: &str = "anything interesting in Reading/longform/ai-essay.pdf";
 
 /// The action chosen (`None`: the reading shown second, after the rules' own) and its probability.
 type Choice = (Option<String>, f32);

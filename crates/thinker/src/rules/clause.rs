@@ -266,6 +266,8 @@ const SEQUENCERS: &[&str] = &[
     " once that's done ",
     ", and when that's done ",
     " when that's done ",
+    ", after which ",
+    " after which ",
 ];
 
 /// Splits `request` into clauses; `extra_verbs` start actions too.
@@ -298,6 +300,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             && !(sep == ": " && rest.contains(", ") && !has_action(rest, &verbs))
             // "zoom-janitor: teach yourself to …" names what to make, in the clause.
             && !(sep == ": " && looks_like_a_skill_name(head))
+            // "tl;dr pls: Zotero/paper.pdf": the action, then what it is done to.
+            && !(sep == ": " && has_action(head, &verbs) && !has_action(rest, &verbs))
             // "…, target: Backup/blog.tar.gz" says where, in the clause it ends.
             && !head
                 .rsplit(|c: char| c.is_whitespace() || c == ',')
@@ -979,6 +983,11 @@ mod tests {
                 "look in Archive/old.tar.gz first",
                 "if it looks fine extract to Code/old"
             ]
+        );
+        // An action before a colon and only its object after it is one clause.
+        assert_eq!(
+            texts("tl;dr pls: Zotero/paper.pdf"),
+            ["tldr pls: Zotero/paper.pdf"]
         );
         // A colon after "target" says where, inside the clause.
         assert_eq!(

@@ -25,6 +25,8 @@ pub(super) const MISSING_REQUIRED: f32 = 0.25;
 const RARE_SLOT_EVIDENCE: f32 = 0.12;
 /// A word of the clause that chooses one of the tool's values (`when_said`).
 const WHEN_SAID_EVIDENCE: f32 = 0.06;
+/// A look whose result a sibling changes things with, for a clause that asks for a change.
+const LOOK_ALONE_PENALTY: f32 = 0.15;
 /// A clause that says "them" but whose tool cannot bind it to anything earlier.
 const UNBOUND_PENALTY: f32 = 0.15;
 
@@ -207,6 +209,21 @@ impl PlanBuilder<'_, '_> {
         }
         if d.continues {
             score += CONTINUES_BONUS;
+        }
+        // "dedupe Pictures/Osaka": a change asked for is made by the sibling that takes this
+        // look's result (`takes_from`), not by the look alone.
+        let feeds_a_change = skill.tools.values().any(|t| {
+            t.mutates()
+                && t.planning
+                    .takes_from
+                    .values()
+                    .any(|from| from.split_once('.').is_some_and(|(s, _)| s == tool.name))
+        });
+        let asks_a_change = retrieval::text::words(text)
+            .iter()
+            .any(|w| super::lexicon::lexicon().change_verbs.contains(w));
+        if !tool.mutates() && feeds_a_change && asks_a_change {
+            score -= LOOK_ALONE_PENALTY;
         }
         // Words that choose this tool's values point at it ("swap them for hardlinks", "keep
         // the biggest" are the removal, not the scan), as much as few tools take the value
@@ -454,7 +471,16 @@ impl PlanBuilder<'_, '_> {
             return Fill::Stated;
         }
         if acts_on.one_file() {
+            // "write a todo.txt …, then show me its text": the file the step before made, by
+            // its name.
+            let made = self
+                .last_path_literal()
+                .filter(|p| self.steps.last().is_some_and(|s| made_by(s, p)));
             return match self.last_selection(&d.pending) {
+                Some(_) if slots.refers_back && made.is_some() => {
+                    d.params.insert(name.into(), json!(made));
+                    Fill::Reference
+                }
                 Some(r) if slots.refers_back => {
                     d.params.insert(name.into(), json!(format!("{r}[0]")));
                     Fill::Reference
@@ -571,6 +597,14 @@ impl PlanBuilder<'_, '_> {
             // what goes, the last where (the `target` parameter).
             d.params.insert(name.into(), json!([first]));
             Fill::Stated
+        } else if let Some(p) = self
+            .last_path_literal()
+            .filter(|_| slots.objects.is_empty() && slots.locations.is_empty())
+        {
+            // "pull up EXIF info for IMG_0891.jpg, plus send a copy to Shared/Grandma": a
+            // clause naming nothing to act on acts on the file named before.
+            d.params.insert(name.into(), json!([p]));
+            Fill::Inherited
         } else if let Some(p) = d.clause_place.clone().filter(|p| p != ".") {
             // "move the files in Downloads to Archive/Stale": what is directly in the folder,
             // not the folder ("move Downloads to …" names it as the object); "everything in
@@ -776,6 +810,12 @@ impl PlanBuilder<'_, '_> {
         };
         (step, used)
     }
+}
+
+/// Whether `step` made the file at `path` (a folder and a new name).
+fn made_by(step: &PlanStep, path: &str) -> bool {
+    let text = |k: &str| step.params.get(k).and_then(Value::as_str);
+    matches!((text("path"), text("name")), (Some(f), Some(n)) if format!("{f}/{n}") == path)
 }
 
 /// What a selection of a folder's own entries takes.

@@ -349,6 +349,7 @@ impl PlanBuilder<'_, '_> {
             && let Some(t) = self
                 .last_target
                 .clone()
+                .or_else(|| self.last_created().filter(|_| in_there))
                 .or_else(|| self.place.clone().filter(|p| p != "." && in_there))
         {
             slots.locations.push(t);
@@ -682,13 +683,24 @@ impl PlanBuilder<'_, '_> {
 
     /// The `path` literal of the latest step (what "it" means after "read config.yaml").
     fn last_path_literal(&self) -> Option<String> {
-        self.steps.iter().rev().find_map(|s| {
-            s.params
-                .get("path")
-                .and_then(Value::as_str)
-                .filter(|p| !p.starts_with('$') && looks_like_file(p))
-                .map(str::to_owned)
-        })
+        self.steps
+            .iter()
+            .zip(&self.returns)
+            .rev()
+            .find_map(|(s, r)| {
+                let text = |k: &str| s.params.get(k).and_then(Value::as_str);
+                // "write a todo.txt in Projects/site …, then show me its text": the file made.
+                if r.return_type == "Created"
+                    && let (Some(folder), Some(name)) = (text("path"), text("name"))
+                    && looks_like_file(name)
+                    && !folder.starts_with('$')
+                {
+                    return Some(format!("{folder}/{name}"));
+                }
+                text("path")
+                    .filter(|p| !p.starts_with('$') && looks_like_file(p))
+                    .map(str::to_owned)
+            })
     }
 
     /// The folder an earlier `create` step made ("make a folder X ... move the PDFs into it").

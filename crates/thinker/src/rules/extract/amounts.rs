@@ -38,6 +38,7 @@ pub(super) fn read(
     if let Some(c) = READ_LIMIT
         .captures(text)
         .or_else(|| READ_LIMIT_OF_IT.captures(text))
+        .or_else(|| READ_LIMIT_MAX.captures(text))
     {
         let n: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
         let unit = match c[2].to_lowercase().as_str() {

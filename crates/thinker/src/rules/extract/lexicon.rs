@@ -196,6 +196,10 @@ pub(super) static READ_LIMIT_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kib|mib|kb|mb|k|m|bytes?|b|characters|chars)\s+of\s+(?:it|that|the file)\b",
     )
 });
+/// "…, 4 KB max": how much of a file to read, said after it.
+pub(super) static READ_LIMIT_MAX: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kib|kb|k|bytes?|b|characters|chars)\s+(?:max|maximum|tops)\b")
+});
 /// "the first 8 KB", "first 200 bytes", "the first 4000 characters": how much of a file to read.
 pub(super) static READ_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -320,7 +324,7 @@ pub(super) static QUERY: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(them|these|those|it|its (?:entries|contents?|files|members|listing)|they|their|the (?:zip|archive|tarball)|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?|the (?:best|top|closest) (?:match|hit|one|result)|the first (?:match|hit|one|result))\b",
+        r"(?i)\b(them|these|those|it|its (?:entries|contents?|files|members|listing|text)|they|their|the (?:zip|archive|tarball)|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?|the (?:best|top|closest) (?:match|hit|one|result)|the first (?:match|hit|one|result))\b",
     )
 });
 pub(super) static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {

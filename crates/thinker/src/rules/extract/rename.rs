@@ -55,7 +55,7 @@ static AFFIX_WITH: LazyLock<Regex> =
 /// "add _final to the end of", "put inv- in front of", "append -old", "stick a final_ prefix on".
 static AFFIX_ADD: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:add|put|stick|slap|prepend|append|attach)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
+        r#"(?i)\b(?:add|put|stick|slap|prepend|append|attach|gets?|give)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
     )
 });
 /// Where the date goes when no example shows it: "the date in front of their names", "the date
