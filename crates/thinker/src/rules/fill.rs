@@ -461,12 +461,25 @@ impl PlanBuilder<'_, '_> {
             });
             joined.or(d.clause_place.clone())
         } else {
+            // "add a notes.txt to Projects/birdhouse": for a tool with no target, where things
+            // go is where it acts.
+            let takes_target = d
+                .tool
+                .required_params
+                .iter()
+                .chain(&d.tool.optional_params)
+                .any(|p| p == "target");
             d.clause_place
                 .clone()
                 .or(d.folder_object.clone())
+                .or(slots.targets.first().filter(|_| !takes_target).cloned())
                 .or(slots.objects.first().cloned())
         };
         if let Some(v) = value {
+            // The request is about that folder from now on ("…, and show me the folder").
+            if d.new_place.is_none() && !looks_like_file(&v) {
+                d.new_place = Some(v.clone());
+            }
             d.params.insert(name.into(), json!(v));
             return Fill::Stated;
         }

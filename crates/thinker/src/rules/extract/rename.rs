@@ -104,7 +104,7 @@ pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -
     let mut r = Renaming::default();
     let says_names = text.to_lowercase().contains("name");
     if let Some((find, replace, range)) = replacement(text, lookup, says_names) {
-        r.find = Some(regex::escape(&find));
+        r.find = Some(literal_pattern(&find));
         r.replace = Some(replace);
         text.replace_range(range, " ");
     }
@@ -157,6 +157,19 @@ pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -
         };
     }
     r
+}
+
+/// `text` as a pattern matching it literally: what the regex syntax means is escaped, and only
+/// that ("-" stays "-", as the person wrote it).
+fn literal_pattern(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A character named in words ("spaces") or the text itself.
@@ -469,6 +482,11 @@ mod tests {
                 " ",
             ),
             (
+                "swap the dots for underscores in the file names in Scans",
+                ".",
+                "_",
+            ),
+            (
                 "in Pictures/Porto the photo names start with DSC; make that Porto instead",
                 "DSC",
                 "Porto",
@@ -482,8 +500,14 @@ mod tests {
             let r = read_from(text);
             assert_eq!(
                 r.find.as_deref(),
-                Some(regex::escape(find).as_str()),
+                Some(literal_pattern(find).as_str()),
                 "{text}"
+            );
+            // What the engine compiles matches the text, and only it.
+            let re = regex::Regex::new(r.find.as_deref().unwrap()).unwrap();
+            assert_eq!(
+                re.find(&format!("a{find}b")).map(|m| m.as_str()),
+                Some(find)
             );
             assert_eq!(r.replace.as_deref(), Some(replace), "{text}");
         }
