@@ -147,17 +147,24 @@ pub(super) fn meta_fit(
 
 /// A skill about one thing (its `topic` words) fits a clause that says none of them less ("remove
 /// the 0-byte files" is no duplicate removal), unless the clause goes on from a step of it
-/// ("…, then move them to Dupes").
+/// ("…, then move them to Dupes"); and one that says them fits a general action ("tidy",
+/// "handle that") better: the problem named is what to set right.
 pub(super) fn topic_fit(
     skill: &SkillDefinition,
     said: &dyn Fn(&str) -> bool,
     goes_on: bool,
 ) -> f32 {
     const OFF_TOPIC: f32 = 0.15;
-    if skill.topic.is_empty() || goes_on || skill.topic.iter().any(|w| said(w)) {
-        0.0
+    if skill.topic.is_empty() || goes_on {
+        return 0.0;
+    }
+    if !skill.topic.iter().any(|w| said(w)) {
+        return -OFF_TOPIC;
+    }
+    if lexicon().general_verbs.iter().any(|w| said(w)) {
+        OFF_TOPIC
     } else {
-        -OFF_TOPIC
+        0.0
     }
 }
 
