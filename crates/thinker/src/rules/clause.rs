@@ -377,7 +377,14 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             .trim_end_matches(['.', ',', '!'])
             .trim();
         let mut sequenced = false;
-        for lead in ["and then ", "then ", "and ", "after that ", "afterwards "] {
+        for lead in [
+            "and then ",
+            "then ",
+            "and ",
+            "after that ",
+            "afterwards ",
+            "after, ",
+        ] {
             if t.len() > lead.len() && t[..lead.len()].eq_ignore_ascii_case(lead) {
                 t = t[lead.len()..].trim();
                 sequenced |= lead != "and ";

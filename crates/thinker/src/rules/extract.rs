@@ -317,6 +317,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         while let Some(c) = regex.captures(&text) {
             let raw = c
                 .get(1)
+                .or(c.get(2))
                 .map_or("", |m| m.as_str())
                 .trim_end_matches([',', ';', '.']);
             let value = lookup(raw).unwrap_or_else(|| unquote(raw));

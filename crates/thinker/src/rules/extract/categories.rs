@@ -15,8 +15,13 @@ pub(super) fn category_list(
         (None, None) => return None,
     };
     let tail = text[from..].trim_end_matches(['.', '!', '?', ' ']);
-    // "into Work, Family and Health by what they're about": how to sort is not a category.
-    let tail = tail.find(" by ").map_or(tail, |i| &tail[..i]);
+    // "into Work, Family and Health by what they're about", "… based on content": how to sort
+    // is not a category.
+    let tail = [" by ", " based on ", " depending on ", " according to "]
+        .iter()
+        .filter_map(|w| tail.find(w))
+        .min()
+        .map_or(tail, |i| &tail[..i]);
     let mut list = format!(" {tail} ");
     for sep in [" and ", " or ", " & ", ";"] {
         list = list.replace(sep, ",");

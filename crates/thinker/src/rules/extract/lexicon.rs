@@ -32,6 +32,16 @@ pub(super) const COMMON_FOLDERS: &[&str] = &[
     "musik",
     "schreibtisch",
     "projekte",
+    // ... and as Spanish and French systems do ("haz un zip de Documentos/Facturas").
+    "documentos",
+    "descargas",
+    "imágenes",
+    "escritorio",
+    "música",
+    "téléchargements",
+    "bureau",
+    "musique",
+    "vidéos",
 ];
 
 /// Words that follow "in"/"to"/"into" without being a place.
@@ -217,7 +227,7 @@ pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(older than|more than|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past)?|untouched (?:for|in)|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
+        r"(?i)\b(older than|more than|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
     )
 });
 pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
@@ -269,7 +279,7 @@ pub(super) static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {
 /// are (read like "don't touch X").
 pub(super) static ORIGINALS_IN: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:the\s+)?(?:originals?|og\s+files|og\s+ones|master\s+copies|masters)\s+(?:live\s+|are\s+|sit\s+|stay\s+|lie\s+)?(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)(?:\s+(?:stay\s+put|and\s+must\s+not\s+be\s+touched|must\s+not\s+be\s+touched|stay\s+untouched))?"#,
+        r#"(?i)\b(?:the\s+)?(?:originals?|og\s+files|og\s+ones|master\s+copies|masters)\s+(?:live\s+|are\s+|sit\s+|stay\s+|lie\s+)?(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)(?:\s+(?:stay\s+put|and\s+must\s+not\s+be\s+touched|must\s+not\s+be\s+touched|stay\s+untouched))?|\b(?:whatever's|whatever\s+is|everything|anything|what's)\s+in\s+("[^"]+"|'[^']+'|\S+)\s+is\s+(?:sacred|off[- ]limits|untouchable|precious|holy|important)\b"#,
     )
 });
 /// "prefer keeping the copies that are in X": where the copy to keep is.
