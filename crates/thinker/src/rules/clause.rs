@@ -130,6 +130,25 @@ fn folder_wished_for(text: &str) -> String {
     text.to_owned()
 }
 
+/// "dedpue Pictrues then sort …": a first word one slip from an action verb is that action (the
+/// part is a step, not a header); not one that is also said of files ("duplcate photso").
+fn opens_with_a_misspelt_action(text: &str) -> bool {
+    let Some(first) = text.split_whitespace().next() else {
+        return false;
+    };
+    let w = first.to_lowercase();
+    w.len() >= 5
+        && w.chars().all(char::is_alphabetic)
+        && !super::lexicon::lexicon().common_words.contains(&w)
+        && super::lexicon::lexicon().action_verbs.iter().any(|v| {
+            v.len() >= 5
+                && super::normalize::osa_distance(&w, v) == 1
+                && !super::lexicon::lexicon()
+                    .verbs_before_a_target
+                    .contains_key(v)
+        })
+}
+
 /// "zoom-janitor", "invoice-zipper": one lower-case word joined with hyphens, as skills are named
 /// (a folder's name is written with capitals or a slash).
 fn looks_like_a_skill_name(text: &str) -> bool {
@@ -402,7 +421,11 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
     merge_qualifiers(&mut out, &verbs);
     // "the desktop looks like a bomb went off, group everything by type": a first clause with
     // no action in it only says where.
-    if out.len() >= 2 && !out[0].header && !has_action(&out[0].text, &verbs) {
+    if out.len() >= 2
+        && !out[0].header
+        && !has_action(&out[0].text, &verbs)
+        && !opens_with_a_misspelt_action(&out[0].text)
+    {
         out[0].header = true;
     }
     name_what_it_means(&mut out, &verbs);
@@ -947,6 +970,11 @@ mod tests {
         assert_eq!(
             texts("Drive/Docs names all start with 'Copy of ', strip that bit off"),
             ["Drive/Docs names all start with 'Copy of ', strip that bit off"]
+        );
+        // A misspelt action opening the request is a step.
+        assert_eq!(
+            texts("dedpue Pictrues then sort downlods by tyep"),
+            ["dedpue Pictrues", "sort downlods by tyep"]
         );
         // A folder someone needs is one to make.
         assert_eq!(
