@@ -222,7 +222,10 @@ impl PlanBuilder<'_, '_> {
         let asks_a_change = retrieval::text::words(text)
             .iter()
             .any(|w| super::lexicon::lexicon().change_verbs.contains(w));
-        if !tool.mutates() && feeds_a_change && asks_a_change {
+        // "move all files from Downloads, larger than 1 GB, to Archiv/Groß": a look cannot put
+        // things where the clause says they go.
+        let puts_somewhere = !slots.targets.is_empty() && !declared.iter().any(|p| *p == "target");
+        if !tool.mutates() && asks_a_change && (feeds_a_change || puts_somewhere) {
             score -= LOOK_ALONE_PENALTY;
         }
         // Words that choose this tool's values point at it ("swap them for hardlinks", "keep
