@@ -333,11 +333,17 @@ pub(super) fn read_words(
                 i += 2;
                 continue;
             }
-            // "into a folder called X" / "to a new folder named X" was read as `name`.
-            if let Some(q) = words.get(i + 1).and_then(|n| lookup(n)) {
+            // "into a folder called X" / "to a new folder named X" was read as `name`; "into the
+            // Archiv/Alt" is the path after its article.
+            let next = (i + 1..words.len())
+                .find(|&j| !DETERMINERS.contains(&words[j].to_lowercase().as_str()))
+                .unwrap_or(i + 1);
+            if let Some(q) = words.get(next).and_then(|n| lookup(n)) {
                 push_place(s, to_target, g.entry(&q).map_or(q, str::to_owned));
-                consumed[i + 1] = true;
-                i += 2;
+                for c in &mut consumed[i + 1..=next] {
+                    *c = true;
+                }
+                i = next + 1;
                 continue;
             }
             // "of the photos in Downloads": a kind of file, not a folder (unless one exists or
