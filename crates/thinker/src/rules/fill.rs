@@ -123,7 +123,7 @@ impl PlanBuilder<'_, '_> {
         let parts = [
             hit.score,
             backing,
-            intent_bonus(tool, text),
+            intent_bonus(tool, text, slots.asks_ability),
             meta_fit(skill, tool, text, slots.asks_ability)
                 + topic_fit(
                     skill,

@@ -13,14 +13,16 @@ use super::normalize::in_lexicon_words;
 /// A mutating tool for a clause that asks for a change; a read-only one for a clause that only
 /// asks to look, and a mutating one counts against such a clause ("where is my file called
 /// taxes.pdf" is not a reason to delete it).
-pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
+pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, asks_ability: bool) -> f32 {
     let words = retrieval::text::words(text);
     // "what did I put in compose.yml again?": a change the person asks about, done before.
     let asked_about = words
         .first()
         .is_some_and(|w| matches!(w.as_str(), "what" | "where" | "when" | "which"))
         && words.iter().any(|w| w == "did");
-    let change = !asked_about && words.iter().any(|w| lexicon().change_verbs.contains(w));
+    // "any built-in way to make PDFs smaller?": a change asked about, not asked for.
+    let change =
+        !asked_about && !asks_ability && words.iter().any(|w| lexicon().change_verbs.contains(w));
     let look = words.iter().any(|w| lexicon().look_verbs.contains(w));
     // "roughly how old is everything in X": a question asks about the files, not for anything
     // done to them.
@@ -37,7 +39,7 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str) -> f32 {
         (true, false, true) => -0.1,
         // "make an empty file called notes.md": a clause that only asks for a change is no
         // look-up.
-        (false, true, false) => -0.05,
+        (false, true, false) => -0.1,
         _ => 0.0,
     }
 }
