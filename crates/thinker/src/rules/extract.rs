@@ -425,7 +425,11 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             .or(c.get(2))
             .or(c.get(3))
             .or(c.get(4))
-            .and_then(|m| m.as_str().parse().ok());
+            .or(c.get(5))
+            .and_then(|m| {
+                let n = m.as_str().to_lowercase();
+                n.parse().ok().or_else(|| number_word(&n))
+            });
     }
 
     s.sentences = sentences_in(&lower_text);

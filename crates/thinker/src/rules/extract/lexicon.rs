@@ -307,7 +307,7 @@ pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of)\b",
+        r"(?i)\b(?:(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?:files|items|ones|songs|videos|photos)\b[^,;?]*?\b(?:heaviest|biggest|largest|newest|oldest))\b",
     )
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {

@@ -248,6 +248,9 @@ fn opens_with_a_folder(raw: &str) -> bool {
         .to_lowercase();
     raw.starts_with(char::is_uppercase)
         && !crate::rules::lexicon::lexicon().action_verbs.contains(&w)
+        // "I'm running low on room": a pronoun, not a folder.
+        && !w.starts_with("i'")
+        && !w.starts_with("i’")
 }
 
 /// A word saying what kind of files ("installers", "photos", "pdfs"): the word before it is an
