@@ -32,21 +32,22 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 92.5;
+const PLAN_ACCURACY_FLOOR: f64 = 94.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
-const SKILLS_ACCURACY_FLOOR: f64 = 91.0;
+const SKILLS_ACCURACY_FLOOR: f64 = 95.0;
 /// Share of clear requests planned with the right skills without asking (percent).
-const ACTS_WHEN_CLEAR_FLOOR: f64 = 92.5;
+const ACTS_WHEN_CLEAR_FLOOR: f64 = 96.5;
 /// Steps of clear requests on which a run would show the near-miss picker: at most (percent).
-const PICKER_SHARE_CEILING: f64 = 10.0;
+/// 10.0 (the issue's goal) until 2026-11-27, when it was on 2.6 %.
+const PICKER_SHARE_CEILING: f64 = 6.0;
 /// Steps accepted without the picker whose skill is right: at least (percent). Was 94.0; lowered
 /// once to 93.0 when organize-by-content (sorting by topic) joined the shipped skills and took
 /// one clear "how many images, docs … would each folder get" step from organize-by-type (issue 20
 /// note, 2026-11-25).
 /// Set again to 91.0 on the grown set (see the top of this file); 94.0 once the skills' triggers
 /// were given to their tools; 97.0 (the issue's goal) once clauses, triggers' frames, name
-/// patterns and rare slots were read (2026-11-26).
-const ACCEPTED_PRECISION_FLOOR: f64 = 97.0;
+/// patterns and rare slots were read (2026-11-26); 98.5 on 2026-11-27 (99.3 % measured).
+const ACCEPTED_PRECISION_FLOOR: f64 = 98.5;
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
@@ -108,15 +109,15 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
 /// person's requests fare; they are far below `plans.jsonl`'s, which the planner has been tuned
 /// on (2026-11-26, at first: 46.7 %, 45.0 % and 35.0 %; then 75.0 %, 65.8 % and 53.3 %;
 /// 2026-11-27: 78.3 %, 75.0 % and 58.3 %; later 81.7 %, 77.5 %, dev2 60.0 % and 60.0 %; then
-/// 90.0 %, 80.0 %, dev2 72.5 %, dev3 72.5 % and 63.3 %).
+/// 93.3 %, 88.3 %, dev2 81.7 %, dev3 78.3 % and 65.0 %).
 const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
-    ("plans-heldout.jsonl", 60, 89.0),
-    ("plans-dev.jsonl", 120, 79.0),
+    ("plans-heldout.jsonl", 60, 92.0),
+    ("plans-dev.jsonl", 120, 87.0),
     // Written 2026-11-27 the same way; 45.0 % when first scored.
-    ("plans-dev2.jsonl", 120, 71.5),
+    ("plans-dev2.jsonl", 120, 80.5),
     // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
-    ("plans-dev3.jsonl", 120, 71.5),
-    ("plans-unseen.jsonl", 60, 62.5),
+    ("plans-dev3.jsonl", 120, 77.0),
+    ("plans-unseen.jsonl", 60, 64.0),
 ];
 
 #[test]
