@@ -504,7 +504,7 @@ mod tests {
                 "{text}"
             );
             // What the engine compiles matches the text, and only it.
-            let re = regex::Regex::new(r.find.as_deref().unwrap()).unwrap();
+            let re = Regex::new(r.find.as_deref().unwrap()).unwrap();
             assert_eq!(
                 re.find(&format!("a{find}b")).map(|m| m.as_str()),
                 Some(find)
