@@ -259,7 +259,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 47] = [
+    let cases: [(&str, &str, serde_json::Value); 48] = [
         // A path is read whole: "recent" is not a date, ".zip" not an extension filter.
         (
             "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
@@ -517,6 +517,12 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "pack bitte das Archiv Downloads/rechnungen-2024.zip in Dokumente/Rechnungen aus",
             "archive-files/extract",
             serde_json::json!({"path": "Downloads/rechnungen-2024.zip", "target": "Dokumente/Rechnungen"}),
+        ),
+        // "six months" says a date, not a by-month sort; "can go live in" moves.
+        (
+            "anything under Projects untouched for more than six months can go live in Archive/Projects",
+            "manage-files/move",
+            serde_json::json!({"source": "$step(1).nodes", "target": "Archive/Projects"}),
         ),
         // A skill's own trigger made only of everyday words, said word for word.
         (

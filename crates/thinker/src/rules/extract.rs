@@ -74,6 +74,9 @@ pub struct Slots {
     /// Words said only in what the clause says not to do ("skip the duplicate check"): they
     /// choose values (`when_denied`), never a tool.
     pub denied: BTreeSet<String>,
+    /// Words a size, date or keep value took ("six months" of "untouched for more than six
+    /// months"): they say that value, not which tool ("months" is no by-month sort).
+    pub spent: BTreeSet<String>,
     /// "bro can u batch-convert wav to flac or nah", "any built-in way to make PDFs smaller?":
     /// a question whether the agent can do something, about no file or folder in particular.
     pub asks_ability: bool,
@@ -334,7 +337,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             cut(&mut text, r);
         }
     }
+    let before: BTreeSet<String> = retrieval::text::words(&text).into_iter().collect();
     amounts::read(&mut s, &mut text, g, &lookup);
+    let after: BTreeSet<String> = retrieval::text::words(&text).into_iter().collect();
+    s.spent = before.difference(&after).cloned().collect();
 
     archive::read(&mut s, &text);
 

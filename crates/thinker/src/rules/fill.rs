@@ -92,7 +92,7 @@ impl PlanBuilder<'_, '_> {
             .into_iter()
             .chain(retrieval::text::words(description))
             .collect();
-        let said = |w: &str| affirmed.contains(w);
+        let said = |w: &str| affirmed.contains(w) && !slots.spent.contains(w);
         // Values are chosen by every word, a condition's too ("if a name is taken, keep both").
         let words: BTreeSet<String> = affirmed
             .iter()
