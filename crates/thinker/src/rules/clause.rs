@@ -796,6 +796,8 @@ fn leave_out(text: &str, conditions: bool) -> String {
     let lex = super::lexicon::lexicon();
     let mut out = String::new();
     let mut skipping = false;
+    // Whether a negation was left out ("don't extract it yet" is never the action).
+    let mut negated = false;
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut i = 0;
     while i < words.len() {
@@ -812,9 +814,10 @@ fn leave_out(text: &str, conditions: bool) -> String {
                 .iter()
                 .chain(&lex.qualifier_leads)
                 .any(|n| strip_lead(&rest, n).is_some());
-        if !skipping && (condition || lex.negations.iter().any(|n| strip_lead(&rest, n).is_some()))
-        {
+        let negation = lex.negations.iter().any(|n| strip_lead(&rest, n).is_some());
+        if !skipping && (condition || negation) {
             skipping = true;
+            negated |= negation;
             // "…, where a name clashes, rename the incoming file": what to do about a clash
             // is how the step behaves, to the end of the clause.
             if condition && about_a_clash(&rest) {
@@ -834,7 +837,17 @@ fn leave_out(text: &str, conditions: bool) -> String {
         i += 1;
     }
     let out = out.trim().trim_end_matches([',', ';']).trim().to_owned();
-    if out.split_whitespace().count() < 2 {
+    // "X.jpg is the first dance, name it first-dance.jpg": what is left out was the only action.
+    let acts = |t: &str| {
+        let l = t.to_lowercase();
+        l.contains("name it ")
+            || l.contains("call it ")
+            || l.split_whitespace().any(|w| {
+                lex.action_verbs
+                    .contains(w.trim_matches(|c: char| !c.is_alphanumeric()))
+            })
+    };
+    if out.split_whitespace().count() < 2 || conditions && !negated && !acts(&out) && acts(text) {
         text.to_owned()
     } else {
         out
@@ -1060,6 +1073,11 @@ mod tests {
         assert_eq!(
             affirmed("if there are duplicates in Music delete them"),
             "if there are duplicates in Music delete them"
+        );
+        // What is left out is kept when it was the only action.
+        assert_eq!(
+            affirmed("Photos/DSC_4410.jpg is the first dance, name it first-dance.jpg"),
+            "Photos/DSC_4410.jpg is the first dance, name it first-dance.jpg"
         );
     }
 
