@@ -421,6 +421,11 @@ impl PlanBuilder<'_, '_> {
                 if q.is_empty() || vague {
                     Fill::Missing
                 } else {
+                    // "a letter about my refund": what a file is about, said, is evidence for a
+                    // tool that looks by it.
+                    if slots.query.is_some() {
+                        d.taken.push("query".to_owned());
+                    }
                     d.params.insert(name.into(), json!(q));
                     Fill::Stated
                 }
