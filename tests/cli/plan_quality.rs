@@ -259,7 +259,7 @@ fn sorting_by_meaning_stays_above_its_floors_on_the_labelled_documents() {
 #[test]
 fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
     let env = Env::new(&[]);
-    let cases: [(&str, &str, serde_json::Value); 48] = [
+    let cases: [(&str, &str, serde_json::Value); 49] = [
         // A path is read whole: "recent" is not a date, ".zip" not an extension filter.
         (
             "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
@@ -523,6 +523,12 @@ fn requests_keep_their_folders_names_and_the_values_their_words_choose() {
             "anything under Projects untouched for more than six months can go live in Archive/Projects",
             "manage-files/move",
             serde_json::json!({"source": "$step(1).nodes", "target": "Archive/Projects"}),
+        ),
+        // What a file is said to be about is a content search, up to the request after it.
+        (
+            "somewhere in Documents there's a letter about the broken boiler, can you dig it up",
+            "search-files/search",
+            serde_json::json!({"query": "the broken boiler", "path": "Documents"}),
         ),
         // A skill's own trigger made only of everyday words, said word for word.
         (

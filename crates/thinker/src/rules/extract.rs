@@ -463,12 +463,16 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
 
     if let Some(c) = QUERY.captures(clause) {
         let q = c[1].trim();
-        // Stop at the location phrase: "about taxes in Documents" → "taxes".
-        let q = [" in ", " inside ", " within ", " under ", " from "]
-            .iter()
-            .filter_map(|p| q.find(p))
-            .min()
-            .map_or(q, |i| &q[..i]);
+        // Stop at the location phrase: "about taxes in Documents" → "taxes"; and at a request
+        // said after it ("about the broken boiler, can you dig it up").
+        let q = [
+            " in ", " inside ", " within ", " under ", " from ", ", can ", ", could ", ", please",
+            ", pls",
+        ]
+        .iter()
+        .filter_map(|p| q.find(p))
+        .min()
+        .map_or(q, |i| &q[..i]);
         let q = unquote(q);
         // "for 90 days" is a duration, not something to search for.
         if !q.is_empty() && !DURATION.is_match(&q) {
