@@ -1,0 +1,347 @@
+//! What happens to the clauses after splitting: a clause that only names, qualifies or asks more
+//! about the one before joins it; fillers go; a header says where or what the first step acts on.
+
+use super::*;
+
+/// "duplicate photos in Pictures/Family, find them and get rid of them": a header that only
+/// names some files (no action, no statement about them) is what the next clause's "them" means,
+/// said in its place: "find duplicate photos in Pictures/Family". So is what a header says there
+/// is ("there's a pile of old stuff in Downloads, shift it to Archive").
+pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
+    let [head, next, ..] = clauses.as_slice() else {
+        return;
+    };
+    if !head.header {
+        return;
+    }
+    let Some(named) = what_a_header_names(&head.text, verbs) else {
+        return;
+    };
+    let lex = crate::rules::lexicon::lexicon();
+    let words: Vec<&str> = next.text.split_whitespace().collect();
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+            .to_lowercase()
+    };
+    let Some(at) = words
+        .iter()
+        .position(|w| lex.back_references.contains(&bare(w)))
+    else {
+        return;
+    };
+    // "dig it up" says "dig up <them>": the particle stays with its verb.
+    let particle = words
+        .get(at + 1)
+        .filter(|w| lex.verb_particles.contains(&bare(w)));
+    let mut text: Vec<String> = words[..at].iter().map(|w| (*w).to_owned()).collect();
+    text.extend(particle.map(|p| (*p).to_owned()));
+    text.push(words[at].replacen(&bare(words[at]), &named, 1));
+    let after = at + 1 + usize::from(particle.is_some());
+    text.extend(words[after..].iter().map(|w| (*w).to_owned()));
+    clauses[1].text = text.join(" ");
+    clauses.remove(0);
+}
+
+/// "I keep downloading the same installers twice, clean that up in Downloads": a clause whose
+/// only action is a general one (tidy, clean up, fix) is about what the header says is wrong, so
+/// the header's words count for it.
+pub(super) fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
+    let [head, next, ..] = clauses.as_slice() else {
+        return;
+    };
+    let lex = crate::rules::lexicon::lexicon();
+    let actions: Vec<String> = next
+        .text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| verbs.is_action(w))
+        .collect();
+    let general = !actions.is_empty() && actions.iter().all(|w| lex.general_verbs.contains(w));
+    if head.header && general {
+        let header = head.text.trim_end_matches([',', ':', ' ']).to_owned();
+        clauses[1].text = format!("{}, {header}", clauses[1].text);
+        clauses.remove(0);
+    }
+}
+
+/// "can any of your skills send files by email? if none can, make one called mail-files": "one"
+/// after an action is one of what the clause before asked about (a skill), said as such.
+pub(super) fn say_which_one(clauses: &mut [Clause], verbs: &Verbs) {
+    let lex = crate::rules::lexicon::lexicon();
+    for i in 1..clauses.len() {
+        let asked_about = clauses[i - 1].text.split_whitespace().find_map(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            lex.agent_nouns
+                .contains(&w)
+                .then(|| w.trim_end_matches('s').to_owned())
+        });
+        let Some(noun) = asked_about else {
+            continue;
+        };
+        let words: Vec<&str> = clauses[i].text.split_whitespace().collect();
+        let at = words.windows(2).position(|pair| {
+            verbs.is_action(&pair[0].to_lowercase())
+                && pair[1]
+                    .trim_end_matches([',', '.', '?', '!'])
+                    .eq_ignore_ascii_case("one")
+        });
+        if let Some(at) = at {
+            let mut text: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            text[at + 1] = text[at + 1]
+                .to_lowercase()
+                .replacen("one", &format!("a new {noun}"), 1);
+            clauses[i].text = text.join(" ");
+        }
+    }
+}
+
+/// The files a header names: all of it when it says nothing about them ("duplicate photos in
+/// Pictures/Family"), what it says there is ("somewhere in Documents there's a letter about the
+/// boiler"), or nothing ("the desktop looks like a bomb went off").
+fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
+    let lex = crate::rules::lexicon::lexicon();
+    let words: Vec<&str> = header
+        .trim_end_matches([',', ':', ' '])
+        .split_whitespace()
+        .collect();
+    let lower: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .collect();
+    let states = |w: &String| {
+        lex.statement_verbs.contains(w)
+            || w.split_once('\'')
+                .is_some_and(|(_, end)| lex.statement_verbs.contains(&format!("'{end}")))
+    };
+    // "there's", "there is", "there are": what follows is what there is.
+    let there = lower
+        .iter()
+        .position(|w| w == "there" || w.starts_with("there'"));
+    if let Some(at) = there {
+        let joined = lower[at] != "there";
+        let skip = if joined { 1 } else { 2 };
+        if joined || lower.get(at + 1).is_some_and(states) {
+            let rest: Vec<&str> = words[..at]
+                .iter()
+                .chain(&words[(at + skip).min(words.len())..])
+                .copied()
+                .collect();
+            let rest_lower: Vec<String> = lower[..at]
+                .iter()
+                .chain(&lower[(at + skip).min(lower.len())..])
+                .cloned()
+                .collect();
+            return (!rest.is_empty() && !rest_lower.iter().any(states)).then(|| rest.join(" "));
+        }
+    }
+    // "Logs/app is full of 0-byte junk files", ".part files are littering ~/Downloads": the
+    // files said to fill or clutter a place, in that place.
+    if let Some(v) = lower.iter().position(states).filter(|v| *v > 0) {
+        let subject = words[..v].join(" ");
+        let (rest, rest_lower) = (&words[v + 1..], &lower[v + 1..]);
+        let names_a_place =
+            |w: &&str| w.contains('/') || w.starts_with(|c: char| c == '~' || c.is_uppercase());
+        if rest_lower.len() > 2 && rest_lower[0] == "full" && rest_lower[1] == "of" {
+            return Some(format!("{} in {subject}", rest[2..].join(" ")));
+        }
+        // "somewhere in Documents is that tax office letter about my refund": what is in a
+        // place said first.
+        if matches!(lower[0].as_str(), "somewhere" | "in") && !rest.is_empty() {
+            let place = words[..v]
+                .iter()
+                .skip_while(|w| w.eq_ignore_ascii_case("somewhere"))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            return Some(format!("{} {place}", rest.join(" ")));
+        }
+        if rest_lower.first().is_some_and(|w| w.ends_with("ing")) {
+            let place: Vec<&str> = rest[1..]
+                .iter()
+                .skip_while(|w| ["up", "in", "on", "the"].contains(&w.to_lowercase().as_str()))
+                .copied()
+                .collect();
+            if place.first().is_some_and(names_a_place) {
+                return Some(format!("{subject} in {}", place.join(" ")));
+            }
+        }
+    }
+    (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
+}
+
+/// `text` without `lead` (whole words, any case) at its start, when it starts with it.
+pub(super) fn strip_lead<'t>(text: &'t str, lead: &str) -> Option<&'t str> {
+    let head = text.get(..lead.len())?;
+    let rest = &text[lead.len()..];
+    (head.eq_ignore_ascii_case(lead) && (rest.is_empty() || rest.starts_with([' ', ','])))
+        .then(|| rest.trim_start_matches([' ', ',']))
+}
+
+/// "go ahead and sort it by type" says "sort it by type"; a clause of filler alone goes.
+pub(super) fn drop_fillers(clauses: &mut Vec<Clause>) {
+    let lex = crate::rules::lexicon::lexicon();
+    for c in clauses.iter_mut() {
+        while let Some(rest) = lex
+            .filler_leads
+            .iter()
+            .find_map(|lead| strip_lead(&c.text, lead))
+        {
+            c.text = rest.to_owned();
+        }
+    }
+    clauses.retain(|c| !c.text.trim().is_empty());
+}
+
+/// A later clause that only qualifies the one before it: a negation ("don't move anything
+/// yet"), a restriction with no verb of its own ("just the top 3"), "show me" with at most a
+/// number, or no action at all.
+fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
+    let text = c.text.as_str();
+    let lex = crate::rules::lexicon::lexicon();
+    if lex.negations.iter().any(|n| strip_lead(text, n).is_some()) {
+        return true;
+    }
+    if !c.sequenced
+        && lex
+            .elaboration_leads
+            .iter()
+            .any(|n| strip_lead(text, n).is_some())
+    {
+        return true;
+    }
+    // "…; where a name's already used, leave that file alone": a condition whose consequence
+    // asks for no action of its own says how the step before behaves; so does one about names
+    // that clash, whatever it says to do ("where a name clashes, rename the incoming file").
+    if let Some(rest) = lex
+        .condition_leads
+        .iter()
+        .find_map(|lead| strip_lead(text, lead))
+        && let Some((condition, consequence)) = rest.split_once(", ")
+    {
+        return about_a_clash(condition) || !starts_with_action(consequence, verbs);
+    }
+    // "…; ask me whenever a name clashes": what to do when a name is taken, said first.
+    let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+    if about_a_clash(text)
+        && lex.condition_leads.iter().any(|lead| {
+            let lead: Vec<&str> = lead.split(' ').collect();
+            words.windows(lead.len()).any(|w| w.iter().eq(lead.iter()))
+        })
+    {
+        return true;
+    }
+    if let Some(rest) = lex
+        .qualifier_leads
+        .iter()
+        .find_map(|lead| strip_lead(text, lead))
+    {
+        return !starts_with_action(rest, verbs);
+    }
+    asks_to_be_shown(text, true) || !c.sequenced && !has_action(text, verbs)
+}
+
+/// "the photo names start with DSC; make that Porto instead", "names all start with 'Copy of ',
+/// strip that bit off": "that" is the text the part before says the names have.
+pub(super) fn changes_that_text(before: &str, piece: &str) -> bool {
+    static SAYS_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:starts?|ends?) with \S+|\S+ (?:everywhere|all over)$")
+            .expect("a valid pattern")
+    });
+    static CHANGES_THAT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)^(?:make|change|turn|replace|strip|remove|drop|cut|lose|take) (?:that|it|this)\b",
+        )
+        .expect("a valid pattern")
+    });
+    SAYS_TEXT.is_match(before.trim_end_matches([',', ';', ' ']))
+        && CHANGES_THAT.is_match(piece.trim())
+}
+
+/// "are there identical copies in X, and how many MB are they costing me": a question about what
+/// the question before found ("they", no place of its own) asks more of the same step.
+fn asks_more_about(prev: &Clause, c: &Clause) -> bool {
+    let lex = crate::rules::lexicon::lexicon();
+    let words = |t: &str| -> Vec<String> {
+        t.split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                    .to_lowercase()
+            })
+            .collect()
+    };
+    let (before, now) = (words(&prev.text), words(&c.text));
+    let question = |ws: &[String]| {
+        ws.first()
+            .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
+    };
+    question(&before)
+        && question(&now)
+        && !c.sequenced
+        && !c.text.contains('/')
+        && now.iter().any(|w| lex.back_references.contains(w))
+}
+
+/// "show me" or "tell me", and with `numbered` maybe a number after it ("show me 5").
+fn asks_to_be_shown(text: &str, numbered: bool) -> bool {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let most = if numbered { 3 } else { 2 };
+    (2..=most).contains(&words.len())
+        && words[1] == "me"
+        && crate::rules::lexicon::lexicon()
+            .look_verbs
+            .contains(&words[0])
+        && words[2..]
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Joins every clause that only qualifies the one before onto it, and a leading "show me" onto
+/// what it asks to see ("show me, what is in notes.txt").
+pub(super) fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
+    let mut merged: Vec<Clause> = Vec::with_capacity(clauses.len());
+    let mut lead_in: Option<String> = None;
+    for mut c in clauses.drain(..) {
+        if let Some(lead) = lead_in.take() {
+            c.text = format!("{lead} {}", c.text);
+        }
+        if !c.header && asks_to_be_shown(&c.text, false) && merged.last().is_none_or(|p| p.header) {
+            lead_in = Some(c.text.trim_end_matches([',', ' ']).to_owned());
+            continue;
+        }
+        match merged.last_mut() {
+            Some(prev)
+                if !prev.header
+                    && !c.header
+                    && (qualifies_previous(&c, verbs)
+                        || asks_more_about(prev, &c)
+                        || changes_that_text(&prev.text, &c.text)) =>
+            {
+                prev.text.push_str(", ");
+                prev.text.push_str(&c.text);
+            }
+            _ => merged.push(c),
+        }
+    }
+    if let Some(lead) = lead_in {
+        merged.push(Clause {
+            text: lead,
+            header: false,
+            sequenced: false,
+        });
+    }
+    *clauses = merged;
+}

@@ -1,0 +1,296 @@
+//! Tests of splitting requests into clauses.
+
+use super::*;
+
+fn texts(r: &str) -> Vec<String> {
+    split(r)
+        .into_iter()
+        .map(|c| {
+            if c.header {
+                format!("[header] {}", c.text)
+            } else {
+                c.text
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn splits_on_sequencing_words_and_verb_led_ands() {
+    assert_eq!(
+        texts(
+            "Clean up my Downloads folder – remove duplicates, then organize the remaining \
+             files into subfolders by type"
+        ),
+        [
+            "[header] Clean up my Downloads folder",
+            "remove duplicates",
+            "organize the remaining files into subfolders by type"
+        ]
+    );
+    assert_eq!(
+        texts("find all .log files in Temp and delete them"),
+        ["find all .log files in Temp", "delete them"]
+    );
+    // "and" between nouns stays inside the clause.
+    assert_eq!(
+        texts("move photos and videos to Media; after that zip Media"),
+        ["move photos and videos to Media", "zip Media"]
+    );
+    assert_eq!(
+        texts("remove duplicates in ~/Downloads and keep the newest copy"),
+        ["remove duplicates in ~/Downloads and keep the newest copy"]
+    );
+    assert_eq!(
+        texts("dedupe Pictures. Then sort Desktop by type"),
+        ["dedupe Pictures", "sort Desktop by type"]
+    );
+    assert_eq!(texts("organize"), ["organize"]);
+    // A clause may open with a letter of two bytes (it panicked on "é").
+    assert_eq!(
+        texts("Résumé/cv_v9.docx, call it cv-2025.docx"),
+        ["Résumé/cv_v9.docx, call it cv-2025.docx"]
+    );
+    // An arrow is "to", or "then" before an action.
+    assert_eq!(
+        texts("Downloads/pics.zip → unpack to Pictures/Anna, then dedupe there"),
+        [
+            "[header] Downloads/pics.zip",
+            "unpack to Pictures/Anna",
+            "dedupe there"
+        ]
+    );
+    assert_eq!(
+        texts("Podcasts/Raw files over 500MB → Archive/raw.zip"),
+        ["Podcasts/Raw files over 500MB to Archive/raw.zip"]
+    );
+    assert_eq!(
+        texts("hunt for docs about the move; whatever turns up → Archive/docs.zip"),
+        [
+            "hunt for docs about the move",
+            "whatever turns up to Archive/docs.zip"
+        ]
+    );
+    // "make that …" after text the names have changes that text, in the same step.
+    assert_eq!(
+        texts("in Pictures/Porto the photo names start with DSC; make that Porto instead"),
+        ["in Pictures/Porto the photo names start with DSC, make that Porto instead"]
+    );
+    assert_eq!(
+        texts("Drive/Docs names all start with 'Copy of ', strip that bit off"),
+        ["Drive/Docs names all start with 'Copy of ', strip that bit off"]
+    );
+    // A misspelt action opening the request is a step.
+    assert_eq!(
+        texts("dedpue Pictrues then sort downlods by tyep"),
+        ["dedpue Pictrues", "sort downlods by tyep"]
+    );
+    // A folder someone needs is one to make.
+    assert_eq!(
+        texts("Photos/2024 needs an Iceland subfolder; copy Camera/SD Card into it"),
+        [
+            "create a new subfolder named Iceland in Photos/2024",
+            "copy Camera/SD Card into it"
+        ]
+    );
+    assert_eq!(
+        texts("Tax Stuff wants a Receipts 2024 subdir"),
+        ["create a new subfolder named Receipts 2024 in Tax Stuff"]
+    );
+    // What is not wanted is what to remove.
+    assert_eq!(
+        texts("don't need three versions of every song in Music, just one each"),
+        ["remove three versions of every song in Music, just one each"]
+    );
+    assert_eq!(
+        texts("trash Desktop/old.docx, don't need it"),
+        ["trash Desktop/old.docx, don't need it"]
+    );
+    assert_eq!(
+        texts("I don't want to lose Writing/Novel, copy it to Backup"),
+        ["I don't want to lose Writing/Novel", "copy it to Backup"]
+    );
+    // A superlative before a verb makes it a noun: "biggest file wins" qualifies.
+    assert_eq!(
+        texts("dedupe Music; biggest file wins"),
+        ["dedupe Music, biggest file wins"]
+    );
+    // A question about what the question before found asks more of it.
+    assert_eq!(
+        texts("are there identical copies in Backup/Old, and how many MB are they costing me"),
+        ["are there identical copies in Backup/Old, how many MB are they costing me"]
+    );
+    // A condition followed by an action is a step of its own.
+    assert_eq!(
+        texts("look in Archive/old.tar.gz first and if it looks fine extract to Code/old"),
+        [
+            "look in Archive/old.tar.gz first",
+            "if it looks fine extract to Code/old"
+        ]
+    );
+    // An action before a colon and only its object after it is one clause.
+    assert_eq!(
+        texts("tl;dr pls: Zotero/paper.pdf"),
+        ["tldr pls: Zotero/paper.pdf"]
+    );
+    // A colon after "target" says where, inside the clause.
+    assert_eq!(
+        texts("Projekte/Blog please as tar.gz archive back up, target: Backup/blog.tar.gz"),
+        ["Projekte/Blog please as tar.gz archive back up, target: Backup/blog.tar.gz"]
+    );
+}
+
+#[test]
+fn what_a_clause_says_not_to_do_is_left_out_of_matching() {
+    assert_eq!(
+        without_negations("which files are packed in mail.tar.zst, don't unpack it"),
+        "which files are packed in mail.tar.zst"
+    );
+    assert_eq!(
+        without_negations(
+            "analyze Backup but don't bother checking for duplicates, the tree is huge"
+        ),
+        "analyze Backup the tree is huge"
+    );
+    assert_eq!(
+        without_negations("zip Photos without deleting the originals"),
+        "zip Photos"
+    );
+    assert_eq!(without_negations("don't"), "don't");
+    // A condition after the action says how it behaves; one that opens the clause may be
+    // the first step.
+    assert_eq!(
+        affirmed(
+            "extract x.zip into Restore, and if a name is already taken there keep both by \
+             renaming the new one"
+        ),
+        "extract x.zip into Restore, and"
+    );
+    assert_eq!(
+        affirmed("if there are duplicates in Music delete them"),
+        "if there are duplicates in Music delete them"
+    );
+    // What is left out is kept when it was the only action.
+    assert_eq!(
+        affirmed("Photos/DSC_4410.jpg is the first dance, name it first-dance.jpg"),
+        "Photos/DSC_4410.jpg is the first dance, name it first-dance.jpg"
+    );
+}
+
+#[test]
+fn a_clause_that_only_qualifies_the_one_before_joins_it() {
+    assert_eq!(
+        texts("which notes talk about the garden shed? just the top 3"),
+        ["which notes talk about the garden shed, just the top 3"]
+    );
+    assert_eq!(
+        texts("which category would each file in Inbox go into? don't move anything yet"),
+        ["which category would each file in Inbox go into, don't move anything yet"]
+    );
+    assert_eq!(
+        texts("I can't remember what notes.rtf says, show me"),
+        ["I can't remember what notes.rtf says, show me"]
+    );
+    assert_eq!(
+        texts("what tools do you have for PDFs? show me 5"),
+        ["what tools do you have for PDFs, show me 5"]
+    );
+    assert_eq!(
+        texts("preview the type folders for Unsorted, then go ahead and sort it by type"),
+        ["preview the type folders for Unsorted", "sort it by type"]
+    );
+    assert_eq!(
+        texts("show me, what is in Notes/einkauf.txt"),
+        ["show me what is in Notes/einkauf.txt"]
+    );
+    assert_eq!(
+        texts("is there duplicate junk in ~/Music/Live Sets? only files over 20 MB matter"),
+        ["is there duplicate junk in ~/Music/Live Sets, only files over 20 MB matter"]
+    );
+    assert_eq!(
+        texts("I'd like Clients/Hoffmann as a single compressed bundle I can email, zip format"),
+        ["I'd like Clients/Hoffmann as a single compressed bundle I can email, zip format"]
+    );
+    assert_eq!(
+        texts("dedupe the .wav files in Music biger then 50MB, then zip Music"),
+        [
+            "dedupe the .wav files in Music biger than 50MB",
+            "zip Music"
+        ]
+    );
+    // A restriction followed by its own verb is a clause of its own.
+    assert_eq!(
+        texts("find the logs in Temp; just delete them"),
+        ["find the logs in Temp", "just delete them"]
+    );
+    // A restatement, and a condition whose consequence is no action of its own.
+    assert_eq!(
+        texts("roughly how old is everything in Old Stuff? like, which years it comes from"),
+        ["roughly how old is everything in Old Stuff, like, which years it comes from"]
+    );
+    assert_eq!(
+        texts("sort To Sort by type; where a name's already used, leave that file alone"),
+        ["sort To Sort by type, where a name's already used, leave that file alone"]
+    );
+    assert_eq!(
+        texts("unpack kit.zip to Work/Brand; where a name clashes, rename the incoming file"),
+        ["unpack kit.zip to Work/Brand, where a name clashes, rename the incoming file"]
+    );
+    assert_eq!(
+        texts("split the invoices into Paid and Open by what they say"),
+        ["split the invoices into Paid and Open by what they say"]
+    );
+    // A consequence that is an action stays a step.
+    assert_eq!(
+        texts("scan Downloads; if there are duplicates, delete them"),
+        ["scan Downloads, if there are duplicates", "delete them"]
+    );
+}
+
+#[test]
+fn a_header_naming_files_is_what_the_next_clause_means_by_them() {
+    assert_eq!(
+        texts("old logs in Downloads, find them and delete them"),
+        ["find old logs in Downloads", "delete them"]
+    );
+    assert_eq!(
+        texts("there's a pile of old stuff in Downloads, shift it over to Archive/Stale"),
+        ["shift over a pile of old stuff in Downloads to Archive/Stale"]
+    );
+    assert_eq!(
+        texts("Work/Reports stuff untouched since 2022: bundle it as Archive/old.zip"),
+        ["bundle Work/Reports stuff untouched since 2022 as Archive/old.zip"]
+    );
+    // What a place is said to be full of, or cluttered with.
+    assert_eq!(
+        texts("Logs/app is full of 0-byte junk files; remove those, then list Logs/app"),
+        ["remove 0-byte junk files in Logs/app", "list Logs/app"]
+    );
+    assert_eq!(
+        texts("old .part files are littering ~/Downloads, trash those"),
+        ["trash old .part files in ~/Downloads"]
+    );
+    // "one" after an action is one of what the clause before asked about.
+    assert_eq!(
+        texts(
+            "can any of your skills send files by email? if none can, make one called mail-files"
+        ),
+        [
+            "can any of your skills send files by email, if none can",
+            "make a new skill called mail-files"
+        ]
+    );
+    // A statement about a place is no name for what "it" means.
+    assert_eq!(
+        texts("the desktop looks like a bomb went off, sort it by type"),
+        [
+            "[header] the desktop looks like a bomb went off",
+            "sort it by type"
+        ]
+    );
+    // But what it says is wrong is what a general "clean that up" means.
+    assert_eq!(
+        texts("I keep downloading the same installers twice, clean that up in Downloads"),
+        ["clean that up in Downloads, I keep downloading the same installers twice"]
+    );
+}
