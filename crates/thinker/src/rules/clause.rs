@@ -139,17 +139,7 @@ fn opens_with_a_misspelt_action(text: &str) -> bool {
     let Some(first) = text.split_whitespace().next() else {
         return false;
     };
-    let w = first.to_lowercase();
-    w.len() >= 5
-        && w.chars().all(char::is_alphabetic)
-        && !super::lexicon::lexicon().common_words.contains(&w)
-        && super::lexicon::lexicon().action_verbs.iter().any(|v| {
-            v.len() >= 5
-                && super::normalize::osa_distance(&w, v) == 1
-                && !super::lexicon::lexicon()
-                    .verbs_before_a_target
-                    .contains_key(v)
-        })
+    super::lexicon::lexicon().misspells_an_action(&first.to_lowercase())
 }
 
 /// "zoom-janitor", "invoice-zipper": one lower-case word joined with hyphens, as skills are named

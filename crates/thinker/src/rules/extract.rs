@@ -565,6 +565,7 @@ fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
         let bare = word.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
         if names_a_path(bare) {
             let (name, next) = path_with_spaces(&words, i, bare);
+            let name = name_before_path(&mut out, name);
             let last_raw = words[next - 1];
             let last = last_raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
             quoted.push(with_first_folder_spelt_right(&name));
@@ -576,6 +577,58 @@ fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
         }
     }
     *text = out.join(" ");
+}
+
+/// Words that are never the start of a name written before a path.
+const NEVER_NAME_STARTS: &[&str] = &[
+    "and", "or", "but", "then", "please", "pls", "hey", "hi", "ok", "okay", "so", "also", "i",
+    "is", "are", "it", "its", "all", "every", "each", "any", "some", "just", "now", "yes", "no",
+    "only", "both", "same", "via", "with", "without", "for", "at", "on", "by",
+];
+
+/// "Calibre Library/imports", "3D Prints/STL", "Old PC/Downloads": a name with a space before
+/// its first slash. Up to two words written with a capital just before a path that starts with
+/// one go with it, unless the lexicon knows them as something else (a verb, even misspelt, "in",
+/// "the", a question word): "Zip Photos/2023" and "In Music/Live" stay as they are. The words
+/// are taken off `out`.
+fn name_before_path(out: &mut Vec<String>, path: String) -> String {
+    let lex = super::lexicon::lexicon();
+    let name_like = |w: &str| {
+        let stem = w.trim_end_matches("'s").trim_end_matches("’s");
+        let mut chars = stem.chars();
+        let first = chars.next();
+        let l = w.to_lowercase();
+        !stem.is_empty()
+            && stem.chars().all(char::is_alphanumeric)
+            && (first.is_some_and(char::is_uppercase)
+                || first.is_some_and(|c| c.is_ascii_digit())
+                    && stem.chars().any(char::is_uppercase))
+            && !lex.action_verbs.contains(&l)
+            && !lex.change_verbs.contains(&l)
+            && !lex.look_verbs.contains(&l)
+            && !lex.synonyms.contains_key(&l)
+            && !lex.misspells_an_action(&l)
+            && !DETERMINERS.contains(&l.as_str())
+            && !FOLDER_NOUNS.contains(&l.as_str())
+            && !places::LOCATION_PREPS.contains(&l.as_str())
+            && !places::TARGET_PREPS.contains(&l.as_str())
+            && !NEVER_NAME_STARTS.contains(&l.as_str())
+            && !super::clause::is_question_word(&l)
+    };
+    if !path.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) {
+        return path;
+    }
+    let mut name = path;
+    for _ in 0..2 {
+        match out.last() {
+            Some(w) if name_like(w) => {
+                name = format!("{w} {name}");
+                out.pop();
+            }
+            _ => break,
+        }
+    }
+    name
 }
 
 /// Words after a number that make it a count or an amount, not part of a name ("3 kb", "10 mb").
@@ -630,7 +683,6 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         let goes_on = word.split_once('/').is_some_and(|(part, _)| {
             capital(part)
                 && part.chars().skip(1).all(char::is_lowercase)
-                && !COMMON_FOLDERS.contains(&part.to_lowercase().as_str())
                 // "Documents/Taxes 2024/irs-letter.pdf".
                 || part.len() == 4
                     && (part.starts_with("19") || part.starts_with("20"))

@@ -36,6 +36,7 @@ struct EnglishFile {
     empty_phrases: Vec<String>,
     ability_questions: Vec<String>,
     possessives: BTreeSet<String>,
+    going_verbs: BTreeSet<String>,
     verbs_before_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
 }
@@ -107,6 +108,8 @@ pub struct Lexicon {
     pub ability_questions: Vec<String>,
     /// Words that make what follows someone's own, in particular ("my", "this", "our").
     pub possessives: BTreeSet<String>,
+    /// Verbs of going after which "under" says where things go ("those folders go under X").
+    pub going_verbs: BTreeSet<String>,
     /// Words that are a verb when they open a clause saying where things go ("duplicate X into
     /// Y" copies).
     pub verbs_before_a_target: BTreeMap<String, String>,
@@ -147,6 +150,7 @@ fn load() -> Result<Lexicon, String> {
         empty_phrases: en.empty_phrases,
         ability_questions: en.ability_questions,
         possessives: en.possessives,
+        going_verbs: en.going_verbs,
         verbs_before_a_target: en.verbs_before_a_target,
         vague_words: en.vague_words,
         german,
@@ -157,6 +161,21 @@ fn load() -> Result<Lexicon, String> {
 pub fn lexicon() -> &'static Lexicon {
     static LEXICON: OnceLock<Lexicon> = OnceLock::new();
     LEXICON.get_or_init(|| load().expect("the shipped lexicon loads (tested)"))
+}
+
+impl Lexicon {
+    /// A word one slip from an action verb of five letters or more ("dedpue"), not an everyday
+    /// word and not a verb that only leads to a target.
+    pub fn misspells_an_action(&self, word: &str) -> bool {
+        word.len() >= 5
+            && word.chars().all(char::is_alphabetic)
+            && !self.common_words.contains(word)
+            && self.action_verbs.iter().any(|v| {
+                v.len() >= 5
+                    && super::normalize::osa_distance(word, v) == 1
+                    && !self.verbs_before_a_target.contains_key(v)
+            })
+    }
 }
 
 impl Translation {

@@ -310,6 +310,16 @@ pub(super) fn read_words(
         } else {
             w
         };
+        // "those folders go under Archive/Sorted": where they go.
+        let w = if w == "under"
+            && crate::rules::lexicon::lexicon()
+                .going_verbs
+                .contains(prev.trim_end_matches([',', ';']))
+        {
+            "into".to_owned()
+        } else {
+            w
+        };
         // A borrowed place word the lexicon reads as one ("de", "dans") is that preposition.
         let w = match crate::rules::lexicon::lexicon().synonyms.get(&w) {
             Some(p)

@@ -553,14 +553,49 @@ fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
         objects=["Music/Live Sets"]
         targets=["Backup/Drive B"]"#]],
     );
-    // ... and past the next slash, unless that word starts a path of its own.
+    // ... and past the next slash, even when the next part is an everyday folder's name
+    // ("Choir/Sheet Music/Advent"): two paths are not written side by side without a word
+    // between them.
     check(
         "pull the metadata of Music/Live Sets/berlin-2019.flac",
         expect![[r#"objects=["Music/Live Sets/berlin-2019.flac"]"#]],
     );
     check(
         "copy Pictures/Best Documents/old.txt",
-        expect![[r#"objects=["Pictures/Best", "Documents/old.txt"]"#]],
+        expect![[r#"objects=["Pictures/Best Documents/old.txt"]"#]],
+    );
+    check(
+        "tag everything in Choir/Sheet Music/Advent",
+        expect![[r#"
+            locations=["Choir/Sheet Music/Advent"]
+            whole_root=true"#]],
+    );
+    // A name with a space before its first slash: capitalised words before the path, not a
+    // verb or a preposition ("Zip Photos/2023" stays).
+    check(
+        "unpack Calibre Library/imports/humble.zip into Calibre Library/Humble",
+        expect![[r#"
+            objects=["Calibre Library/imports/humble.zip"]
+            targets=["Calibre Library/Humble"]"#]],
+    );
+    check(
+        "bundle 3D Prints/STL and Old PC/Downloads",
+        expect![[r#"objects=["3D Prints/STL", "Old PC/Downloads"]"#]],
+    );
+    check(
+        "Zip Photos/2023 into Backup/p.zip",
+        expect![[r#"
+            objects=["Photos/2023"]
+            targets=["Backup/p.zip"]
+            format=Some("zip")"#]],
+    );
+    // "under" after a verb of going says where things go.
+    check(
+        "sort Mom's Laptop/Desktop, the folders go under Mom's Laptop/Sorted",
+        expect![[r#"
+            objects=["Mom's Laptop/Desktop"]
+            targets=["Mom's Laptop/Sorted"]
+            kind=Some("dir")"#]],
     );
     // A small number, a short word in capitals and a name with a capital inside go on too,
     // unless the number counts what follows.
