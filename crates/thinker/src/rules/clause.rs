@@ -169,12 +169,26 @@ fn arrows_read(text: &str, verbs: &Verbs) -> String {
         if starts_with_action(after, verbs) {
             out.push_str(", then ");
         } else {
-            if let Some(boundary) = out.rfind("; ").map(|i| i + 2)
-                && !has_action(&out[boundary..], verbs)
-            {
+            let boundary = out.rfind("; ").map_or(0, |i| i + 2);
+            if boundary > 0 && !has_action(&out[boundary..], verbs) {
                 out.insert_str(boundary, "then ");
             }
-            out.push_str(" to ");
+            // "Work/Drafts items untouched for a year → Archive/old.tar.gz": with no verb, an
+            // arrow to an archive's name packs into it.
+            let archive = after
+                .split_whitespace()
+                .next()
+                .map(|w| w.trim_end_matches([',', ';', '.', '!', '?']).to_lowercase())
+                .is_some_and(|w| {
+                    [".zip", ".tar.gz", ".tgz", ".tar.zst", ".tar", ".7z"]
+                        .iter()
+                        .any(|e| w.ends_with(e))
+                });
+            if archive && !has_action(&out[boundary..], verbs) {
+                out.push_str(" pack into ");
+            } else {
+                out.push_str(" to ");
+            }
         }
         rest = after;
     }

@@ -9,6 +9,7 @@ mod places;
 mod rename;
 mod tags;
 
+pub(super) use lexicon::DELETE_ORIGINALS;
 use lexicon::*;
 use std::collections::BTreeSet;
 

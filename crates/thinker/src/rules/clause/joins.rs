@@ -309,6 +309,12 @@ fn asks_to_be_shown(text: &str, numbered: bool) -> bool {
             .all(|w| w.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// "zip Band/Setlists into Band/s.zip, then trash the folder itself": a clause that only says
+/// the originals go (and names no place of its own) says how the step before ends.
+fn only_deletes_the_originals(text: &str) -> bool {
+    !text.contains('/') && crate::rules::extract::DELETE_ORIGINALS.is_match(&text.to_lowercase())
+}
+
 /// Joins every clause that only qualifies the one before onto it, and a leading "show me" onto
 /// what it asks to see ("show me, what is in notes.txt").
 pub(super) fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
@@ -327,6 +333,7 @@ pub(super) fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
                 if !prev.header
                     && !c.header
                     && (qualifies_previous(&c, verbs)
+                        || only_deletes_the_originals(&c.text)
                         || asks_more_about(prev, &c)
                         || changes_that_text(&prev.text, &c.text)) =>
             {

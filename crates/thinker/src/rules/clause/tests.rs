@@ -60,15 +60,29 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
             "dedupe there"
         ]
     );
+    // With no verb, an arrow to an archive's name packs into it.
     assert_eq!(
         texts("Podcasts/Raw files over 500MB → Archive/raw.zip"),
-        ["Podcasts/Raw files over 500MB to Archive/raw.zip"]
+        ["Podcasts/Raw files over 500MB pack into Archive/raw.zip"]
+    );
+    assert_eq!(
+        texts("move Podcasts/Raw files → Archive/raw.zip"),
+        ["move Podcasts/Raw files to Archive/raw.zip"]
+    );
+    // A clause that only says the originals go ends the step before.
+    assert_eq!(
+        texts("pack Band/Setlists into Band/s.zip and then trash the folder itself"),
+        ["pack Band/Setlists into Band/s.zip, trash the folder itself"]
+    );
+    assert_eq!(
+        texts("zip Band/Setlists into Band/s.zip, then delete Band/Old"),
+        ["zip Band/Setlists into Band/s.zip", "delete Band/Old"]
     );
     assert_eq!(
         texts("hunt for docs about the move; whatever turns up → Archive/docs.zip"),
         [
             "hunt for docs about the move",
-            "whatever turns up to Archive/docs.zip"
+            "whatever turns up pack into Archive/docs.zip"
         ]
     );
     // "make that …" after text the names have changes that text, in the same step.

@@ -176,9 +176,9 @@ pub(super) fn re(s: &str) -> Regex {
     Regex::new(s).expect("static regex")
 }
 
-pub(super) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
+pub(in crate::rules) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|uncompressed (?:copy|copies|files?|folders?|version)|source files?)\b|\b(?:the\s+)?originals?\s+(?:can|may|should)\s+(?:go|be deleted|be removed|be trashed)\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|wipe|wiping|ditch|ditching)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once)\s+(?:packing|zipping|archiving|it's packed|it's zipped))\b|\b(?:the\s+)?originals?\s+(?:can|may|should)\s+(?:go|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b",
     )
 });
 /// Quoted text. A single quote opens only where no letter or digit comes before it and closes
@@ -225,10 +225,13 @@ pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\b(?:\s*\+|\s+(?:or|and)\s+(more|bigger|larger|above|over|up|less|smaller|under|below))",
     )
 });
+/// Numbers written as words from two on ("eighteen months", "top fifteen"), for the regexes;
+/// `number_word` reads them.
+const NUMBER_WORDS: &str = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|ninety|hundred";
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\b(older than|more than|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?",
-    )
+    re(&format!(
+        r"(?i)\b(older than|more than|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS})?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
+    ))
 });
 pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -306,9 +309,9 @@ pub(super) static ONE_EXAMPLE_NAME: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\b(?:(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+)?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?:files|items|ones|songs|videos|photos)\b[^,;?]*?\b(?:heaviest|biggest|largest|newest|oldest))\b",
-    )
+    re(&format!(
+        r"(?i)\b(?:(?:top|first|largest|biggest|(\d+)\s+(?:largest|biggest|heaviest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+(?:files|items|ones|songs|videos|photos)\b[^,;?]*?\b(?:heaviest|biggest|largest|newest|oldest))\b"
+    ))
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
     // "called Receipts 2024": a name and the year after it are one name; "set me up a skill,
@@ -323,9 +326,9 @@ pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 pub(super) static DURATION: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)^(?:the (?:last|past) )?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(?:day|week|month|year|hour)s?\b",
-    )
+    re(&format!(
+        r"(?i)^(?:the (?:last|past) )?(?:\d+|a|an|one|{NUMBER_WORDS})?\s*(?:day|week|month|year|hour)s?\b"
+    ))
 });
 pub(super) static QUERY: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -495,7 +498,22 @@ pub(super) fn number_word(w: &str) -> Option<u64> {
         "eight" => 8,
         "nine" => 9,
         "ten" => 10,
+        "eleven" => 11,
         "twelve" => 12,
+        "thirteen" => 13,
+        "fourteen" => 14,
+        "fifteen" => 15,
+        "sixteen" => 16,
+        "seventeen" => 17,
+        "eighteen" => 18,
+        "nineteen" => 19,
+        "twenty" => 20,
+        "thirty" => 30,
+        "forty" => 40,
+        "fifty" => 50,
+        "sixty" => 60,
+        "ninety" => 90,
+        "hundred" => 100,
         n => n.parse().ok()?,
     })
 }

@@ -725,6 +725,28 @@ fn summary_lengths_and_compression_levels_said_as_numbers() {
 }
 
 #[test]
+fn ages_and_counts_written_as_words_past_twelve() {
+    check(
+        "Work/Drafts items untouched for eighteen months",
+        expect![[r#"
+            objects=["Work/Drafts"]
+            modified_before=Some("540days")"#]],
+    );
+    check(
+        "VMs folder: top fifteen heaviest items",
+        expect!["limit=Some(15)"],
+    );
+    check(
+        "zip Band/Setlists into Band/s.zip, wipe originals after",
+        expect![[r#"
+            objects=["Band/Setlists"]
+            targets=["Band/s.zip"]
+            format=Some("zip")
+            delete_originals=true"#]],
+    );
+}
+
+#[test]
 fn a_dotted_word_of_no_known_type_is_an_extension() {
     check(
         "delete every .crdownload leftover from Downloads",
