@@ -631,6 +631,36 @@ fn a_skill_described_in_the_request_takes_the_rest_of_it() {
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }
 
+/// Regression (issue 19): "zip X into Y.zip and then delete the originals" planned deleting
+/// `$step(1).created`, the archive just made. The originals going is how the archive step ends
+/// (`delete_originals`), however it is said after "then".
+#[test]
+fn deleting_the_originals_after_packing_never_deletes_the_archive() {
+    let env = Env::new(&[]);
+    let mut wrong = Vec::new();
+    for request in [
+        "zip Band/Setlists into Band/s.zip and then delete the originals",
+        "pack Band/Setlists into Band/setlists-2024.zip and then trash the folder itself",
+        "Work/Drafts items untouched for eighteen months → Archive/drafts-old.tar.gz; wipe originals after",
+    ] {
+        let plan = env.json(&["plan", request]);
+        let steps = plan["plan"]["steps"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let archive = steps
+            .iter()
+            .find(|s| s["skill"] == "archive-files" && s["tool"] == "create");
+        let deletes_made = steps
+            .iter()
+            .any(|s| s["tool"] == "delete" && s["params"].to_string().contains(".created"));
+        if archive.is_none_or(|a| a["params"]["delete_originals"] != true) || deletes_made {
+            wrong.push(format!("{request:?}: got {steps:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+}
+
 /// Regression (issue 19): asking where a file is, or to find it, planned finding it and then
 /// deleting it ("where's my file called passport-scan.pdf" → find + delete), and a word inside
 /// quotation marks was "corrected" ('learn to solder' → 'folder').

@@ -108,8 +108,11 @@ impl PlanBuilder<'_, '_> {
             .map(|w| w.rsplit('/').next().unwrap_or(w))
             .collect::<Vec<_>>()
             .join(" ");
+        let presence = slot_presence(slots);
+        let unsaid = |p: &str| presence.iter().any(|(name, has)| *name == p && !has);
         let backed = |tool: &str| {
-            trigger_bonus(skill, tool, text).max(trigger_bonus(skill, tool, &unpathed))
+            trigger_bonus(skill, tool, text, &unsaid)
+                .max(trigger_bonus(skill, tool, &unpathed, &unsaid))
         };
         let fit = object_fit(tool, slots, self.place.as_deref(), &looks_like_file);
         // "show what's in Freelance/Invoices" says extract_text's trigger "show me what's in

@@ -204,7 +204,15 @@ pub(super) fn keyword_fit(
 
 /// How much a tool's trigger phrases back the clause: the share of a trigger's literal words the
 /// clause contains, best trigger, squared (a full match counts, a one-word overlap barely).
-pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> f32 {
+///
+/// A trigger only partly said backs a reading less when the clause has nothing for one of its
+/// value slots (`unsaid`): "sort {path} into {categories}" is not "sort it".
+pub(super) fn trigger_bonus(
+    skill: &SkillDefinition,
+    tool: &str,
+    text: &str,
+    unsaid: &dyn Fn(&str) -> bool,
+) -> f32 {
     // A trigger said word for word ("what can you do") is the clearest reading there is, even
     // when every word of it is an everyday word retrieval cannot weigh.
     if says_trigger_whole(skill, tool, text) {
@@ -230,9 +238,21 @@ pub(super) fn trigger_bonus(skill: &SkillDefinition, tool: &str, text: &str) -> 
             }
             let hit = words.iter().filter(|w| clause.contains(*w)).count();
             let share = hit as f32 / words.len() as f32;
-            0.2 * share * share
+            let slot_unsaid = slots_of(t).any(|p| unsaid(p));
+            0.2 * share * share * if slot_unsaid { UNSAID_SLOT_SHARE } else { 1.0 }
         })
         .fold(0.0, f32::max)
+}
+
+/// How much of its backing a partly said trigger keeps when one of its value slots is unsaid.
+const UNSAID_SLOT_SHARE: f32 = 0.5;
+
+/// The slot names of a trigger ("{path}", "{categories}").
+fn slots_of(trigger: &str) -> impl Iterator<Item = &str> {
+    trigger
+        .split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
 }
 
 /// What a trigger said word for word adds to a reading's score: enough to clear the floor of
