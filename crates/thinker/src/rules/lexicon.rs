@@ -213,6 +213,17 @@ impl Translation {
         tokens.join(" ")
     }
 
+    /// A word that says which things, not what to do ("welche Dokumente" are documents, while
+    /// "analysiere Musik" is the folder).
+    fn is_determiner(&self, word: &str) -> bool {
+        self.words.get(word).is_some_and(|e| {
+            matches!(
+                e.as_str(),
+                "which" | "the" | "all" | "my" | "these" | "those" | "what" | "every"
+            )
+        })
+    }
+
     /// An everyday folder name of this language ("musik", "bilder"), lowercase.
     pub fn is_folder_word(&self, word: &str) -> bool {
         self.folders.contains(word)
@@ -265,7 +276,9 @@ impl Translation {
                 && (self.names.contains(&prev)
                     || self.folders.contains(&c)
                         && (self.places.contains(&prev)
-                            || i == 1 && t.starts_with(char::is_uppercase)));
+                            || i == 1
+                                && t.starts_with(char::is_uppercase)
+                                && !self.is_determiner(&prev)));
             match self
                 .words
                 .get(&c)
@@ -371,6 +384,15 @@ mod tests {
             (
                 "pack das Archiv x.zip in Dokumente aus",
                 "extract the archive x.zip in Dokumente",
+            ),
+            // After "welche" an everyday folder name is the kind of file, capital or not.
+            (
+                "welche Dokumente in Arbeit/Protokolle drehen sich um die Umstrukturierung?",
+                "which documents in Arbeit/Protokolle are about the Umstrukturierung?",
+            ),
+            (
+                "Downloads/treiber-alt.zip kann weg",
+                "Downloads/treiber-alt.zip delete",
             ),
         ];
         for (german, english) in cases {

@@ -38,7 +38,17 @@ pub(super) fn category_list(
             names.push(q);
             continue;
         }
-        let words: Vec<&str> = item.split_whitespace().collect();
+        let mut words: Vec<&str> = item.split_whitespace().collect();
+        // "auf Versicherung, Schule und Finanzamt verteilen" read as "… Finanzamt sort": a verb
+        // said after the list (German puts it last) is no part of a name.
+        while words.len() > 1
+            && words.last().is_some_and(|w| {
+                w.starts_with(char::is_lowercase)
+                    && crate::rules::lexicon::lexicon().action_verbs.contains(*w)
+            })
+        {
+            words.pop();
+        }
         let named = !words.is_empty()
             && words.len() <= 3
             && words[0].starts_with(|c: char| c.is_uppercase())

@@ -725,6 +725,16 @@ fn summary_lengths_and_compression_levels_said_as_numbers() {
 }
 
 #[test]
+fn a_verb_after_a_list_of_categories_is_no_part_of_the_last() {
+    check(
+        "the letters in Posteingang/Papier by topic into Versicherung, Schule and Finanzamt sort",
+        expect![[r#"
+            locations=["Posteingang/Papier"]
+            categories=["Versicherung", "Schule", "Finanzamt"]"#]],
+    );
+}
+
+#[test]
 fn ages_and_counts_written_as_words_past_twelve() {
     check(
         "Work/Drafts items untouched for eighteen months",
