@@ -32,7 +32,7 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 94.0;
+const PLAN_ACCURACY_FLOOR: f64 = 94.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
 const SKILLS_ACCURACY_FLOOR: f64 = 95.0;
 /// Share of clear requests planned with the right skills without asking (percent).
@@ -46,8 +46,9 @@ const PICKER_SHARE_CEILING: f64 = 6.0;
 /// note, 2026-11-25).
 /// Set again to 91.0 on the grown set (see the top of this file); 94.0 once the skills' triggers
 /// were given to their tools; 97.0 (the goal) once clauses, triggers' frames, name
-/// patterns and rare slots were read (2026-11-26); 98.5 on 2026-11-27 (99.3 % measured).
-const ACCEPTED_PRECISION_FLOOR: f64 = 98.5;
+/// patterns and rare slots were read (2026-11-26); 98.5 on 2026-11-27 (99.3 % measured); 99.0
+/// that evening (99.6 %).
+const ACCEPTED_PRECISION_FLOOR: f64 = 99.0;
 
 #[test]
 fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
@@ -114,10 +115,12 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-heldout.jsonl", 60, 93.5),
     ("plans-dev.jsonl", 120, 88.0),
     // Written 2026-11-27 the same way; 45.0 % when first scored.
-    ("plans-dev2.jsonl", 120, 80.5),
+    ("plans-dev2.jsonl", 120, 82.0),
     // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
-    ("plans-dev3.jsonl", 120, 78.5),
-    ("plans-unseen.jsonl", 60, 64.0),
+    ("plans-dev3.jsonl", 120, 81.0),
+    // Written 2026-11-27 (evening) the same way; 34.2 % when first scored.
+    ("plans-dev4.jsonl", 120, 48.5),
+    ("plans-unseen.jsonl", 60, 66.0),
 ];
 
 #[test]
