@@ -238,7 +238,7 @@ pub(super) fn trigger_bonus(
             }
             let hit = words.iter().filter(|w| clause.contains(*w)).count();
             let share = hit as f32 / words.len() as f32;
-            let slot_unsaid = slots_of(t).any(|p| unsaid(p));
+            let slot_unsaid = slots_of(t).any(unsaid);
             0.2 * share * share * if slot_unsaid { UNSAID_SLOT_SHARE } else { 1.0 }
         })
         .fold(0.0, f32::max)

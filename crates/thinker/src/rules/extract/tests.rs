@@ -735,6 +735,16 @@ fn a_verb_after_a_list_of_categories_is_no_part_of_the_last() {
 }
 
 #[test]
+fn every_subfolder_said_is_recursive() {
+    check(
+        "dedupe Photos/Scans including every subfolder",
+        expect![[r#"
+            objects=["Photos/Scans"]
+            recursive=Some(true)"#]],
+    );
+}
+
+#[test]
 fn ages_and_counts_written_as_words_past_twelve() {
     check(
         "Work/Drafts items untouched for eighteen months",
