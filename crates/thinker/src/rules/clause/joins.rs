@@ -282,11 +282,14 @@ fn asks_more_about(prev: &Clause, c: &Clause) -> bool {
         ws.first()
             .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
     };
+    // "…, and which one is newest?": "which one" is one of what the question before found.
+    let which_one = now.first().is_some_and(|w| w == "which")
+        && now.get(1).is_some_and(|w| w == "one" || w == "ones");
     question(&before)
         && question(&now)
         && !c.sequenced
         && !c.text.contains('/')
-        && now.iter().any(|w| lex.back_references.contains(w))
+        && (which_one || now.iter().any(|w| lex.back_references.contains(w)))
 }
 
 /// "show me" or "tell me", and with `numbered` maybe a number after it ("show me 5").

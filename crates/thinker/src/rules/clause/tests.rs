@@ -46,6 +46,11 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
         ["dedupe Pictures", "sort Desktop by type"]
     );
     assert_eq!(texts("organize"), ["organize"]);
+    // "which one" asks more of what the question before found.
+    assert_eq!(
+        texts("how many files does Zotero/storage hold, and which one is newest?"),
+        ["how many files does Zotero/storage hold, which one is newest?"]
+    );
     // A clause may open with a letter of two bytes (it panicked on "é").
     assert_eq!(
         texts("Résumé/cv_v9.docx, call it cv-2025.docx"),
