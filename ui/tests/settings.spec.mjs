@@ -365,7 +365,10 @@ test('the drop folder: loaded, chosen or typed, saved as typed (empty: null); CO
 // ---------------------------------------------------------------- watched folders
 
 test('watched folders: the list from watches_list, adding one (its exact args), removing one', async ({ app, page }) => {
-  await openSettings(app, { watches_list: watches });
+  // "handled 12 minutes ago" counted from now: the fixture's time is when its file was loaded,
+  // minutes before this test runs late in a long suite (it read "handled 14 min ago").
+  const fresh = watches.map((w) => (w.last_handled_ms === null ? w : { ...w, last_handled_ms: Date.now() - 12 * 60000 }));
+  await openSettings(app, { watches_list: fresh });
   // The engine's list follows watch_add and watch_remove.
   await page.evaluate(([added]) => {
     window.__mock.handlers.watch_add = (args) => {
