@@ -184,8 +184,13 @@ fn arrows_read(text: &str, verbs: &Verbs) -> String {
                         .iter()
                         .any(|e| w.ends_with(e))
                 });
-            if archive && !has_action(&out[boundary..], verbs) {
+            let said_before = has_action(&out[boundary..], verbs);
+            if archive && !said_before {
                 out.push_str(" pack into ");
+            } else if !said_before && goes_to_a_folder(after, verbs) {
+                // "every .stl sitting in Downloads → 3D Prints/Inbox": with no verb on either
+                // side, an arrow to a folder moves there.
+                out.push_str(" move to ");
             } else {
                 out.push_str(" to ");
             }
@@ -194,6 +199,17 @@ fn arrows_read(text: &str, verbs: &Verbs) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Whether the text after an arrow names a folder and no action, up to the end of its part
+/// ("3D Prints/Inbox; keep both…" does, "Ableton/Samples/Vol3 (extract)" and "folders by
+/// date" do not).
+fn goes_to_a_folder(after: &str, verbs: &Verbs) -> bool {
+    let part = after.split([';', ',']).next().unwrap_or_default();
+    let first = part.split_whitespace().next().unwrap_or_default();
+    let names_a_place = part.split_whitespace().take(3).any(|w| w.contains('/'))
+        || first.starts_with(|c: char| c.is_uppercase());
+    names_a_place && !has_action(part, verbs)
 }
 
 /// "…first and if it looks fine extract to Code/legacy-site": a condition followed by an action

@@ -70,6 +70,16 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
         texts("Podcasts/Raw files over 500MB → Archive/raw.zip"),
         ["Podcasts/Raw files over 500MB pack into Archive/raw.zip"]
     );
+    // With no verb on either side, an arrow to a folder moves there.
+    assert_eq!(
+        texts("every .stl in Downloads → 3D Prints/Inbox; keep both if names clash"),
+        ["every .stl in Downloads move to 3D Prints/Inbox, keep both if names clash"]
+    );
+    assert_eq!(
+        texts("Downloads/pack.zip → Ableton/Vol3 (extract)"),
+        ["Downloads/pack.zip to Ableton/Vol3 (extract)"]
+    );
+    assert_eq!(texts("these pics → folders by date"), ["these pics to folders by date"]);
     assert_eq!(
         texts("move Podcasts/Raw files → Archive/raw.zip"),
         ["move Podcasts/Raw files to Archive/raw.zip"]
