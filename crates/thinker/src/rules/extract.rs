@@ -259,7 +259,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         cut(&mut text, r);
     }
     if let Some(c) = CONTENT.captures(&text) {
-        let raw = c.get(1).map_or("", |m| m.as_str());
+        let raw = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
         s.content = Some(lookup(raw).unwrap_or_else(|| unquote(raw)));
         let r = c.get(0).expect("match").range();
         cut(&mut text, r);
@@ -646,7 +646,31 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
     let capital = |x: &str| x.starts_with(char::is_uppercase);
     // "Music/iTunes Import": a name written with a capital anywhere.
     let named = |x: &str| x.chars().any(char::is_uppercase);
-    if ends(words[i]) || !named(&last_part(&path)) || super::looks_like_file(&path) {
+    // "Desktop/passport photo 35x45.jpg": lower-case words up to a file name, none of them a
+    // word that links or acts.
+    let lower_case_file = !named(&last_part(&path))
+        && !ends(words[i])
+        && words[end..]
+            .iter()
+            .take(3)
+            .take_while(|w| {
+                let l = w.to_lowercase();
+                !w.contains('/')
+                    && l != "as"
+                    && !DETERMINERS.contains(&l.as_str())
+                    && !NEVER_NAME_STARTS.contains(&l.as_str())
+                    && !places::LOCATION_PREPS.contains(&l.as_str())
+                    && !places::TARGET_PREPS.contains(&l.as_str())
+                    && !super::lexicon::lexicon().action_verbs.contains(&l)
+            })
+            .any(|w| {
+                let w = w.trim_end_matches([',', ';', ':', '!', '?']);
+                super::looks_like_file(w) && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
+            });
+    if ends(words[i])
+        || !named(&last_part(&path)) && !lower_case_file
+        || super::looks_like_file(&path)
+    {
         return (path, end);
     }
     // "Semester 3", "Week 5/notes.pdf": a small number after a name goes on with it, unless it
@@ -705,7 +729,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 && !places::TARGET_PREPS.contains(&l.as_str())
         };
         // "Taxes 2024/draft return (old).pdf": lower-case words up to the file name they end in.
-        let leads_to_a_file = path.contains(' ')
+        let leads_to_a_file = (path.contains(' ') || lower_case_file)
             && words[end..]
                 .iter()
                 .take(3)

@@ -36,7 +36,7 @@ struct EnglishFile {
     empty_phrases: Vec<String>,
     ability_questions: Vec<String>,
     possessives: BTreeSet<String>,
-    going_verbs: BTreeSet<String>,
+    going_verbs: BTreeMap<String, BTreeSet<String>>,
     verbs_before_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
 }
@@ -108,8 +108,9 @@ pub struct Lexicon {
     pub ability_questions: Vec<String>,
     /// Words that make what follows someone's own, in particular ("my", "this", "our").
     pub possessives: BTreeSet<String>,
-    /// Verbs of going after which "under" says where things go ("those folders go under X").
-    pub going_verbs: BTreeSet<String>,
+    /// Verbs of going, each with the words that after it say where things go ("those folders
+    /// go under X", "X belongs with Y").
+    pub going_verbs: BTreeMap<String, BTreeSet<String>>,
     /// Words that are a verb when they open a clause saying where things go ("duplicate X into
     /// Y" copies).
     pub verbs_before_a_target: BTreeMap<String, String>,

@@ -79,7 +79,10 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
         texts("Downloads/pack.zip → Ableton/Vol3 (extract)"),
         ["Downloads/pack.zip to Ableton/Vol3 (extract)"]
     );
-    assert_eq!(texts("these pics → folders by date"), ["these pics to folders by date"]);
+    assert_eq!(
+        texts("these pics → folders by date"),
+        ["these pics to folders by date"]
+    );
     assert_eq!(
         texts("move Podcasts/Raw files → Archive/raw.zip"),
         ["move Podcasts/Raw files to Archive/raw.zip"]

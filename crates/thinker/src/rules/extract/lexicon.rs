@@ -300,10 +300,11 @@ pub(super) static EXAMPLE_NAMES: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?\s*,\s*([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?(?:\s*,\s*(?:\.\.\.|…|etc\.?))?",
     )
 });
-/// One zero-padded example and "and so on": "to vacay_001.jpg and so on", "scan_01 etc.".
+/// One zero-padded example and "and so on": "to vacay_001.jpg and so on", "scan_01 etc.",
+/// "candle_001.jpg onward", "holiday19_001 and up".
 pub(super) static ONE_EXAMPLE_NAME: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b([A-Za-z][\w\-]*?)(0\d*)(\.[a-z0-9]{1,6})?\s*,?\s*(?:and so on|and so forth|etc\.?|\.\.\.|…)",
+        r"(?i)\b([A-Za-z][\w\-]*?)(0\d*)(\.[a-z0-9]{1,6})?\s*,?\s*(?:and so on|and so forth|etc\.?|\.\.\.|…|(?:and\s+)?(?:up|upwards?|onwards?)\b)",
     )
 });
 pub(super) static PATTERN: LazyLock<Regex> =
@@ -322,7 +323,7 @@ pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that says|saying)\s+("[^"]+"|'[^']+'|.+)$"#,
+        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that (?:just |only |simply )?says|saying)\s+("[^"]+"|'[^']+'|.+)$|\bwith\s+(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:in it|inside|in there|as (?:its )?(?:text|content|contents))\b"#,
     )
 });
 pub(super) static DURATION: LazyLock<Regex> = LazyLock::new(|| {

@@ -310,11 +310,11 @@ pub(super) fn read_words(
         } else {
             w
         };
-        // "those folders go under Archive/Sorted": where they go.
-        let w = if w == "under"
-            && crate::rules::lexicon::lexicon()
-                .going_verbs
-                .contains(prev.trim_end_matches([',', ';']))
+        // "those folders go under Archive/Sorted", "X belongs with Y": where they go.
+        let w = if crate::rules::lexicon::lexicon()
+            .going_verbs
+            .get(prev.trim_end_matches([',', ';']))
+            .is_some_and(|preps| preps.contains(&w))
         {
             "into".to_owned()
         } else {

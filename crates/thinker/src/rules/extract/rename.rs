@@ -407,6 +407,14 @@ mod tests {
                 "number them like beach_001.jpg, beach_002.jpg",
                 "beach_{n:03}.{ext}",
             ),
+            (
+                "number the jpgs in Etsy Shop as candle_001.jpg onward",
+                "candle_{n:03}.{ext}",
+            ),
+            (
+                "after that number them holiday19_001 and up",
+                "holiday19_{n:03}",
+            ),
         ] {
             assert_eq!(pattern(text).as_deref(), Some(want), "{text}");
         }

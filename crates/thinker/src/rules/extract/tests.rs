@@ -46,6 +46,7 @@ fn check(text: &str, expected: Expect) {
         empty,
         kind,
         query,
+        content,
         refers_back,
         there,
         delete_originals,
@@ -597,6 +598,28 @@ fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
             targets=["Mom's Laptop/Sorted"]
             kind=Some("dir")"#]],
     );
+    // So do "in" and "with" after "belongs".
+    check(
+        "Car/Service/receipt.pdf belongs with Insurance/Claims/2025 actually",
+        expect![[r#"
+            objects=["Car/Service/receipt.pdf"]
+            targets=["Insurance/Claims/2025"]"#]],
+    );
+    check(
+        "Desktop/passport photo.jpg belongs in Documents/ID, move it there",
+        expect![[r#"
+            objects=["Desktop/passport photo.jpg"]
+            targets=["Documents/ID"]
+            refers_back=true
+            there=true"#]],
+    );
+    check(
+        "bundle Projects/thesis-latex as tar.gz at Backup/thesis.tar.gz",
+        expect![[r#"
+            objects=["Projects/thesis-latex"]
+            targets=["Backup/thesis.tar.gz"]
+            format=Some("tar.gz")"#]],
+    );
     // A small number, a short word in capitals and a name with a capital inside go on too,
     // unless the number counts what follows.
     check(
@@ -868,5 +891,22 @@ fn a_year_before_not_modified_and_a_word_cut_short() {
         expect![[r#"
         objects=["Fotos/Hochzeit"]
         kind=Some("dir")"#]],
+    );
+}
+
+#[test]
+fn what_a_new_file_says() {
+    check(
+        "make a note called vendors.txt in Wedding/Planning that just says 'call florist by friday'",
+        expect![[r#"
+            locations=["Wedding/Planning"]
+            name=Some("vendors.txt")
+            content=Some("call florist by friday")"#]],
+    );
+    check(
+        "write Recipes/shopping.txt with 'rye flour, salt' in it",
+        expect![[r#"
+            objects=["Recipes/shopping.txt"]
+            content=Some("rye flour, salt")"#]],
     );
 }
