@@ -452,7 +452,16 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         .any(|q| question.contains(&format!(" {q} ")))
         && !question
             .split_whitespace()
-            .any(|w| lex.back_references.contains(w) || lex.possessives.contains(w))
+            .scan("", |prev, w| {
+                // "something that can compress vids": "that" after an unnamed thing is no
+                // pointer at one.
+                let relative = lex.vague_words.contains(*prev);
+                *prev = w;
+                Some((w, relative))
+            })
+            .any(|(w, relative)| {
+                lex.back_references.contains(w) || lex.possessives.contains(w) && !relative
+            })
         && !s.refers_back
         && s.locations.is_empty()
         && s.objects.is_empty()

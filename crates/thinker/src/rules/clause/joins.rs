@@ -50,8 +50,8 @@ pub(super) fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
         return;
     };
     let lex = crate::rules::lexicon::lexicon();
-    let actions: Vec<String> = next
-        .text
+    // Read in the lexicon's words: "sort that out" is "tidy that".
+    let actions: Vec<String> = crate::rules::normalize::in_lexicon_words(&next.text)
         .split_whitespace()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())

@@ -325,4 +325,9 @@ fn a_header_naming_files_is_what_the_next_clause_means_by_them() {
         texts("I keep downloading the same installers twice, clean that up in Downloads"),
         ["clean that up in Downloads, I keep downloading the same installers twice"]
     );
+    // "sort that out" is such a general action ("tidy that"), "sort it by type" is not.
+    assert_eq!(
+        texts("Music/DJ Sets has the same tracks five times over, sort that out"),
+        ["sort that out, Music/DJ Sets has the same tracks five times over"]
+    );
 }

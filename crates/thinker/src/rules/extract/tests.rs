@@ -57,7 +57,8 @@ fn check(text: &str, expected: Expect) {
         max_bytes,
         tags,
         categories,
-        limit
+        limit,
+        asks_ability
     );
     expected.assert_eq(&out.join("\n"));
 }
@@ -909,4 +910,17 @@ fn what_a_new_file_says() {
             objects=["Recipes/shopping.txt"]
             content=Some("rye flour, salt")"#]],
     );
+}
+
+#[test]
+fn asking_what_the_agent_can_do() {
+    // "that" after an unnamed thing points at nothing in particular.
+    check(
+        "yo do u have smth that can compress vids for discord?",
+        expect![[r#"
+            query=Some("discord")
+            asks_ability=true"#]],
+    );
+    // A skill to make is no question.
+    check("can you make a skill that sorts invoices by year", expect![[r#""#]]);
 }
