@@ -477,7 +477,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         // said after it ("about the broken boiler, can you dig it up").
         let q = [
             " in ", " inside ", " within ", " under ", " from ", ", can ", ", could ", ", please",
-            ", pls",
+            ", pls", " — ", " – ", "?",
         ]
         .iter()
         .filter_map(|p| q.find(p))

@@ -37,6 +37,8 @@ struct EnglishFile {
     ability_questions: Vec<String>,
     possessives: BTreeSet<String>,
     going_verbs: BTreeMap<String, BTreeSet<String>>,
+    copy_nouns: BTreeSet<String>,
+    speech_markers: Vec<String>,
     verbs_before_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
 }
@@ -111,6 +113,10 @@ pub struct Lexicon {
     /// Verbs of going, each with the words that after it say where things go ("those folders
     /// go under X", "X belongs with Y").
     pub going_verbs: BTreeMap<String, BTreeSet<String>>,
+    /// Nouns of a copy: the place after "a copy of X" is where it goes.
+    pub copy_nouns: BTreeSet<String>,
+    /// What a file says, reported ("where I said …"): what follows is its text.
+    pub speech_markers: Vec<String>,
     /// Words that are a verb when they open a clause saying where things go ("duplicate X into
     /// Y" copies).
     pub verbs_before_a_target: BTreeMap<String, String>,
@@ -152,6 +158,8 @@ fn load() -> Result<Lexicon, String> {
         ability_questions: en.ability_questions,
         possessives: en.possessives,
         going_verbs: en.going_verbs,
+        copy_nouns: en.copy_nouns,
+        speech_markers: en.speech_markers,
         verbs_before_a_target: en.verbs_before_a_target,
         vague_words: en.vague_words,
         german,

@@ -242,6 +242,27 @@ fn quoted_words(text: &str) -> BTreeSet<String> {
 }
 
 /// `text` without what it quotes (quotes as `quoted_words` reads them).
+/// `text` (lower case, padded with spaces) with what a file is reported to say cut out, up to
+/// the end of its part, and the marker read as "mentions": "a letter where i said i'd move to
+/// rotterdam — which one" is "a letter mentions — which one".
+fn without_reported_speech(text: &str) -> String {
+    let Some((at, marker)) = lexicon()
+        .speech_markers
+        .iter()
+        .filter_map(|m| text.find(&format!(" {m} ")).map(|i| (i, m)))
+        .min()
+    else {
+        return text.to_owned();
+    };
+    let rest = &text[at + marker.len() + 2..];
+    let end = [" — ", " – ", " - ", "?", ";", ", "]
+        .iter()
+        .filter_map(|p| rest.find(p))
+        .min()
+        .unwrap_or(rest.len());
+    format!("{} mentions {}", &text[..at], &rest[end..])
+}
+
 fn without_quoted(text: &str) -> String {
     let mut out: Vec<&str> = Vec::new();
     let mut inside = false;
@@ -312,9 +333,10 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             .collect::<Vec<_>>()
             .join(" ");
     }
-    // What is quoted is the person's text ("start with 'Copy of '"), no word for matching.
+    // What is quoted is the person's text ("start with 'Copy of '"), no word for matching; so
+    // is what a file is reported to say ("where I said I'd relocate to Rotterdam").
     let text = without_quoted(text);
-    let mut t = format!(" {} ", text.to_lowercase());
+    let mut t = without_reported_speech(&format!(" {} ", text.to_lowercase()));
     // Longest first, and only whole: the target "Themes" is not masked out of
     // "Downloads/themes.zip".
     let mut places: Vec<String> = slots
@@ -476,6 +498,17 @@ mod tests {
         );
         // Regression: "full of copies" read as the folder Movies.
         assert_eq!(correct_folder("copies", &["movies", "music"]), None);
+    }
+
+    #[test]
+    fn what_a_file_is_reported_to_say_is_no_instruction() {
+        assert_eq!(
+            without_reported_speech(
+                " a cover letter where i said i'd relocate to rotterdam — which one was it? "
+            ),
+            " a cover letter mentions  — which one was it? "
+        );
+        assert_eq!(without_reported_speech(" move it to x "), " move it to x ");
     }
 
     #[test]

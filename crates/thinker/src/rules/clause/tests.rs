@@ -70,6 +70,11 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
         texts("Podcasts/Raw files over 500MB → Archive/raw.zip"),
         ["Podcasts/Raw files over 500MB pack into Archive/raw.zip"]
     );
+    // A dash after an action starts a remark on it, no header.
+    assert_eq!(
+        texts("delete Podcast/ep17_take2.wav — I kept take 3"),
+        ["delete Podcast/ep17_take2.wav — I kept take 3"]
+    );
     // With no verb on either side, an arrow to a folder moves there.
     assert_eq!(
         texts("every .stl in Downloads → 3D Prints/Inbox; keep both if names clash"),

@@ -230,7 +230,16 @@ pub(super) fn read(
         cut(text, r);
     }
 
-    let lower_text = text.to_lowercase();
+    // "originals stay put", "the original stays where it is": the source stays, no choice
+    // of which copy survives.
+    let lower_text = [
+        " stays put",
+        " stay put",
+        " stays where it is",
+        " stay where they are",
+    ]
+    .iter()
+    .fold(text.to_lowercase(), |t, p| t.replace(p, ""));
     if (lower_text.contains("keep")
         || lower_text.contains("keeping")
         || lower_text.contains("preserv")

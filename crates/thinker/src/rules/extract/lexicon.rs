@@ -333,7 +333,7 @@ pub(super) static DURATION: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static QUERY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:about|mentioning|mention|mentions|containing|contain|contains|that talk about|talking about|related to|regarding|referring to|that discuss|discussing|with the words?|with the phrase|for)\s+(.+)$",
+        r"(?i)\b(?:about|mentioning|mention|mentions|where (?:i|we) (?:said|wrote|mentioned|promised|told|agreed)|in which (?:i|we) (?:said|wrote|mentioned)|where it says|containing|contain|contains|that talk about|talking about|related to|regarding|referring to|that discuss|discussing|with the words?|with the phrase|for)\s+(.+)$",
     )
 });
 pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {

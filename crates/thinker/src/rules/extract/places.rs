@@ -310,11 +310,18 @@ pub(super) fn read_words(
         } else {
             w
         };
-        // "those folders go under Archive/Sorted", "X belongs with Y": where they go.
-        let w = if crate::rules::lexicon::lexicon()
-            .going_verbs
-            .get(prev.trim_end_matches([',', ';']))
-            .is_some_and(|preps| preps.contains(&w))
+        // "those folders go under Archive/Sorted", "X belongs with Y": where they go. So is
+        // the place after "a copy of X" ("a duplicate of X.pdf in Accountant").
+        let lex = crate::rules::lexicon::lexicon();
+        let after_a_copy_of = i >= 3
+            && matches!(w.as_str(), "in" | "on" | "inside")
+            && words[i - 2].eq_ignore_ascii_case("of")
+            && lex.copy_nouns.contains(&words[i - 3].to_lowercase());
+        let w = if after_a_copy_of
+            || lex
+                .going_verbs
+                .get(prev.trim_end_matches([',', ';']))
+                .is_some_and(|preps| preps.contains(&w))
         {
             "into".to_owned()
         } else {

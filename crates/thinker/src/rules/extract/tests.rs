@@ -599,6 +599,13 @@ fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
             targets=["Mom's Laptop/Sorted"]
             kind=Some("dir")"#]],
     );
+    // So does the place after "a copy of X".
+    check(
+        "need a duplicate of Invoices/2024/INV-0042.pdf in Accountant/To Send too",
+        expect![[r#"
+            objects=["Invoices/2024/INV-0042.pdf"]
+            targets=["Accountant/To Send"]"#]],
+    );
     // So do "in" and "with" after "belongs".
     check(
         "Car/Service/receipt.pdf belongs with Insurance/Claims/2025 actually",
@@ -922,5 +929,24 @@ fn asking_what_the_agent_can_do() {
             asks_ability=true"#]],
     );
     // A skill to make is no question.
-    check("can you make a skill that sorts invoices by year", expect![[r#""#]]);
+    check(
+        "can you make a skill that sorts invoices by year",
+        expect![[r#""#]],
+    );
+}
+
+#[test]
+fn originals_that_stay_put_choose_no_copy_to_keep() {
+    check(
+        "copy Music/Live Sets over to Backup/Drive B, originals stay put",
+        expect![[r#"
+            objects=["Music/Live Sets"]
+            targets=["Backup/Drive B"]"#]],
+    );
+    check(
+        "dedupe Music, the originals survive",
+        expect![[r#"
+            objects=["Music"]
+            keep=Some("oldest")"#]],
+    );
 }
