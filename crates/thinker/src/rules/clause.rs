@@ -453,6 +453,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         && !out[0].header
         && !has_action(&out[0].text, &verbs)
         && !opens_with_a_misspelt_action(&out[0].text)
+        && !asks_what_the_agent_can_do(&out[0].text)
     {
         out[0].header = true;
     }
@@ -463,6 +464,16 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         out[0].header = false;
     }
     out
+}
+
+/// "got anything for trimming silence off podcast audio": a question about the agent's skills
+/// is something to answer, not where the rest happens.
+fn asks_what_the_agent_can_do(text: &str) -> bool {
+    let t = format!(" {} ", text.to_lowercase().replace(['?', ',', '!'], " "));
+    super::lexicon::lexicon()
+        .ability_questions
+        .iter()
+        .any(|q| t.contains(&format!(" {q} ")))
 }
 
 /// `text` without what it says not to do: from a negation ("don't", "without") to the end of

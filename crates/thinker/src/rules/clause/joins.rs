@@ -312,6 +312,18 @@ fn asks_to_be_shown(text: &str, numbered: bool) -> bool {
             .all(|w| w.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// "…? show me your top 2 candidates", "top five please": a clause that only says how many to
+/// show says how long the step before's list is.
+fn only_limits_the_list(text: &str) -> bool {
+    static LIMIT_ONLY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)^(?:(?:show|give|list|tell)\s+me\s+)?(?:just\s+|only\s+)?(?:your\s+|the\s+)?(?:top|best|first)?\s*(?:\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)\s*(?:candidates|matches|results|options|hits|suggestions|ones|picks)?\s*(?:please|pls|plz)?[.!?]?$",
+        )
+        .expect("a valid pattern")
+    });
+    LIMIT_ONLY.is_match(text.trim())
+}
+
 /// "zip Band/Setlists into Band/s.zip, then trash the folder itself": a clause that only says
 /// the originals go (and names no place of its own) says how the step before ends.
 fn only_deletes_the_originals(text: &str) -> bool {
@@ -337,6 +349,7 @@ pub(super) fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
                     && !c.header
                     && (qualifies_previous(&c, verbs)
                         || only_deletes_the_originals(&c.text)
+                        || only_limits_the_list(&c.text)
                         || asks_more_about(prev, &c)
                         || changes_that_text(&prev.text, &c.text)) =>
             {

@@ -70,6 +70,11 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
         texts("Podcasts/Raw files over 500MB → Archive/raw.zip"),
         ["Podcasts/Raw files over 500MB pack into Archive/raw.zip"]
     );
+    // A question about the agent's skills is no header.
+    assert_eq!(
+        texts("got anything for trimming silence off podcast audio? show me your top 2 candidates"),
+        ["got anything for trimming silence off podcast audio, show me your top 2 candidates"]
+    );
     // A dash after an action starts a remark on it, no header.
     assert_eq!(
         texts("delete Podcast/ep17_take2.wav — I kept take 3"),
