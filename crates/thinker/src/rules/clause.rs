@@ -437,6 +437,9 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
                 sequenced |= lead != "and ";
             }
         }
+        // "…? if nothing existing fits, build watermark-photos": a step done on a condition
+        // is a step of its own, never the rest of the one before.
+        sequenced |= conditional_step(t, &verbs);
         if !t.is_empty() {
             out.push(Clause {
                 text: t.to_owned(),

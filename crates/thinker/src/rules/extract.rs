@@ -462,7 +462,11 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             .any(|(w, relative)| {
                 lex.back_references.contains(w) || lex.possessives.contains(w) && !relative
             })
-        && !s.refers_back
+        // "something for renaming podcast episodes from their ID3 tags": "their" is the
+        // episodes'.
+        && !REFERS_BACK
+            .find_iter(&lower_text)
+            .any(|m| m.as_str() != "their")
         && s.locations.is_empty()
         && s.objects.is_empty()
         && s.targets.is_empty();

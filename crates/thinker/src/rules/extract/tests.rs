@@ -928,6 +928,13 @@ fn asking_what_the_agent_can_do() {
             query=Some("discord")
             asks_ability=true"#]],
     );
+    check(
+        "do you already have something for renaming podcast episodes from their ID3 tags?",
+        expect![[r#"
+            query=Some("renaming podcast episodes")
+            refers_back=true
+            asks_ability=true"#]],
+    );
     // A skill to make is no question.
     check(
         "can you make a skill that sorts invoices by year",
