@@ -3,6 +3,8 @@
 
 use super::lexicon::*;
 use super::{Grounding, Slots, cut};
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// Words before a size that leave those files out ("ignore anything under 100 MB").
 const IGNORE_WORDS: &[&str] = &[
@@ -22,6 +24,12 @@ pub(super) fn read(
     g: &Grounding,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) {
+    // "its opening kilobyte": one of the unit.
+    static ONE_UNIT: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?i)\b(first|top|opening|initial)\s+(kilobyte|kb|megabyte|mb)\b"));
+    if let std::borrow::Cow::Owned(t) = ONE_UNIT.replace_all(text, "$1 1 $2") {
+        *text = t;
+    }
     // "over a gig", "2 gigs": sizes said in words are read as sizes.
     let in_units = SIZE_IN_WORDS.replace_all(text, |c: &regex::Captures| {
         let unit = match c[2].to_lowercase().chars().next() {

@@ -552,7 +552,8 @@ pub(super) fn read_words(
                         || w.len() == 4 && w.chars().all(|c| c.is_ascii_digit()))
                     && !LOCATION_PREPS.contains(&w.as_str())
                     && !TARGET_PREPS.contains(&w.as_str())
-                || i > 0
+                // "VMs folder: top fifteen …": a name written with a capital opens a request.
+                || (i > 0 || raw.starts_with(char::is_uppercase))
                     && words
                         .get(i + 1)
                         .is_some_and(|n| is_folder_noun(n) && !n.ends_with('s'))

@@ -785,7 +785,9 @@ fn ages_and_counts_written_as_words_past_twelve() {
     );
     check(
         "VMs folder: top fifteen heaviest items",
-        expect!["limit=Some(15)"],
+        expect![[r#"
+            objects=["VMs"]
+            limit=Some(15)"#]],
     );
     check(
         "zip Band/Setlists into Band/s.zip, wipe originals after",
@@ -955,5 +957,31 @@ fn originals_that_stay_put_choose_no_copy_to_keep() {
         expect![[r#"
             objects=["Music"]
             keep=Some("oldest")"#]],
+    );
+}
+
+#[test]
+fn a_name_with_a_capital_before_folder_opening_a_request() {
+    check(
+        "VMs folder: top fifteen heaviest items please",
+        expect![[r#"
+        objects=["VMs"]
+        limit=Some(15)"#]],
+    );
+    check(
+        "Steam Library: which 8 files are the fattest?",
+        expect![[r#"
+        objects=["Library"]
+        limit=Some(8)"#]],
+    );
+}
+
+#[test]
+fn how_much_to_read_said_as_one_unit() {
+    check(
+        "Server/logs/auth.log.1 is huge, dump just its opening kilobyte",
+        expect![[r#"
+            objects=["Server/logs/auth.log.1"]
+            max_bytes=Some(1024)"#]],
     );
 }
