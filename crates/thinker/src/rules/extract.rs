@@ -319,9 +319,8 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     // "the originals live in X" leaves X alone; "prefer keeping the copies in X" keeps X's.
     for (regex, list) in [(&*ORIGINALS_IN, 0), (&*PREFER_IN, 1)] {
         while let Some(c) = regex.captures(&text) {
-            let raw = c
-                .get(1)
-                .or(c.get(2))
+            let raw = (1..c.len())
+                .find_map(|i| c.get(i))
                 .map_or("", |m| m.as_str())
                 .trim_end_matches([',', ';', '.']);
             let value = lookup(raw).unwrap_or_else(|| unquote(raw));

@@ -37,6 +37,7 @@ fn check(text: &str, expected: Expect) {
         modified_before,
         keep,
         exclude,
+        priority,
         format,
         pattern,
         find,
@@ -983,5 +984,33 @@ fn how_much_to_read_said_as_one_unit() {
         expect![[r#"
             objects=["Server/logs/auth.log.1"]
             max_bytes=Some(1024)"#]],
+    );
+}
+
+#[test]
+fn the_master_copies_and_the_ones_to_prefer() {
+    check(
+        "in Backup/Devices only one of each file should survive, and Backup/Devices/Laptop is the master",
+        expect![[r#"
+            locations=["Backup/Devices"]
+            exclude=["Backup/Devices/Laptop"]"#]],
+    );
+    check(
+        "dedupe Music/Samples with Music/Samples/Originals as the untouchable reference",
+        expect![[r#"
+            objects=["Music/Samples"]
+            exclude=["Music/Samples/Originals"]"#]],
+    );
+    check(
+        "clear doubled epubs, favouring whichever copy sits in Calibre Library/Main",
+        expect![[r#"
+            extensions=["epub"]
+            priority=["Calibre Library/Main"]"#]],
+    );
+    check(
+        "in Photography I only want one of each picture, preferring whatever lives in Photography/Masters",
+        expect![[r#"
+            locations=["Photography"]
+            priority=["Photography/Masters"]"#]],
     );
 }
