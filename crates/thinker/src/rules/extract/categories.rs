@@ -7,21 +7,36 @@ pub(super) fn category_list(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Option<(Vec<String>, std::ops::Range<usize>)> {
-    // After the last "into", or a colon ("by topic: Tax, Medical, Car").
-    let (start, from) = match (text.rfind(" into "), text.rfind(": ")) {
-        (Some(i), Some(c)) if c > i => (c, c + 2),
-        (Some(i), _) => (i, i + 6),
-        (None, Some(c)) => (c, c + 2),
-        (None, None) => return None,
-    };
-    let tail = text[from..].trim_end_matches(['.', '!', '?', ' ']);
-    // "into Work, Family and Health by what they're about", "… based on content": how to sort
-    // is not a category.
-    let tail = [" by ", " based on ", " depending on ", " according to "]
+    // After the last "into", or a colon ("by topic: Tax, Medical, Car"), or "under" ("every
+    // pdf belongs under Proteomics, Imaging or Methods"): the last of them that lists names.
+    let mut starts: Vec<(usize, usize)> = [" into ", ": ", " under ", " among "]
         .iter()
-        .filter_map(|w| tail.find(w))
-        .min()
-        .map_or(tail, |i| &tail[..i]);
+        .filter_map(|m| text.rfind(m).map(|i| (i, i + m.len())))
+        .collect();
+    starts.sort_unstable_by(|a, b| b.cmp(a));
+    starts.into_iter().find_map(|(start, from)| {
+        names_listed(&text[from..], lookup).map(|n| (n, start..text.len()))
+    })
+}
+
+/// The names `tail` lists, two or more, up to how to sort or a remark after a dash.
+fn names_listed(tail: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<Vec<String>> {
+    let tail = tail.trim_end_matches(['.', '!', '?', ' ']);
+    // "into Work, Family and Health by what they're about", "… based on content": how to sort
+    // is not a category; nor is a remark after a dash ("… or Methods — judge by the topic").
+    let tail = [
+        " by ",
+        " based on ",
+        " depending on ",
+        " according to ",
+        " — ",
+        " – ",
+        " - ",
+    ]
+    .iter()
+    .filter_map(|w| tail.find(w))
+    .min()
+    .map_or(tail, |i| &tail[..i]);
     let mut list = format!(" {tail} ");
     for sep in [" and ", " or ", " & ", ";"] {
         list = list.replace(sep, ",");
@@ -60,5 +75,5 @@ pub(super) fn category_list(
         }
         names.push(words.join(" "));
     }
-    (names.len() >= 2).then_some((names, start..text.len()))
+    (names.len() >= 2).then_some(names)
 }

@@ -1014,3 +1014,14 @@ fn the_master_copies_and_the_ones_to_prefer() {
             priority=["Photography/Masters"]"#]],
     );
 }
+
+#[test]
+fn categories_listed_after_under() {
+    check(
+        "Lab Notebook/Papers: every pdf belongs under Proteomics, Imaging or Methods — judge by the topic",
+        expect![[r#"
+            objects=["Lab Notebook/Papers"]
+            extensions=["pdf"]
+            categories=["Proteomics", "Imaging", "Methods"]"#]],
+    );
+}
