@@ -664,6 +664,47 @@ fn deleting_the_originals_after_packing_never_deletes_the_archive() {
     assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
 }
 
+/// A preview, then "actually do it": the tool the preview previews (`previews` in SKILL.md) runs
+/// on the same folder, with what the later part adds; a "do it" after no preview is not read
+/// as one.
+#[test]
+fn carrying_out_a_preview_runs_what_it_previewed_on_the_same_folder() {
+    let env = Env::new(&[]);
+    let steps = |request: &str| -> Vec<String> {
+        let plan = env.json(&["plan", request]);
+        plan["plan"]["steps"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|s| format!("{}/{} {}", s["skill"], s["tool"], s["params"]).replace('"', ""))
+            .collect()
+    };
+    assert_eq!(
+        steps(
+            "check what categories Downloads/Telegram Desktop would split into, then actually do it, renaming on clashes"
+        ),
+        [
+            "organize-by-type/preview_categories {path:Downloads/Telegram Desktop}",
+            "organize-by-type/organize {path:Downloads/Telegram Desktop,on_conflict:rename,recursive:false}",
+        ]
+    );
+    assert_eq!(
+        steps(
+            "preview sorting Downloads by type, then do it for real, the folders go under Sorted"
+        ),
+        [
+            "organize-by-type/preview_categories {path:Downloads}",
+            "organize-by-type/organize {path:Downloads,target:Sorted,recursive:false}",
+        ]
+    );
+    let after_a_change = steps("sort Downloads by type, then do it");
+    assert!(
+        !after_a_change.iter().any(|s| s.contains("preview")) && after_a_change.len() == 1,
+        "{after_a_change:?}"
+    );
+}
+
 /// Regression (issue 19): asking where a file is, or to find it, planned finding it and then
 /// deleting it ("where's my file called passport-scan.pdf" → find + delete), and a word inside
 /// quotation marks was "corrected" ('learn to solder' → 'folder').

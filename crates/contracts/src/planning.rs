@@ -169,6 +169,10 @@ pub struct ToolPlanning {
     /// the moving is not a step of this plan).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub takes_rest: Option<String>,
+    /// The sibling tool whose changes this read-only tool shows beforehand (`preview_categories`
+    /// previews `organize`): "…, then actually do it" after it runs that tool on the same place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previews: Option<String>,
 }
 
 impl ToolPlanning {

@@ -1,5 +1,5 @@
 //! Checking a tool's planning keys (`triggers`, `keywords`, `defaults`, `when_said`,
-//! `when_denied`, `acts_on`, `selects`, `fill`) against what the tool takes, into a
+//! `when_denied`, `acts_on`, `selects`, `fill`, `previews`, …) against what the tool takes, into a
 //! `ToolPlanning`. Pure; every problem is reported with the line of its key.
 
 use std::collections::BTreeMap;
@@ -28,6 +28,7 @@ pub const PLANNING_KEYS: &[&str] = &[
     "takes_from",
     "ensures",
     "takes_rest",
+    "previews",
 ];
 
 struct Check<'a> {
@@ -363,6 +364,15 @@ pub fn planning(
                 }
             },
             "takes_from" => out.takes_from = check.takes_from(value, line),
+            "previews" => match value.as_str() {
+                Some(sibling) if !sibling.is_empty() && !sibling.contains(char::is_whitespace) => {
+                    out.previews = Some(sibling.to_owned());
+                }
+                _ => check.error(
+                    line,
+                    format!("`previews` must name a tool of this skill, found {value}"),
+                ),
+            },
             "ensures" => {
                 for name in check.strings("ensures", value, line) {
                     match contracts::ConditionCheck::parse(&name) {

@@ -198,6 +198,7 @@ pub fn resolve(
         }
     }
     check_takes_from(draft, &tools, file, &mut diags);
+    check_previews(draft, &tools, file, &mut diags);
     let is_workflow = draft.key_lines.iter().any(|(k, _)| k == "steps");
     if let (true, Some(first)) = (is_workflow, draft.tools.first()) {
         diags.push(Diagnostic::error(
@@ -248,6 +249,47 @@ pub fn resolve(
         workflow: draft.workflow.clone(),
     };
     (Some(def), diags)
+}
+
+/// `previews` is said by a read-only tool and names a sibling tool of the same skill that
+/// changes files.
+fn check_previews(
+    draft: &SkillDraft,
+    tools: &BTreeMap<String, ToolDefinition>,
+    file: &Path,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for t in tools.values() {
+        let Some(sibling) = &t.planning.previews else {
+            continue;
+        };
+        let line = draft
+            .tools
+            .iter()
+            .find(|d| d.name == t.name)
+            .and_then(|d| d.planning.iter().find(|(k, _, _)| k == "previews"))
+            .map_or(0, |(_, _, l)| *l);
+        let problem = match tools.get(sibling) {
+            _ if t.mutates() => Some("a tool that changes files previews nothing".to_owned()),
+            None if draft.tools.iter().any(|d| d.name == *sibling) => None,
+            None => Some(format!(
+                "no tool `{sibling}` in this skill; it has: {}",
+                tools.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+            Some(s) if !s.mutates() => Some(format!(
+                "`{sibling}` changes nothing, so there is nothing to preview"
+            )),
+            Some(_) => None,
+        };
+        if let Some(p) = problem {
+            diags.push(Diagnostic::error(
+                file,
+                line,
+                "BAD_PLANNING_KEY",
+                format!("tool `{}`: `previews`: {p}", t.name),
+            ));
+        }
+    }
 }
 
 /// `takes_from` names a read-only sibling tool of the same skill.

@@ -506,6 +506,18 @@ fn takes_from_must_name_a_read_only_sibling() {
 }
 
 #[test]
+fn previews_is_said_by_a_read_only_tool_of_a_sibling_that_changes_files() {
+    check(
+        "---\nname: bad-preview\ndescription: A skill whose previews preview nothing or what is not there.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target]\npreviews: look\n\n### look -- Look at a folder\nprimitive: graph | method: analyze_directory | mutates: false | required: [path]\npreviews: peek\n\n### peek -- Look again\nprimitive: graph | method: analyze_directory | mutates: false | required: [path]\npreviews: sort\n\n### fine -- Look before packing\nprimitive: graph | method: analyze_directory | mutates: false | required: [path]\npreviews: pack\n",
+        expect![[r#"
+            skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `previews`: a tool that changes files previews nothing
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `look`: `previews`: `peek` changes nothing, so there is nothing to preview
+            skills/broken/SKILL.md:16: error[BAD_PLANNING_KEY]: tool `peek`: `previews`: no tool `sort` in this skill; it has: fine, look, pack, peek
+        "#]],
+    );
+}
+
+#[test]
 fn takes_rest_must_name_a_text_parameter_of_the_tool() {
     check(
         "---\nname: bad-rest\ndescription: A skill whose tools take the rest of a request into what cannot hold it.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target] | optional: [level]\ntakes_rest: level\n\n### make -- Make a skill\nprimitive: skill | operation: scaffold_skill | mutates: true | required: [name, description]\ntakes_rest: summary\n",

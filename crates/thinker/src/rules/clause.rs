@@ -469,6 +469,22 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
     out
 }
 
+/// "actually do it, but the category folders should be made in Sorted/Brave": the clause asks
+/// to carry out what the step before showed.
+pub fn carries_out(text: &str) -> bool {
+    let mut t = text.to_lowercase();
+    while let Some(rest) = ["then ", "now ", "ok ", "okay ", "and ", "so "]
+        .iter()
+        .find_map(|lead| t.strip_prefix(lead))
+    {
+        t = rest.trim_start().to_owned();
+    }
+    super::lexicon::lexicon().carry_out_phrases.iter().any(|p| {
+        t.strip_prefix(p.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([',', ' ', '.', '!', ';']))
+    })
+}
+
 /// "got anything for trimming silence off podcast audio": a question about the agent's skills
 /// is something to answer, not where the rest happens.
 fn asks_what_the_agent_can_do(text: &str) -> bool {

@@ -39,6 +39,7 @@ struct EnglishFile {
     going_verbs: BTreeMap<String, BTreeSet<String>>,
     copy_nouns: BTreeSet<String>,
     speech_markers: Vec<String>,
+    carry_out_phrases: Vec<String>,
     verbs_before_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
 }
@@ -117,6 +118,8 @@ pub struct Lexicon {
     pub copy_nouns: BTreeSet<String>,
     /// What a file says, reported ("where I said …"): what follows is its text.
     pub speech_markers: Vec<String>,
+    /// Asking to carry out what a preview showed ("then actually do it").
+    pub carry_out_phrases: Vec<String>,
     /// Words that are a verb when they open a clause saying where things go ("duplicate X into
     /// Y" copies).
     pub verbs_before_a_target: BTreeMap<String, String>,
@@ -160,6 +163,7 @@ fn load() -> Result<Lexicon, String> {
         going_verbs: en.going_verbs,
         copy_nouns: en.copy_nouns,
         speech_markers: en.speech_markers,
+        carry_out_phrases: en.carry_out_phrases,
         verbs_before_a_target: en.verbs_before_a_target,
         vague_words: en.vague_words,
         german,

@@ -27,6 +27,9 @@ use crate::{
 
 /// Below this combined score a clause is not understood and the person is asked.
 pub const UNDERSTOOD_FLOOR: f32 = 0.25;
+/// The score of carrying out what the step before previewed, when the person asks for it: as
+/// sure as a reading gets.
+const CARRIED_OUT: f32 = 1.0;
 
 /// How many ranked (skill, tool) pairs are re-scored per clause.
 const CANDIDATES: usize = 18;
@@ -480,12 +483,37 @@ impl PlanBuilder<'_, '_> {
                 }));
             }
         }
+        // "…, then actually do it": the tool the step before previewed, on the same place.
+        let carried_out = self
+            .previewed_by_last_step()
+            .filter(|_| clause::carries_out(text));
+        if let Some((skill, tool, place)) = &carried_out {
+            hits = vec![retrieval::SkillHit {
+                skill: skill.clone(),
+                tool: tool.clone(),
+                score: 0.0,
+                skill_score: 0.0,
+                tool_score: 0.0,
+                vector: 0.0,
+                bm25: 0.0,
+            }];
+            if slots.locations.is_empty()
+                && slots.objects.is_empty()
+                && let Some(p) = place
+            {
+                slots.locations.push(p.clone());
+            }
+        }
         tracing::debug!(clause = %text, %matched, hits = hits.len(), "reading");
         let mut candidates: Vec<Candidate> = hits
             .iter()
             .filter_map(|hit| self.candidate(&matched, &described, &whole, &slots, hit))
             .collect();
         for c in &mut candidates {
+            // What the person saw previewed and asks to be done is what they asked for.
+            if carried_out.is_some() {
+                c.score = c.score.max(CARRIED_OUT);
+            }
             c.score += learn::adjustment(&described, &c.action(), &lessons);
             // What the person chose is not held against for what it still needs: the run asks.
             if lessons.iter().any(|l| l.chosen == c.action()) {
@@ -666,6 +694,19 @@ impl PlanBuilder<'_, '_> {
     }
 
     /// The latest emitted step (or one of `pending`) whose output is a selection.
+    /// The tool the last step previews (its `previews`), of the same skill, and the place the
+    /// preview looked at.
+    fn previewed_by_last_step(&self) -> Option<(String, String, Option<String>)> {
+        let last = self.steps.last()?;
+        let (_, tool) = self.cx.skills.tool(&last.skill, &last.tool)?;
+        let previewed = tool.planning.previews.clone()?;
+        let place = ["path", "source"]
+            .iter()
+            .find_map(|k| last.params.get(*k).and_then(Value::as_str))
+            .map(str::to_owned);
+        Some((last.skill.clone(), previewed, place))
+    }
+
     fn last_selection(&self, pending: &[(PlanStep, Emitted)]) -> Option<String> {
         let base = self.steps.len();
         for (i, (_, e)) in pending.iter().enumerate().rev() {
