@@ -51,3 +51,24 @@ fn a_file_named_in_a_header_is_what_the_first_step_acts_on() {
         ["organize-by-type/organize Downloads"]
     );
 }
+
+#[test]
+fn a_header_that_is_only_a_name_is_the_folder() {
+    let world = PlanningWorld::shipped(PipelineConfig::default());
+    assert_eq!(
+        steps(&world, "Steam Library: which 8 files are the fattest?"),
+        ["analyze-directory/analyze Steam Library"]
+    );
+    // In German too: the name stays as written, not translated ("Hörbücher" is no
+    // "audiobooks").
+    assert_eq!(
+        steps(
+            &world,
+            "Hörbücher: doppelte Dateien bitte durch Hardlinks ersetzen"
+        ),
+        [
+            "remove-duplicates/scan Hörbücher",
+            "remove-duplicates/remove -"
+        ]
+    );
+}

@@ -344,7 +344,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             && !(sep == ": " && looks_like_a_skill_name(head))
             // "tl;dr pls: Zotero/paper.pdf": the action, then what it is done to; "delete
             // X.wav — I kept take 3": the action, then a remark on it.
-            && !(has_action(head, &verbs) && !has_action(rest, &verbs))
+            && (!has_action(head, &verbs) || has_action(rest, &verbs))
             // "…, target: Backup/blog.tar.gz" says where, in the clause it ends.
             && !head
                 .rsplit(|c: char| c.is_whitespace() || c == ',')

@@ -285,13 +285,18 @@ impl Translation {
             } else {
                 String::new()
             };
-            let names_a_folder = i > 0
-                && (self.names.contains(&prev)
-                    || self.folders.contains(&c)
-                        && (self.places.contains(&prev)
-                            || i == 1
-                                && t.starts_with(char::is_uppercase)
-                                && !self.is_determiner(&prev)));
+            // "Hörbücher: doppelte Dateien …": a word with a capital opening the request
+            // before a colon is the folder it is about.
+            let heads_the_request =
+                i == 0 && t.ends_with(':') && t.starts_with(char::is_uppercase) && tokens.len() > 1;
+            let names_a_folder = heads_the_request
+                || i > 0
+                    && (self.names.contains(&prev)
+                        || self.folders.contains(&c)
+                            && (self.places.contains(&prev)
+                                || i == 1
+                                    && t.starts_with(char::is_uppercase)
+                                    && !self.is_determiner(&prev)));
             match self
                 .words
                 .get(&c)

@@ -125,7 +125,11 @@ impl RulePlanner {
                 .map(|c| c.text.as_str())
                 .collect();
             if c.header && has_body {
-                let slots = extract(&c.text, &grounding);
+                let mut slots = extract(&c.text, &grounding);
+                if let Some(name) = extract::only_a_name(&c.text) {
+                    slots.locations = vec![name];
+                    slots.objects.clear();
+                }
                 builder.take_place(&slots);
                 builder.header_place = builder.place.clone().filter(|p| p != ".");
                 builder.header_object = slots
