@@ -7,7 +7,8 @@ use regex::Regex;
 
 /// A word that asks for tags.
 static TAG_VERB: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:tag|tagg|tags|tagged|label|labels|labelled|mark)\b").unwrap()
+    Regex::new(r"(?i)\b(?:tag|tagg|tags|tagged|label|labels|labelled|lable|lables|labled|mark)\b")
+        .unwrap()
 });
 /// "… with X" / "… as X" closing the clause, after a tag verb ("wiht" too).
 static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
@@ -22,7 +23,20 @@ static TAGS_LIST: LazyLock<Regex> = LazyLock::new(|| {
 /// "the tag(s) X to/on …", "a Kyoto tag on …": the tags, then what gets them.
 static THE_TAGS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:(?:the\s+)?(?:tags?|labels?)\s+(.+?)|(?:an?|the)\s+(\S+(?:\s+\S+)?)\s+(?:tag|label))\s+(?:to|on)\s",
+        r"(?i)\b(?:(?:the\s+|an?\s+)?(?:tags?|labels?|lables?)\s+(.+?)|(?:an?|the)\s+(\S+(?:\s+\S+)?)\s+(?:tag|label))\s+(?:to|on)\s",
+    )
+    .unwrap()
+});
+
+/// "… needs the tag Christmas Concert": the tag closing the clause after "the tag".
+static THE_TAG_CLOSING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:the|a|an)\s+(?:tags?|labels?|lables?)\s+(.+?)[.!?]*$").unwrap()
+});
+/// "tag that file Onboarding", "label them Paid": a name written with a capital closing the
+/// clause after what gets it.
+static TAG_IT_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?i:tag|label|lable|mark)\s+(?i:that|this|the|it|them|each|every|all|both)(?:\s+(?i:file|files|one|ones|pdf|pdfs|document|documents|folder))?\s+([A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2})[.!?]*$",
     )
     .unwrap()
 });
@@ -37,6 +51,11 @@ pub(super) fn tag_list(
         (c.get(1)?.as_str(), c.get(0)?.range())
     } else if let Some(c) = THE_TAGS.captures(text) {
         (c.get(1).or(c.get(2))?.as_str(), c.get(0)?.range())
+    } else if let Some(c) = THE_TAG_CLOSING.captures(text) {
+        (c.get(1)?.as_str(), c.get(0)?.range())
+    } else if let Some(c) = TAG_IT_NAME.captures(text) {
+        let name = c.get(1)?;
+        (name.as_str(), name.range())
     } else {
         let c = TAGS_LIST.captures(text)?;
         (c.get(1)?.as_str(), c.get(0)?.range())
@@ -86,6 +105,21 @@ mod tests {
                 "add the tags urgent and work to report.pdf",
                 vec!["urgent", "work"],
                 "add report.pdf",
+            ),
+            (
+                "everything in Choir/Advent needs the tag Christmas Concert",
+                vec!["Christmas Concert"],
+                "everything in Choir/Advent needs",
+            ),
+            (
+                "plus tag that file Onboarding",
+                vec!["Onboarding"],
+                "plus tag that file",
+            ),
+            (
+                "put a lable Maintenance on Car/oil-change.pdf",
+                vec!["Maintenance"],
+                "put Car/oil-change.pdf",
             ),
         ] {
             let (got, range) = tag_list(text, &none).unwrap_or_else(|| panic!("{text}"));
