@@ -496,6 +496,8 @@ mod tests {
             correct_folder("downlaods", &["downloads", "desktop"]).as_deref(),
             Some("downloads")
         );
+        // Regression: "short recap" was read as "sort summary".
+        assert_eq!(correct("short", &Vocabulary::of(&["sort"])), None);
         // Regression: "full of copies" read as the folder Movies.
         assert_eq!(correct_folder("copies", &["movies", "music"]), None);
     }
