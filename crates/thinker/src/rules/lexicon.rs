@@ -249,9 +249,17 @@ impl Translation {
             t.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         };
-        let markers = text
-            .split_whitespace()
-            .filter(|t| self.markers.contains(&core(t)))
+        // An article is always followed by its noun: "should my laptop die, …" ends a part of
+        // the sentence with the English verb.
+        let tokens: Vec<&str> = text.split_whitespace().collect();
+        let markers = tokens
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| {
+                self.markers.contains(&core(t))
+                    && !(self.is_determiner(&core(t))
+                        && (*i + 1 == tokens.len() || t.ends_with([',', ';', '.', '!', '?'])))
+            })
             .count();
         if markers < self.min_markers {
             return None;
@@ -423,6 +431,14 @@ mod tests {
         );
         assert_eq!(
             de.to_english("move the art folder to Archive", is_name),
+            None
+        );
+        // Regression: "die" ending a part of the sentence is the English verb, no article.
+        assert_eq!(
+            de.to_english(
+                "should my laptop die, Photography/Portfolio is gone forever",
+                is_name
+            ),
             None
         );
     }

@@ -313,10 +313,14 @@ pub(super) fn read_words(
         // "those folders go under Archive/Sorted", "X belongs with Y": where they go. So is
         // the place after "a copy of X" ("a duplicate of X.pdf in Accountant").
         let lex = crate::rules::lexicon::lexicon();
-        let after_a_copy_of = i >= 3
-            && matches!(w.as_str(), "in" | "on" | "inside")
-            && words[i - 2].eq_ignore_ascii_case("of")
-            && lex.copy_nouns.contains(&words[i - 3].to_lowercase());
+        // So is the place of "a second one on Y", "drop a copy in Y".
+        let copy_noun = |k: usize| lex.copy_nouns.contains(&words[k].to_lowercase());
+        let after_a_copy_of = matches!(w.as_str(), "in" | "on" | "inside")
+            && (i >= 3 && words[i - 2].eq_ignore_ascii_case("of") && copy_noun(i - 3)
+                || i >= 2
+                    && (copy_noun(i - 1) || words[i - 1].eq_ignore_ascii_case("one"))
+                    && ["a", "another", "second", "spare", "extra"]
+                        .contains(&words[i - 2].to_lowercase().as_str()));
         let w = if after_a_copy_of
             || lex
                 .going_verbs

@@ -607,6 +607,18 @@ fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
             objects=["Invoices/2024/INV-0042.pdf"]
             targets=["Accountant/To Send"]"#]],
     );
+    check(
+        "my sister wants Genealogy/tree.ged as well, drop a copy in Shared/Sis",
+        expect![[r#"
+            objects=["Genealogy/tree.ged"]
+            targets=["Shared/Sis"]"#]],
+    );
+    check(
+        "Photography/Portfolio would be lost; keep a second one on External/Safe",
+        expect![[r#"
+            objects=["Photography/Portfolio"]
+            targets=["External/Safe"]"#]],
+    );
     // So do "in" and "with" after "belongs".
     check(
         "Car/Service/receipt.pdf belongs with Insurance/Claims/2025 actually",
