@@ -30,8 +30,17 @@ struct Verbs<'a> {
 }
 
 impl Verbs<'_> {
+    /// Whether `word` is an action: a verb of the lexicon or a skill's trigger, or a casual
+    /// word for a change ("squash" is "compress", "yeet" is "delete"; "gimme" still asks to be
+    /// shown what the part before asked about).
     fn is_action(&self, word: &str) -> bool {
-        super::lexicon::lexicon().action_verbs.contains(word) || self.extra.contains(word)
+        let lex = super::lexicon::lexicon();
+        lex.action_verbs.contains(word)
+            || self.extra.contains(word)
+            || lex
+                .synonyms
+                .get(word)
+                .is_some_and(|s| lex.change_verbs.contains(s))
     }
 }
 
@@ -424,6 +433,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             "and then ",
             "then ",
             "and ",
+            "plus ",
             "after that ",
             "afterwards ",
             "after, ",
@@ -434,7 +444,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
                     .is_some_and(|h| h.eq_ignore_ascii_case(lead))
             {
                 t = t[lead.len()..].trim();
-                sequenced |= lead != "and ";
+                sequenced |= lead != "and " && lead != "plus ";
             }
         }
         // "…? if nothing existing fits, build watermark-photos": a step done on a condition
@@ -457,6 +467,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         && !has_action(&out[0].text, &verbs)
         && !opens_with_a_misspelt_action(&out[0].text)
         && !asks_what_the_agent_can_do(&out[0].text)
+        // "Unity/Projects total size? plus squash …": a question is asked, not where.
+        && !text.contains(&format!("{}?", out[0].text))
     {
         out[0].header = true;
     }

@@ -70,6 +70,14 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
         texts("Podcasts/Raw files over 500MB → Archive/raw.zip"),
         ["Podcasts/Raw files over 500MB pack into Archive/raw.zip"]
     );
+    // Nor is a question.
+    assert_eq!(
+        texts("Unity/Projects total size? plus squash Unity/Projects/OldJam into Archive/o.tar.gz"),
+        [
+            "Unity/Projects total size",
+            "squash Unity/Projects/OldJam into Archive/o.tar.gz"
+        ]
+    );
     // A question about the agent's skills is no header.
     assert_eq!(
         texts("got anything for trimming silence off podcast audio? show me your top 2 candidates"),
