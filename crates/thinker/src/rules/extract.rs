@@ -276,6 +276,12 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let r = m.range();
         cut(&mut text, r);
     }
+    // "names look like saga_vol_01.cbz", "DocuSign_8f3a.pdf-style names": an example of the
+    // names there, no file to act on.
+    while let Some(m) = NAMES_LIKE.find(&text) {
+        let r = m.range();
+        cut(&mut text, r);
+    }
     protect_paths(&mut text, &mut quoted);
     let lookup = |w: &str| quoted_at(&quoted, w);
     let lower_text = text.to_lowercase();

@@ -321,6 +321,13 @@ pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\b(?:skill|command),?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s"#,
     )
 });
+/// An example of the names in a folder: "names look like saga_vol_01.cbz", "has names like
+/// IMG_8812.pdf", "DocuSign_8f3a.pdf-style names".
+pub(super) static NAMES_LIKE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\bnames?\s+(?:that\s+)?(?:look\s+|looking\s+)?like\s+[\w\-]+\.[a-z0-9]{1,6}\b|\b[\w\-]+\.[a-z0-9]{1,6}-style\b",
+    )
+});
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that (?:just |only |simply )?says|saying)\s+("[^"]+"|'[^']+'|.+)$|\bwith\s+(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:in it|inside|in there|as (?:its )?(?:text|content|contents))\b"#,

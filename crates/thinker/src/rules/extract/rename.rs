@@ -21,7 +21,7 @@ static DATE_IN_NAME: LazyLock<Regex> =
 /// "replace X with Y", "swap X for Y", "replace in every name in Scans the spaces with dashes".
 static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:replace|swap|substitute|exchange)\s+(?:in\s+.*?\s+)??(?:all\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:with|for|by)\s+("[^"]*"|'[^']*'|\S+)"#,
+        r#"(?i)\b(?:replace|swap|substitute|exchange)\s+(?:in\s+.*?\s+)??(?:all\s+|every\s+|each\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:out\s+)?(?:with|for|by)\s+(?:an?\s+)?(?:blank\s+|real\s+|plain\s+|single\s+|normal\s+)?("[^"]*"|'[^']*'|\S+)"#,
     )
 });
 /// "underscores in file names should become spaces", "turn the dots into dashes".
@@ -46,7 +46,7 @@ static STRIP: LazyLock<Regex> = LazyLock::new(|| {
 /// 'Copy of ', strip that bit off" (group 3: taken out).
 static WISHED_NAMES: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:have|has|with|contain|contains)\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)\s+(?:everywhere|all over|in them)\b[^;.]*?\b(?:i'd rather have|i would rather have|rather have|i'd prefer|i want|should be|make (?:them|those|that|it))\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)|\bstarts?\s+with\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+?)[;,.]?\s+(?:(?:make|change|turn) (?:that|it|this)(?: in)?(?:to)?|replace (?:that|it|this) with)\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)|\bstarts?\s+with\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+?)[;,.]?\s+(?:strip|remove|drop|cut|lose|take)\s+(?:that|it|this)\b"#,
+        r#"(?i)\b(?:have|has|with|contain|contains)\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)\s+(?:everywhere|all over|in them)\b[^;.]*?\b(?:i'd rather have|i would rather have|rather have|i'd prefer|i want|should be|make (?:them|those|that|it))\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)|\bstarts?\s+with\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+?)[;,.]?\s+(?:(?:make|change|turn) (?:that|it|this)(?: in)?(?:to)?|replace (?:that|it|this) with)\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)|\bstarts?\s+with\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+?)[;,.]?\s+(?:strip|remove|drop|cut|lose|take)\s+(?:that|it|this)\b|\b(?:full of|littered with|riddled with)\s+("[^"]*"|'[^']*'|⟦\d+⟧|\S+)\s+\S*\s*(?:turn|make|change)\s+(?:those|them|these|it|that)\s+(?:in)?to\s+(?:real\s+|plain\s+|proper\s+|normal\s+)?("[^"]*"|'[^']*'|⟦\d+⟧|\S+)"#,
     )
 });
 /// "prefix … with inv-", "suffix … with _v2": the text is the last word.
@@ -190,7 +190,11 @@ fn replacement(
     if let Some(c) = WISHED_NAMES.captures(text).filter(|_| says_names) {
         let read = |m: regex::Match| lookup(m.as_str()).unwrap_or_else(|| unquote(m.as_str()));
         let range = c.get(0)?.range();
-        let (from, to) = match (c.get(1).or(c.get(3)), c.get(2).or(c.get(4)), c.get(5)) {
+        let (from, to) = match (
+            c.get(1).or(c.get(3)).or(c.get(6)),
+            c.get(2).or(c.get(4)).or(c.get(7)),
+            c.get(5),
+        ) {
             (Some(f), Some(t), _) => (read(f), character(&read(t))),
             (_, _, Some(f)) => (read(f), String::new()),
             _ => return None,
@@ -468,6 +472,16 @@ mod tests {
                 "change IMG_ to Rome_ in the file names in Pictures/Rome",
                 "IMG_",
                 "Rome_",
+            ),
+            (
+                "Comics/CBZ names look like saga_vol_01.cbz — swap every underscore out for a blank space",
+                "_",
+                " ",
+            ),
+            (
+                "Wallpapers/4K file names are full of %20 — turn those into real spaces",
+                "%20",
+                " ",
             ),
             (
                 "in Ebooks, underscores in file names should become spaces",

@@ -1037,3 +1037,19 @@ fn categories_listed_after_under() {
             categories=["Proteomics", "Imaging", "Methods"]"#]],
     );
 }
+
+#[test]
+fn an_example_of_the_names_is_no_file_to_act_on() {
+    check(
+        "Comics/CBZ names look like saga_vol_01.cbz — swap every underscore out for a blank space",
+        expect![[r#"
+            objects=["Comics/CBZ"]
+            find=Some("_")
+            replace=Some(" ")
+            query=Some("a blank space")"#]],
+    );
+    check(
+        "Contracts/Signed is all DocuSign_8f3a.pdf-style names",
+        expect![[r#"objects=["Contracts/Signed"]"#]],
+    );
+}
