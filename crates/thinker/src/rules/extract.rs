@@ -356,6 +356,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             .get(1)
             .or(c.get(2))
             .or(c.get(3))
+            .or(c.get(4))
             .map_or("", |m| m.as_str());
         let name = lookup(raw).unwrap_or_else(|| unquote(raw));
         // "zip up Pictures/Kyoto, call it Backup/kyoto-trip.zip": an archive's path is the one
@@ -365,7 +366,8 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         } else {
             s.name = Some(name);
         }
-        let r = c.get(0).expect("match").range();
+        // "rename it tokyo-crossing.jpg": "it" still points back.
+        let r = c.get(2).unwrap_or(c.get(0).expect("match")).range();
         cut(&mut text, r);
     }
 
@@ -779,6 +781,12 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     && (word.len() > 1 || word != "I" && word != "A")
                     && plain_word(word)
                 || acronym(word)
+                // "Downloads/Old MacBook": a name with a capital inside.
+                || word.len() >= 4
+                    && word.starts_with(|c: char| c.is_ascii_uppercase())
+                    && word.chars().skip(1).any(|c| c.is_ascii_uppercase())
+                    && word.chars().any(|c| c.is_ascii_lowercase())
+                    && word.chars().all(char::is_alphanumeric)
                 || small_number(word) && !counts_what_follows(words.get(end + 1))
                 // "Backup/Clients 2022": a folder's name that goes on with a year.
                 || word.len() == 4

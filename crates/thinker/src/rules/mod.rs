@@ -404,6 +404,20 @@ impl PlanBuilder<'_, '_> {
             slots.objects.push(f);
             slots.refers_back = false;
         }
+        // "wipe the 0 KB files out of Dev/api-server/logs, then tar.gz that logs folder": a
+        // bare name that ends a path said before is that path.
+        let said_before = self.paths_said();
+        for p in slots.locations.iter_mut().chain(slots.objects.iter_mut()) {
+            if !p.contains('/')
+                && let Some(full) = said_before.iter().find(|k| {
+                    k.rsplit('/')
+                        .next()
+                        .is_some_and(|last| last.eq_ignore_ascii_case(p))
+                })
+            {
+                p.clone_from(full);
+            }
+        }
         tracing::trace!(clause = %text, ?slots, "slots");
         // What the clause says not to do is no evidence for a tool that does it.
         let affirmed = clause::affirmed(text);
@@ -727,6 +741,35 @@ impl PlanBuilder<'_, '_> {
     }
 
     /// The `path` literal of the latest step (what "it" means after "read config.yaml").
+    /// The paths the steps so far name (not what they take from earlier steps), and the place
+    /// the request is about: those with a folder in them.
+    fn paths_said(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |v: &Value| {
+            let items = match v {
+                Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+                Value::String(s) => vec![s.as_str()],
+                _ => Vec::new(),
+            };
+            for p in items {
+                if p.contains('/') && !p.starts_with('$') && !out.iter().any(|o| o == p) {
+                    out.push(p.to_owned());
+                }
+            }
+        };
+        for s in &self.steps {
+            for k in ["path", "source", "target"] {
+                if let Some(v) = s.params.get(k) {
+                    add(v);
+                }
+            }
+        }
+        for p in [&self.place, &self.header_place].into_iter().flatten() {
+            add(&Value::String(p.clone()));
+        }
+        out
+    }
+
     fn last_path_literal(&self) -> Option<String> {
         self.steps
             .iter()

@@ -318,7 +318,7 @@ pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
     // "called Receipts 2024": a name and the year after it are one name; "set me up a skill,
     // invoice-zipper" and "zoom-janitor: teach yourself to …" name what to make.
     re(
-        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\b(?:skill|command),?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s"#,
+        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\brename (?:it|that|this|that file|the file)\s+(⟦\d+⟧|[^\s,;/]+\.[a-z0-9]{1,6}\b)|\b(?:skill|command),?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s"#,
     )
 });
 /// An example of the names in a folder: "names look like saga_vol_01.cbz", "has names like

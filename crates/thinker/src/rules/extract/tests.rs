@@ -1053,3 +1053,23 @@ fn an_example_of_the_names_is_no_file_to_act_on() {
         expect![[r#"objects=["Contracts/Signed"]"#]],
     );
 }
+
+#[test]
+fn the_new_name_after_rename_it() {
+    check(
+        "then rename it tokyo-crossing.jpg",
+        expect![[r#"
+            name=Some("tokyo-crossing.jpg")
+            refers_back=true"#]],
+    );
+}
+
+#[test]
+fn a_name_with_a_capital_inside_goes_on_with_the_path() {
+    check(
+        "Downloads/Old MacBook: sort it all by file type",
+        expect![[r#"
+            objects=["Downloads/Old MacBook"]
+            refers_back=true"#]],
+    );
+}
