@@ -420,6 +420,11 @@ mod tests {
                 "Downloads/treiber-alt.zip kann weg",
                 "Downloads/treiber-alt.zip delete",
             ),
+            // "rüber" and a verb, German or English.
+            (
+                "pls Fotos/Hochzeit rüberkopieren to External/Fotos, danke bro",
+                "pls Fotos/Hochzeit copy to External/Fotos, thanks bro",
+            ),
         ];
         for (german, english) in cases {
             assert_eq!(de.to_english(german, is_name).as_deref(), Some(english));

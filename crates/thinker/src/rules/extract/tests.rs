@@ -1073,3 +1073,14 @@ fn a_name_with_a_capital_inside_goes_on_with_the_path() {
             refers_back=true"#]],
     );
 }
+
+#[test]
+fn files_of_0_kb_are_empty() {
+    check(
+        "wipe the 0 KB files out of Dev/api-server/logs",
+        expect![[r#"
+        locations=["Dev/api-server/logs"]
+        empty=true
+        kind=Some("file")"#]],
+    );
+}
