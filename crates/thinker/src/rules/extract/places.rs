@@ -321,12 +321,25 @@ pub(super) fn read_words(
                     && (copy_noun(i - 1) || words[i - 1].eq_ignore_ascii_case("one"))
                     && ["a", "another", "second", "spare", "extra"]
                         .contains(&words[i - 2].to_lowercase().as_str()));
+        let two_before = (i >= 2).then(|| {
+            format!(
+                "{} {}",
+                words[i - 2].to_lowercase(),
+                prev.trim_end_matches([',', ';'])
+            )
+        });
         let w = if after_a_copy_of
-            || lex
-                .going_verbs
-                .get(prev.trim_end_matches([',', ';']))
-                .is_some_and(|preps| preps.contains(&w))
-        {
+            || [
+                Some(prev.trim_end_matches([',', ';']).to_owned()),
+                two_before,
+            ]
+            .iter()
+            .flatten()
+            .any(|v| {
+                lex.going_verbs
+                    .get(v)
+                    .is_some_and(|preps| preps.contains(&w))
+            }) {
             "into".to_owned()
         } else {
             w

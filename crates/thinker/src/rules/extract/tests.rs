@@ -1084,3 +1084,22 @@ fn files_of_0_kb_are_empty() {
         kind=Some("file")"#]],
     );
 }
+
+#[test]
+fn where_things_could_live_is_where_they_go_and_hollow_is_empty() {
+    check(
+        "Dashcam/Footage keeps filling up; clips heavier than 2 GB can live on External/Dashcam",
+        expect![[r#"
+            objects=["Dashcam/Footage"]
+            targets=["External/Dashcam"]
+            extensions=["mp4", "mkv", "mov", "avi", "wmv", "webm", "m4v", "mpg", "mpeg", "flv", "3gp", "srt", "vtt", "ass"]
+            min_size=Some("2GB")"#]],
+    );
+    check(
+        "Minecraft/mods-backup has a bunch of hollow dirs, bin em",
+        expect![[r#"
+        objects=["Minecraft/mods-backup"]
+        empty=true
+        kind=Some("dir")"#]],
+    );
+}
