@@ -1,0 +1,107 @@
+//! What the plan so far says, for a later part to point back at: the selection "them" means,
+//! the file or folder made, the paths said ("that logs folder"), and what a preview previewed
+//! ("…, then actually do it").
+
+use serde_json::Value;
+
+use super::{Emitted, PlanBuilder, looks_like_file};
+use contracts::PlanStep;
+
+impl PlanBuilder<'_, '_> {
+    /// The tool the last step previews (its `previews`), of the same skill, and the place the
+    /// preview looked at.
+    pub(super) fn previewed_by_last_step(&self) -> Option<(String, String, Option<String>)> {
+        let last = self.steps.last()?;
+        let (_, tool) = self.cx.skills.tool(&last.skill, &last.tool)?;
+        let previewed = tool.planning.previews.clone()?;
+        let place = ["path", "source"]
+            .iter()
+            .find_map(|k| last.params.get(*k).and_then(Value::as_str))
+            .map(str::to_owned);
+        Some((last.skill.clone(), previewed, place))
+    }
+
+    /// The latest emitted step (or one of `pending`) whose output is a selection.
+    pub(super) fn last_selection(&self, pending: &[(PlanStep, Emitted)]) -> Option<String> {
+        let base = self.steps.len();
+        for (i, (_, e)) in pending.iter().enumerate().rev() {
+            if let Some(f) = &e.selects {
+                return Some(format!("$step({}).{f}", base + i + 1));
+            }
+        }
+        for (i, e) in self.returns.iter().enumerate().rev() {
+            if let Some(f) = &e.selects {
+                return Some(format!("$step({}).{f}", i + 1));
+            }
+        }
+        None
+    }
+
+    /// The `path` literal of the latest step (what "it" means after "read config.yaml").
+    /// The paths the steps so far name (not what they take from earlier steps), and the place
+    /// the request is about: those with a folder in them.
+    pub(super) fn paths_said(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |v: &Value| {
+            let items = match v {
+                Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+                Value::String(s) => vec![s.as_str()],
+                _ => Vec::new(),
+            };
+            for p in items {
+                if p.contains('/') && !p.starts_with('$') && !out.iter().any(|o| o == p) {
+                    out.push(p.to_owned());
+                }
+            }
+        };
+        for s in &self.steps {
+            for k in ["path", "source", "target"] {
+                if let Some(v) = s.params.get(k) {
+                    add(v);
+                }
+            }
+        }
+        for p in [&self.place, &self.header_place].into_iter().flatten() {
+            add(&Value::String(p.clone()));
+        }
+        out
+    }
+
+    pub(super) fn last_path_literal(&self) -> Option<String> {
+        self.steps
+            .iter()
+            .zip(&self.returns)
+            .rev()
+            .find_map(|(s, r)| {
+                let text = |k: &str| s.params.get(k).and_then(Value::as_str);
+                // "write a todo.txt in Projects/site …, then show me its text": the file made.
+                if r.return_type == "Created"
+                    && let (Some(folder), Some(name)) = (text("path"), text("name"))
+                    && looks_like_file(name)
+                    && !folder.starts_with('$')
+                {
+                    return Some(format!("{folder}/{name}"));
+                }
+                text("path")
+                    .filter(|p| !p.starts_with('$') && looks_like_file(p))
+                    .map(str::to_owned)
+            })
+    }
+
+    /// The folder an earlier `create` step made ("make a folder X ... move the PDFs into it").
+    pub(super) fn last_created(&self) -> Option<String> {
+        self.returns
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, r)| r.return_type == "Created")
+            .filter(|(i, _)| {
+                self.steps[*i]
+                    .params
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t == "dir")
+            })
+            .map(|(i, _)| format!("$step({}).created[0]", i + 1))
+    }
+}
