@@ -242,6 +242,37 @@ fn conditional_step(piece: &str, verbs: &Verbs) -> bool {
         })
 }
 
+/// "how would Downloads/Firefox split up, if you sorted by type?": a condition after a question
+/// of what would happen is what the question supposes, not a step.
+fn conditions_a_question(last: &str, piece: &str) -> bool {
+    let lex = super::lexicon::lexicon();
+    let last = format!(" {} ", last.to_lowercase());
+    (last.contains(" would ") || last.contains(" würde "))
+        && lex
+            .condition_leads
+            .iter()
+            .any(|lead| strip_lead(piece.trim(), lead).is_some())
+}
+
+/// "if not", "if so", "if there's nothing": a condition with no action of its own.
+fn only_a_condition(piece: &str, verbs: &Verbs) -> bool {
+    let lex = super::lexicon::lexicon();
+    let piece = piece.trim();
+    lex.condition_leads
+        .iter()
+        .find_map(|lead| strip_lead(piece, lead))
+        .is_some_and(|rest| {
+            let words: Vec<String> = rest
+                .split_whitespace()
+                .map(|w| {
+                    w.trim_matches(|c: char| !c.is_alphanumeric())
+                        .to_lowercase()
+                })
+                .collect();
+            words.len() <= 3 && !words.iter().any(|w| verbs.is_action(w))
+        })
+}
+
 /// "where a name clashes" before its consequence: what follows says what to do about a clash.
 fn clash_condition(piece: &str) -> bool {
     let lex = super::lexicon::lexicon();
@@ -409,12 +440,17 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
                                 || ends_in_a_list(last)
                                 || only_elaborates(last)
                                 || clash_condition(last)
+                                || conditions_a_question(last, &piece)
                                 || names_go_on(last, &piece)
                                 || changes_that_text(last, &piece) =>
                         {
                             last.push_str(sep);
                             last.push_str(&piece);
                         }
+                        // "… for that? if not, create one called x": a condition with no
+                        // action of its own says nothing a plan can do; the action after it is
+                        // the step.
+                        Some(last) if only_a_condition(last, &verbs) => *last = piece,
                         _ => joined.push(piece),
                     }
                 }

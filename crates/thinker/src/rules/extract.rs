@@ -84,6 +84,9 @@ pub struct Slots {
     /// "bro can u batch-convert wav to flac or nah", "any built-in way to make PDFs smaller?":
     /// a question whether the agent can do something, about no file or folder in particular.
     pub asks_ability: bool,
+    /// "purely hypothetical tally per category, don't move anything": said as if, nothing is
+    /// to change (read on the clause with its words normalised, by the planner).
+    pub as_if: bool,
 }
 
 /// Words a filter slot accounts for: extension and kind words, size and date words, numbers and
@@ -479,7 +482,9 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             .any(|m| m.as_str() != "their")
         && s.locations.is_empty()
         && s.objects.is_empty()
-        && s.targets.is_empty();
+        && s.targets.is_empty()
+        && !asks_for_a_new_skill(&retrieval::text::words(&lower_text))
+        || asks_about_its_skills(&lower_text);
     // The name of the archive to make says its format best ("zip X into Archive/old.tar.gz").
     if let Some(f) = s.targets.iter().find_map(|t| archive::format_in(t)) {
         s.format = Some(f.to_owned());
@@ -736,6 +741,44 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         }
     }
     (path, end)
+}
+
+/// "any skil that can renmae fonts by family name?", "OCR my scans — got a skill for that?": a
+/// question that names the agent's skills asks which one fits, whatever it is about, unless it
+/// asks for a new one ("I'd like a new ability, font-inventory, that …").
+pub(super) fn asks_about_its_skills(lower_text: &str) -> bool {
+    let lex = super::lexicon::lexicon();
+    let words: Vec<&str> = lower_text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let names_skills = words.iter().any(|w| {
+        lex.agent_nouns.contains(*w)
+            || lex
+                .synonyms
+                .get(*w)
+                .is_some_and(|s| lex.agent_nouns.contains(s))
+    });
+    let asked = lower_text.contains('?')
+        || words
+            .first()
+            .is_some_and(|w| lex.question_openers.contains(*w));
+    names_skills && asked && !words.iter().any(|w| lex.making_words.contains(*w))
+}
+
+/// "I'd like a new ability, font-inventory, that …", "can you create a skill that …": the words
+/// name the agent's skills and ask for one to be made.
+pub(super) fn asks_for_a_new_skill(words: &[String]) -> bool {
+    let lex = super::lexicon::lexicon();
+    let names_skills = words.iter().any(|w| {
+        lex.agent_nouns.contains(w)
+            || lex
+                .synonyms
+                .get(w)
+                .is_some_and(|s| lex.agent_nouns.contains(s))
+    });
+    names_skills && words.iter().any(|w| lex.making_words.contains(w))
 }
 
 #[cfg(test)]

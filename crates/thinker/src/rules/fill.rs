@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 
 use super::extract::Slots;
 use super::score::{
-    describe_selection, intent_bonus, keyword_fit, meta_fit, object_fit, topic_fit, topic_text,
-    trigger_bonus,
+    as_if_fit, describe_selection, intent_bonus, keyword_fit, meta_fit, object_fit, topic_fit,
+    topic_text, trigger_bonus,
 };
 use super::values::{default_value, slot_presence, slot_value};
 use super::{Candidate, Emitted, PlanBuilder, looks_like_file};
@@ -126,8 +126,9 @@ impl PlanBuilder<'_, '_> {
         let parts = [
             hit.score,
             backing,
-            intent_bonus(tool, text, slots.asks_ability),
+            intent_bonus(tool, text, slots.asks_ability || slots.as_if),
             meta_fit(skill, tool, text, slots.asks_ability)
+                + as_if_fit(tool, slots.as_if)
                 + topic_fit(
                     skill,
                     &|w| words.contains(w),
@@ -530,8 +531,20 @@ impl PlanBuilder<'_, '_> {
                 },
             };
         }
-        // "extract x.tar.gz into Documents/Invoices, then split the invoices into …": where
-        // the step before put things, if it put them in a folder; else the request's place.
+        match self.inherited_place() {
+            Some(p) => {
+                d.params.insert(name.into(), json!(p));
+                d.new_place = Some(p);
+                Fill::Inherited
+            }
+            None => Fill::Missing,
+        }
+    }
+
+    /// The folder a clause naming none acts on: where the step before put things, if it put
+    /// them in a folder ("extract x.tar.gz into Documents/Invoices, then split the invoices
+    /// into …"); else the request's place.
+    fn inherited_place(&self) -> Option<String> {
         let put_there = self
             .last_target
             .clone()
@@ -541,14 +554,7 @@ impl PlanBuilder<'_, '_> {
                     .last()
                     .is_some_and(|s| s.params.contains_key("target"))
             });
-        match put_there.or(self.place.clone()) {
-            Some(p) => {
-                d.params.insert(name.into(), json!(p));
-                d.new_place = Some(p);
-                Fill::Inherited
-            }
-            None => Fill::Missing,
-        }
+        put_there.or(self.place.clone())
     }
 
     /// Several paths: named files, an earlier selection, or a selection step made here.
@@ -807,7 +813,7 @@ impl PlanBuilder<'_, '_> {
         let mut used = Vec::new();
         let place = clause_place
             .or(slots.objects.iter().find(|o| !looks_like_file(o)).cloned())
-            .or(self.place.clone());
+            .or(self.inherited_place());
         if let Some(p) = &place {
             params.insert("path".into(), json!(p));
         }

@@ -42,6 +42,9 @@ struct EnglishFile {
     carry_out_phrases: Vec<String>,
     verbs_before_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
+    question_openers: BTreeSet<String>,
+    making_words: BTreeSet<String>,
+    hypothetical_phrases: Vec<String>,
 }
 
 /// Another language read word by word into English.
@@ -59,6 +62,9 @@ pub struct Translation {
     /// Verbs whose particle ends the sentence part ("pack … aus" is unpack): "verb particle" →
     /// the English verb.
     separable: BTreeMap<String, String>,
+    /// Words joining two parts of a sentence ("und", "dann"): a separable verb's particle
+    /// before one ends its part.
+    joins: BTreeSet<String>,
     phrases: serde_yaml::Mapping,
     words: BTreeMap<String, String>,
 }
@@ -125,6 +131,14 @@ pub struct Lexicon {
     pub verbs_before_a_target: BTreeMap<String, String>,
     /// Words that name nothing in particular ("thing", "whatever").
     pub vague_words: BTreeSet<String>,
+    /// Words a question opens with ("any skill that …", "got a tool for that").
+    pub question_openers: BTreeSet<String>,
+    /// Words asking for something new to be made ("a new ability", "my own skill"): a clause
+    /// about the agent's skills with one asks to make a skill, not to look one up.
+    pub making_words: BTreeSet<String>,
+    /// Ways to say something as if ("hypothetically", "would end up", "don't move anything"):
+    /// nothing is to change, so what changes is previewed.
+    pub hypothetical_phrases: Vec<String>,
     pub german: Translation,
 }
 
@@ -166,6 +180,9 @@ fn load() -> Result<Lexicon, String> {
         carry_out_phrases: en.carry_out_phrases,
         verbs_before_a_target: en.verbs_before_a_target,
         vague_words: en.vague_words,
+        question_openers: en.question_openers,
+        making_words: en.making_words,
+        hypothetical_phrases: en.hypothetical_phrases,
         german,
     })
 }
@@ -204,8 +221,14 @@ impl Translation {
             let Some(v) = tokens.iter().position(|t| core(t) == verb) else {
                 continue;
             };
-            let ends_part =
-                |i: usize, t: &str| i + 1 == tokens.len() || t.ends_with([',', ';', '.', '?', '!']);
+            // "pack X nach Y aus und frag mich …": a joining word opens the next part.
+            let ends_part = |i: usize, t: &str| {
+                i + 1 == tokens.len()
+                    || t.ends_with([',', ';', '.', '?', '!'])
+                    || tokens
+                        .get(i + 1)
+                        .is_some_and(|n| self.joins.contains(&core(n)))
+            };
             let Some(p) = (v + 1..tokens.len())
                 .find(|&i| core(&tokens[i]) == particle && ends_part(i, &tokens[i]))
             else {

@@ -426,6 +426,18 @@ impl PlanBuilder<'_, '_> {
         let described = normalize::for_matching(&affirmed, &slots, self.vocab, false);
         let whole =
             normalize::for_matching(&clause::without_negations(text), &slots, self.vocab, false);
+        // "how many files would Downloads/Zoom end up with? nothing moves yet": said as if,
+        // negations and all, with the casual phrases read and the places out.
+        let as_written = format!(
+            " {} ",
+            normalize::for_matching(text, &slots, self.vocab, true)
+                .to_lowercase()
+                .replace(['?', ',', '!', '.'], " ")
+        );
+        slots.as_if = lexicon::lexicon()
+            .hypothetical_phrases
+            .iter()
+            .any(|p| as_written.contains(&format!(" {p} ")));
         let ranking = self.cx.retrieval.match_skill(&matched)?;
         // What the person chose before for a clause like this one: their choice is a reading
         // even when retrieval does not rank it.

@@ -12,8 +12,9 @@ use super::normalize::in_lexicon_words;
 
 /// A mutating tool for a clause that asks for a change; a read-only one for a clause that only
 /// asks to look, and a mutating one counts against such a clause ("where is my file called
-/// taxes.pdf" is not a reason to delete it).
-pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, asks_ability: bool) -> f32 {
+/// taxes.pdf" is not a reason to delete it). `no_change` (a question about the agent's skills, or
+/// said as if) asks for no change, whatever verbs it says.
+pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, no_change: bool) -> f32 {
     let words = retrieval::text::words(text);
     // "what did I put in compose.yml again?": a change the person asks about, done before.
     let asked_about = words
@@ -22,7 +23,7 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, asks_ability: bool
         && words.iter().any(|w| w == "did");
     // "any built-in way to make PDFs smaller?": a change asked about, not asked for.
     let change =
-        !asked_about && !asks_ability && words.iter().any(|w| lexicon().change_verbs.contains(w));
+        !asked_about && !no_change && words.iter().any(|w| lexicon().change_verbs.contains(w));
     let look = words.iter().any(|w| lexicon().look_verbs.contains(w));
     // "roughly how old is everything in X": a question asks about the files, not for anything
     // done to them.
@@ -137,13 +138,31 @@ pub(super) fn meta_fit(
             0.0
         };
     }
-    // Asking whether it can is looking its skills up, not making one.
-    if asks_ability && !tool.mutates() {
+    // Asking whether it can is looking its skills up, not making one; asking for a new or own
+    // skill ("I'd like a new ability, font-inventory, that reports …") is making one, whatever
+    // the skill would do.
+    let asks_for_one = super::extract::asks_for_a_new_skill(&words);
+    if asks_ability && !tool.mutates() || asks_for_one && tool.mutates() {
         0.3
+    } else if asks_ability {
+        // "…, or is there a skill for that?" asks about the skills there are.
+        -0.15
     } else if words.iter().any(|w| lexicon().meta_words.contains(w)) {
         0.0
     } else {
         -0.3
+    }
+}
+
+/// Said as if ("hypothetically", "would end up", "don't move anything"): a tool that `previews`
+/// a change fits, and a tool that changes files does not.
+pub(super) fn as_if_fit(tool: &ToolDefinition, as_if: bool) -> f32 {
+    const FIT: f32 = 0.1;
+    match (as_if, tool.planning.previews.is_some(), tool.mutates()) {
+        (false, _, _) => 0.0,
+        (true, true, _) => FIT,
+        (true, false, true) => -2.0 * FIT,
+        (true, false, false) => 0.0,
     }
 }
 

@@ -290,10 +290,11 @@ fn a_clause_that_only_qualifies_the_one_before_joins_it() {
         texts("split the invoices into Paid and Open by what they say"),
         ["split the invoices into Paid and Open by what they say"]
     );
-    // A consequence that is an action stays a step.
+    // A consequence that is an action stays a step; the condition, with no action of its own,
+    // says nothing a plan can do.
     assert_eq!(
         texts("scan Downloads; if there are duplicates, delete them"),
-        ["scan Downloads, if there are duplicates", "delete them"]
+        ["scan Downloads", "delete them"]
     );
 }
 
@@ -326,7 +327,7 @@ fn a_header_naming_files_is_what_the_next_clause_means_by_them() {
             "can any of your skills send files by email? if none can, make one called mail-files"
         ),
         [
-            "can any of your skills send files by email, if none can",
+            "can any of your skills send files by email",
             "make a new skill called mail-files"
         ]
     );

@@ -176,7 +176,8 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
         "which of your skills would sort my photos into folders by month",
         expect![[r#"
         extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]
-        kind=Some("dir")"#]],
+        kind=Some("dir")
+        asks_ability=true"#]],
     );
     check(
         "get rid of every file in Temp that hasn't been touched for 90 days",
@@ -231,7 +232,8 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
         "which 3 of your skills come closest to merging PDFs",
         expect![[r#"
         extensions=["pdf"]
-        limit=Some(3)"#]],
+        limit=Some(3)
+        asks_ability=true"#]],
     );
     // Regression: a year right after "folder" is the folder's name, not a date.
     check(

@@ -1,0 +1,175 @@
+//! Requests read the way the person means them, through the shipped skills and the rule planner:
+//! questions about the agent's skills, things said only as if, German word order, and where a
+//! step takes its folder from. One case per reading that was once wrong (issue 19, dev6 set).
+
+mod support;
+
+use config::PipelineConfig;
+use serde_json::Value;
+use support::PlanningWorld;
+use thinker::{PlanControl, PlanRequest, Planner, RulePlanner};
+
+/// Each step planned for `text`, as `skill/tool` and its parameters.
+fn steps(world: &PlanningWorld, text: &str) -> Vec<(String, Value)> {
+    let request = PlanRequest {
+        text: text.into(),
+        root_name: None,
+        entries: ["Documents", "Downloads"].map(str::to_owned).to_vec(),
+        learned: Vec::new(),
+    };
+    let planned = RulePlanner
+        .plan(&request, &world.cx(), &PlanControl::default())
+        .unwrap();
+    planned
+        .plan
+        .steps
+        .iter()
+        .map(|s| {
+            (
+                format!("{}/{}", s.skill, s.tool),
+                Value::Object(s.params.clone()),
+            )
+        })
+        .collect()
+}
+
+/// A request, the tools planned for it in order, and `(step, key, value)` that must hold.
+type Case<'a> = (&'a str, &'a [&'a str], &'a [(usize, &'a str, Value)]);
+
+/// Checks every case, reporting all that are read wrong.
+fn check(cases: &[Case]) {
+    let world = PlanningWorld::shipped(PipelineConfig::default());
+    let mut wrong = Vec::new();
+    for (text, tools, values) in cases {
+        let got = steps(&world, text);
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+        if names != *tools {
+            wrong.push(format!("{text}\n  expected {tools:?}\n  got      {got:?}"));
+            continue;
+        }
+        for (at, key, value) in *values {
+            if got[*at].1.get(*key) != Some(value) {
+                wrong.push(format!(
+                    "{text}\n  step {} `{key}`: expected {value}, got {:?}",
+                    at + 1,
+                    got[*at].1.get(*key)
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_question_naming_the_agents_skills_looks_them_up_and_asking_for_a_new_one_makes_it() {
+    check(&[
+        (
+            "any skil that can renmae fonts by famly name?",
+            &["skill-search/search"],
+            &[],
+        ),
+        (
+            "ngl it'd be sick if u could OCR my scans — got a skill for that?",
+            &["skill-search/search"],
+            &[],
+        ),
+        (
+            "kannst du auch Dateien verschlüsseln, oder gibt's dafür nix?",
+            &["skill-search/search"],
+            &[],
+        ),
+        (
+            "I'd like a new ability, font-inventory, that reports which fonts in Fonts/Collection are installed",
+            &["skill-create/create"],
+            &[(0, "name", Value::from("font-inventory"))],
+        ),
+        // "if not" has no action of its own: the step after it is the making.
+        (
+            "is there already a skill that renames game screenshots after the game? if not, create one called screenshot-titler",
+            &["skill-search/search", "skill-create/create"],
+            &[(1, "name", Value::from("screenshot-titler"))],
+        ),
+    ]);
+}
+
+#[test]
+fn said_only_as_if_a_change_is_previewed() {
+    check(&[
+        (
+            "purely hypothetical tally per file category for Downloads/Teams, nothing gets moved",
+            &["organize-by-type/preview_categories"],
+            &[(0, "path", Value::from("Downloads/Teams"))],
+        ),
+        (
+            "before I commit — how many files of each kind would Downloads/Zoom end up with if you sorted it? nothing moves yet",
+            &["organize-by-type/preview_categories"],
+            &[],
+        ),
+        (
+            "Probelauf für Schriftarten/Eingang: welche Kategorien kämen beim Sortieren nach Dateityp raus? bewegt wird noch nichts",
+            &["organize-by-type/preview_categories"],
+            &[(0, "path", Value::from("Schriftarten/Eingang"))],
+        ),
+        // The condition after the question is what it supposes, not a sort of its own.
+        (
+            "wie würde sich Downloads/Firefox aufteilen, wenn du nach Dateityp sortierst? erstmal nix verschieben",
+            &["organize-by-type/preview_categories"],
+            &[],
+        ),
+        // Asking which category each file would go into is still classifying them.
+        (
+            "which category would each file in Inbox/Paper go into? don't move anything yet",
+            &["organize-by-content/classify"],
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn german_word_order_and_casual_german_are_read() {
+    check(&[
+        // "pack … aus" ends before "und": an extraction, asking on clashes.
+        (
+            "pack Downloads/Steuer-Vorlagen.zip nach Steuer/Vorlagen aus und frag mich bei jedem Namenskonflikt",
+            &["archive-files/extract"],
+            &[
+                (0, "target", Value::from("Steuer/Vorlagen")),
+                (0, "on_conflict", Value::from("ask")),
+            ],
+        ),
+        (
+            "kannst du Downloads/Lohnsteuerbescheinigung 2024.pdf nach Steuer/2024 moven?",
+            &["manage-files/move"],
+            &[(0, "target", Value::from("Steuer/2024"))],
+        ),
+        (
+            "Ablage/Eingang: die Briefe je nach Inhalt auf Strom, Kita und Kfz aufteilen",
+            &["organize-by-content/classify", "organize-by-content/sort"],
+            &[
+                (0, "path", Value::from("Ablage/Eingang")),
+                (0, "categories", Value::from("Strom, Kita, Kfz")),
+            ],
+        ),
+        (
+            "in E-Books/Neu soll jedes Wort im Dateinamen mit einem Großbuchstaben anfangen",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "case", Value::from("title"))],
+        ),
+    ]);
+}
+
+#[test]
+fn a_sort_by_content_after_an_extraction_sorts_where_the_files_went() {
+    check(&[(
+        "extract Downloads/invoices-2024.tar.gz into Documents/Invoices, then split the invoices into Paid and Open by what they say",
+        &[
+            "archive-files/extract",
+            "organize-by-content/classify",
+            "organize-by-content/sort",
+        ],
+        &[
+            (1, "path", Value::from("Documents/Invoices")),
+            (1, "categories", Value::from("Paid, Open")),
+        ],
+    )]);
+}
