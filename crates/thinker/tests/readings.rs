@@ -173,3 +173,79 @@ fn a_sort_by_content_after_an_extraction_sorts_where_the_files_went() {
         ],
     )]);
 }
+
+#[test]
+fn what_a_place_is_full_of_and_things_said_over_and_over_are_duplicates() {
+    check(&[
+        (
+            "Screenshots/Valorant is mad cluttered w dupes, bin em",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", Value::from("Screenshots/Valorant"))],
+        ),
+        (
+            "ugh, Screenshots/Apex: every screenshot's in there like twelve times",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", Value::from("Screenshots/Apex"))],
+        ),
+        (
+            "Audio/Sample Library: several packs ship identical one-shots. every path should stay valid, but the disk should hold each sound only a single time",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(1, "action", Value::from("hardlink"))],
+        ),
+        (
+            "Ebooks holds the same books in Ebooks/Kindle and Ebooks/Misc; one of each is enough, ideally the one in Ebooks/Kindle survives",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(1, "priority", serde_json::json!(["Ebooks/Kindle"]))],
+        ),
+    ]);
+}
+
+#[test]
+fn names_with_dates_times_and_lower_case_words_are_read_whole_and_put_there_is_a_move() {
+    check(&[
+        (
+            "Screenshots/Screenshot 2025-11-03 at 14.22.10.png is the bank transfer confirmation → stash it in Taxes/2025/Proof",
+            &["manage-files/move"],
+            &[
+                (
+                    0,
+                    "source",
+                    serde_json::json!(["Screenshots/Screenshot 2025-11-03 at 14.22.10.png"]),
+                ),
+                (0, "target", Value::from("Taxes/2025/Proof")),
+            ],
+        ),
+        // "scan" in a file's name is no action, and the arrow after a name is what it does.
+        (
+            "Scans/Untitled scan 14.pdf → rename to birth-certificate-lena.pdf",
+            &["manage-files/rename"],
+            &[(0, "path", Value::from("Scans/Untitled scan 14.pdf"))],
+        ),
+        (
+            "Invoices/2025 Inbox: sort every invoice into Clients, Software or Travel depending on what it's for",
+            &["organize-by-content/classify", "organize-by-content/sort"],
+            &[(0, "path", Value::from("Invoices/2025 Inbox"))],
+        ),
+        (
+            "Photos/Scans 1998-2005: how old is all of this, year by year?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", Value::from("Photos/Scans 1998-2005"))],
+        ),
+        (
+            "put Screenshots/a.png in Taxes/Proof",
+            &["manage-files/move"],
+            &[(0, "target", Value::from("Taxes/Proof"))],
+        ),
+        // Into an archive's name is still packing, and a format after "as" is no part of a name.
+        (
+            "what are the 5 heaviest files in Video Editing/Renders? afterwards put those into Archive/renders-big.tar.zst and drop the originals",
+            &["analyze-directory/analyze", "archive-files/create"],
+            &[],
+        ),
+        (
+            "compress USB/Thesis as tar.gz",
+            &["archive-files/create"],
+            &[(0, "source", serde_json::json!(["USB/Thesis"]))],
+        ),
+    ]);
+}

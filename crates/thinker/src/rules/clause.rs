@@ -176,7 +176,25 @@ fn arrows_read(text: &str, verbs: &Verbs) -> String {
         out.push_str(&rest[..at]);
         let after = &rest[at + arrow.len() + 2..];
         if starts_with_action(after, verbs) {
-            out.push_str(", then ");
+            // "Scans/Untitled scan 14.pdf → rename to x.pdf": what comes before, with no action
+            // of its own, is what the action is done to.
+            let boundary = out.rfind("; ").map_or(0, |i| i + 2);
+            let before = out[boundary..].trim();
+            // A path that ends in a file name is a name, whatever words it has ("scan").
+            let a_name = before
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.contains('/'))
+                && !before.contains(", ")
+                && before
+                    .split_whitespace()
+                    .last()
+                    .is_some_and(super::looks_like_file);
+            if has_action(before, verbs) && !a_name {
+                out.push_str(", then ");
+            } else {
+                out.push_str(": ");
+            }
         } else {
             let boundary = out.rfind("; ").map_or(0, |i| i + 2);
             if boundary > 0 && !has_action(&out[boundary..], verbs) {

@@ -620,8 +620,29 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
     let mut end = i + 1;
     let last_part = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
     let capital = |x: &str| x.starts_with(char::is_uppercase);
-    // "Music/iTunes Import": a name written with a capital anywhere.
-    let named = |x: &str| x.chars().any(char::is_uppercase);
+    // "Music/iTunes Import": a name written with a capital anywhere; "Invoices/2025 Inbox": a
+    // year goes on with a name too.
+    let named = |x: &str| {
+        x.chars().any(char::is_uppercase)
+            || x.len() == 4
+                && (x.starts_with("19") || x.starts_with("20"))
+                && x.chars().all(|c| c.is_ascii_digit())
+    };
+    // "Scans 1998-2005", "Screenshot 2025-11-03 at 14.22.10.png": a date, a range of years or a
+    // time in a name.
+    let date_like = |x: &str| {
+        x.len() >= 5
+            && x.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && x.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '-' | '.' | '_'))
+            && x.chars().any(|c| matches!(c, '-' | '.' | '_'))
+    };
+    // "Farm_old_backup (2)": the number a copy gets.
+    let copy_number = |x: &str| {
+        x.strip_prefix('(')
+            .and_then(|x| x.strip_suffix(')'))
+            .is_some_and(|n| (1..=3).contains(&n.len()) && n.chars().all(|c| c.is_ascii_digit()))
+    };
     // "Desktop/passport photo 35x45.jpg": lower-case words up to a file name, none of them a
     // word that links or acts.
     let lower_case_file = !named(&last_part(&path))
@@ -700,17 +721,22 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         }
         let plain_word = |w: &str| {
             let l = w.to_lowercase();
-            !DETERMINERS.contains(&l.as_str())
+            l != "as"
+                && !DETERMINERS.contains(&l.as_str())
                 && !places::LOCATION_PREPS.contains(&l.as_str())
                 && !places::TARGET_PREPS.contains(&l.as_str())
         };
-        // "Taxes 2024/draft return (old).pdf": lower-case words up to the file name they end in.
-        let leads_to_a_file = (path.contains(' ') || lower_case_file)
+        // "Taxes 2024/draft return (old).pdf", "Scans/Untitled scan 14.pdf": lower-case words up
+        // to the file name they end in.
+        let leads_to_a_file = (path.contains(' ') || lower_case_file || named(&last_part(&path)))
             && words[end..]
                 .iter()
                 .take(3)
                 .take_while(|w| plain_word(w) && !w.contains('/'))
-                .any(|w| super::looks_like_file(w.trim_end_matches([',', ';', ':', '!', '?'])));
+                .any(|w| {
+                    let w = w.trim_end_matches([',', ';', ':', '!', '?']);
+                    super::looks_like_file(w) && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
+                });
         let joins = !word.contains('/')
             && (file_name
                 || leads_to_a_file
@@ -727,6 +753,15 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     && word.chars().any(|c| c.is_ascii_lowercase())
                     && word.chars().all(char::is_alphanumeric)
                 || small_number(word) && !counts_what_follows(words.get(end + 1))
+                || date_like(word)
+                || copy_number(raw.trim_end_matches([',', ';', ':', '!', '?', '.']))
+                // "Screenshot 2025-11-03 at 14.22.10.png": the time a screenshot was taken.
+                || word == "at"
+                    && date_like(&last_part(&path).rsplit(' ').next().unwrap_or_default())
+                    && words.get(end + 1).is_some_and(|t| {
+                        let t = t.trim_end_matches([',', ';', ':', '!', '?']);
+                        super::looks_like_file(t) && t.starts_with(|c: char| c.is_ascii_digit())
+                    })
                 // "Backup/Clients 2022": a folder's name that goes on with a year.
                 || word.len() == 4
                     && (word.starts_with("19") || word.starts_with("20"))

@@ -45,6 +45,9 @@ struct EnglishFile {
     question_openers: BTreeSet<String>,
     making_words: BTreeSet<String>,
     hypothetical_phrases: Vec<String>,
+    filled_with: Vec<String>,
+    intensifiers: BTreeSet<String>,
+    placing_verbs: BTreeSet<String>,
 }
 
 /// Another language read word by word into English.
@@ -139,6 +142,13 @@ pub struct Lexicon {
     /// Ways to say something as if ("hypothetically", "would end up", "don't move anything"):
     /// nothing is to change, so what changes is previewed.
     pub hypothetical_phrases: Vec<String>,
+    /// What a place is said to be full of ("full of", "cluttered with"): what follows is in it.
+    pub filled_with: Vec<String>,
+    /// Words that only say how much ("mad cluttered", "so full of").
+    pub intensifiers: BTreeSet<String>,
+    /// Verbs of putting something somewhere ("put", "stash"): after one and the thing put, "in
+    /// X" is where it goes.
+    pub placing_verbs: BTreeSet<String>,
     pub german: Translation,
 }
 
@@ -183,6 +193,9 @@ fn load() -> Result<Lexicon, String> {
         question_openers: en.question_openers,
         making_words: en.making_words,
         hypothetical_phrases: en.hypothetical_phrases,
+        filled_with: en.filled_with,
+        intensifiers: en.intensifiers,
+        placing_verbs: en.placing_verbs,
         german,
     })
 }

@@ -293,7 +293,12 @@ fn without_quoted(text: &str) -> String {
 /// elsewhere ("duplicate files").
 fn verb_before_a_target<'a>(word: &str, at: usize, slots: &Slots) -> Option<&'a str> {
     let verb = lexicon().verbs_before_a_target.get(word)?;
-    (at == 0 && !slots.targets.is_empty()).then_some(verb.as_str())
+    // "put those into Archive/big.tar.zst" packs: an archive to go into is the pack's.
+    let into_an_archive = slots.targets.iter().any(|t| {
+        t.rsplit_once('.')
+            .is_some_and(|(_, ext)| sandbox::category_of(Some(&ext.to_lowercase())) == "Archives")
+    });
+    (at == 0 && !slots.targets.is_empty() && !into_an_archive).then_some(verb.as_str())
 }
 
 /// The clause as the skill matcher should see it.

@@ -149,8 +149,23 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
         let (rest, rest_lower) = (&words[v + 1..], &lower[v + 1..]);
         let names_a_place =
             |w: &&str| w.contains('/') || w.starts_with(|c: char| c == '~' || c.is_uppercase());
-        if rest_lower.len() > 2 && rest_lower[0] == "full" && rest_lower[1] == "of" {
-            return Some(format!("{} in {subject}", rest[2..].join(" ")));
+        // "is mad cluttered w dupes": what it is full of, after the words saying how much.
+        let at = rest_lower
+            .iter()
+            .take_while(|w| lex.intensifiers.contains(*w))
+            .count();
+        let filled = lex.filled_with.iter().find_map(|p| {
+            let p: Vec<&str> = p.split(' ').collect();
+            let said = rest_lower.len() > at + p.len()
+                && rest_lower[at..at + p.len()].iter().zip(&p).all(|(w, p)| {
+                    w == p
+                    // "cluttered w dupes": the casual word for the phrase's own.
+                    || lex.synonyms.get(w).is_some_and(|s| s == p)
+                });
+            said.then_some(at + p.len())
+        });
+        if let Some(from) = filled {
+            return Some(format!("{} in {subject}", rest[from..].join(" ")));
         }
         // "somewhere in Documents is that tax office letter about my refund": what is in a
         // place said first.

@@ -285,10 +285,11 @@ pub(super) static ORIGINALS_IN: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\b(?:the\s+)?(?:originals?|og\s+files|og\s+ones|master\s+copies|masters)\s+(?:live\s+|are\s+|sit\s+|stay\s+|lie\s+)?(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)(?:\s+(?:stay\s+put|and\s+must\s+not\s+be\s+touched|must\s+not\s+be\s+touched|stay\s+untouched))?|\b(?:whatever's|whatever\s+is|everything|anything|what's)\s+in\s+("[^"]+"|'[^']+'|\S+)\s+is\s+(?:sacred|off[- ]limits|untouchable|precious|holy|important)\b|("[^"]+"|'[^']+'|\S+)\s+is\s+(?:the\s+)?(?:master|reference|source of truth)\b|\bwith\s+("[^"]+"|'[^']+'|\S+)\s+as\s+(?:the\s+|my\s+)?(?:untouchable\s+|untouched\s+)?(?:reference|master|originals?)\b"#,
     )
 });
-/// "prefer keeping the copies that are in X": where the copy to keep is.
+/// "prefer keeping the copies that are in X", "ideally the one in X survives": where the copy to
+/// keep is.
 pub(super) static PREFER_IN: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\bprefer(?:ring|s)?\s+(?:to\s+keep|keeping)\s+(?:the\s+)?(?:copies|files|ones|versions)?\s*(?:that\s+are\s+|which\s+are\s+)?(?:in|inside|under|from)\s+("[^"]+"|'[^']+'|\S+)|\b(?:prefer(?:ring|s)?|favou?r(?:ing|s)?)\s+(?:whatever|whichever(?:\s+(?:copy|one|file|version))?|the\s+(?:copy|copies|ones?|versions?|files?))\s+(?:that\s+|which\s+)?(?:sits?|lives?|is|are|lies?)?\s*(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)"#,
+        r#"(?i)\bprefer(?:ring|s)?\s+(?:to\s+keep|keeping)\s+(?:the\s+)?(?:copies|files|ones|versions)?\s*(?:that\s+are\s+|which\s+are\s+)?(?:in|inside|under|from)\s+("[^"]+"|'[^']+'|\S+)|\b(?:prefer(?:ring|s)?|favou?r(?:ing|s)?)\s+(?:whatever|whichever(?:\s+(?:copy|one|file|version))?|the\s+(?:copy|copies|ones?|versions?|files?))\s+(?:that\s+|which\s+)?(?:sits?|lives?|is|are|lies?)?\s*(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)|\b(?:the\s+)?(?:one|ones|copy|copies|version|versions)\s+(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)\s+(?:survives?|stays?|remains?|wins?|is\s+kept|gets\s+kept|should\s+(?:survive|stay|remain|win))\b"#,
     )
 });
 pub(super) static GLOB: LazyLock<Regex> =

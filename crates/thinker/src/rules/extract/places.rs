@@ -328,7 +328,19 @@ pub(super) fn read_words(
                 prev.trim_end_matches([',', ';'])
             )
         });
+        // "put Screenshots/a.png in Taxes/Proof", "stash it in X": after a verb of placing and
+        // the thing placed (a path or a pointer back), where it goes.
+        let placed = matches!(w.as_str(), "in" | "inside" | "on" | "under")
+            && i >= 2
+            && lex.placing_verbs.contains(&words[0].to_lowercase())
+            && {
+                let thing = prev.trim_end_matches([',', ';']);
+                lex.back_references.contains(thing)
+                    || lookup(words[i - 1])
+                        .is_some_and(|p| p.contains('/') || super::super::looks_like_file(&p))
+            };
         let w = if after_a_copy_of
+            || placed
             || [
                 Some(prev.trim_end_matches([',', ';']).to_owned()),
                 two_before,
