@@ -757,7 +757,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 || copy_number(raw.trim_end_matches([',', ';', ':', '!', '?', '.']))
                 // "Screenshot 2025-11-03 at 14.22.10.png": the time a screenshot was taken.
                 || word == "at"
-                    && date_like(&last_part(&path).rsplit(' ').next().unwrap_or_default())
+                    && date_like(last_part(&path).rsplit(' ').next().unwrap_or_default())
                     && words.get(end + 1).is_some_and(|t| {
                         let t = t.trim_end_matches([',', ';', ':', '!', '?']);
                         super::looks_like_file(t) && t.starts_with(|c: char| c.is_ascii_digit())
