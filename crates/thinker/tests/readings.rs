@@ -249,3 +249,70 @@ fn names_with_dates_times_and_lower_case_words_are_read_whole_and_put_there_is_a
         ),
     ]);
 }
+
+#[test]
+fn what_a_place_has_what_a_copy_is_of_and_where_things_should_sit() {
+    check(&[
+        (
+            "lmao Lab/Old Runs has a ton of empty dirs, yeet em",
+            &["search-files/find", "manage-files/delete"],
+            &[(0, "path", Value::from("Lab/Old Runs"))],
+        ),
+        (
+            "Fonts/Downloaded has dupliactes — kepp the oldset of every set",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", Value::from("Fonts/Downloaded"))],
+        ),
+        (
+            "Fonts needs a new Client Brand Kit folder; put a copy of Downloads/Montserrat.zip in it afterwards",
+            &["manage-files/create", "manage-files/copy"],
+            &[
+                (0, "name", Value::from("Client Brand Kit")),
+                (1, "source", serde_json::json!(["Downloads/Montserrat.zip"])),
+            ],
+        ),
+        (
+            "Drone/Raw is eating my SSD; whatever is 4 GB or larger should sit on External/Drone instead",
+            &["search-files/find", "manage-files/move"],
+            &[(1, "target", Value::from("External/Drone"))],
+        ),
+        (
+            "the band's only copy of Music Production/Album 2 Sessions lives on this SSD — clone it onto NAS/Music so there's a spare",
+            &["manage-files/copy"],
+            &[(
+                0,
+                "source",
+                serde_json::json!(["Music Production/Album 2 Sessions"]),
+            )],
+        ),
+    ]);
+}
+
+#[test]
+fn words_that_choose_values_in_passing() {
+    check(&[
+        (
+            "create a skill named stem-collector (tags: audio, stems) that gathers each song's stem WAVs from Audio/Bounces into one folder per song",
+            &["skill-create/create"],
+            &[(0, "tags", Value::from("audio, stems"))],
+        ),
+        (
+            "Games/Saves/Old Consoles → Archive/old-console-saves.zip, and once it's packed the folder itself can disappear",
+            &["archive-files/create"],
+            &[(0, "delete_originals", Value::from(true))],
+        ),
+        (
+            "dedupe Audio/Stems and everything beneath it",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "recursive", Value::from(true))],
+        ),
+        (
+            "Lab/Sequencing/FASTQ — I need a plain-text report of identical files, hashed with sha256",
+            &["remove-duplicates/scan"],
+            &[
+                (0, "format", Value::from("text")),
+                (0, "hash", Value::from("sha256")),
+            ],
+        ),
+    ]);
+}

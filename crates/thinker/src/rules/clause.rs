@@ -116,7 +116,7 @@ fn unwanted_removed(text: &str) -> String {
 fn folder_wished_for(text: &str) -> String {
     static PLACE_NEEDS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"(?i)^(?P<place>[^\s;,]+(?: [A-Z0-9][^\s;,]*)?) (?:needs|wants|could use|should get|should have) (?:an?|a new|one more|another) (?P<name>[^;,]+?) (?:sub ?folder|subdir|sub-folder|folder|directory|dir)\b",
+            r"(?i)^(?P<place>[^\s;,]+(?: [A-Z0-9][^\s;,]*)?) (?:needs|wants|could use|should get|should have) (?:a new|an?|one more|another) (?P<name>[^;,]+?) (?:sub ?folder|subdir|sub-folder|folder|directory|dir)\b",
         )
         .expect("a valid pattern")
     });
@@ -131,7 +131,7 @@ fn folder_wished_for(text: &str) -> String {
         .or_else(|| NEED_IN.captures(text))
     {
         let made = format!(
-            "create a new subfolder named {} in {}",
+            "create a new subfolder named \"{}\" in {}",
             &c["name"], &c["place"]
         );
         let whole = c.get(0).expect("match").range();

@@ -672,15 +672,17 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
     }
     // "Semester 3", "Week 5/notes.pdf": a small number after a name goes on with it, unless it
     // counts what follows ("Photos/Trip 10 biggest files").
+    // "Music Production/Album 2 Sessions": a word written with a capital goes on naming.
     let counts_what_follows = |next: Option<&&str>| {
-        next.map(|w| {
-            w.trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
-                .to_lowercase()
-        })
-        .is_some_and(|w| {
-            w.chars().all(char::is_alphabetic)
-                && (w.len() > 3 && w.ends_with('s') || UNIT_WORDS.contains(&w.as_str()))
-        })
+        next.filter(|w| !w.starts_with(char::is_uppercase))
+            .map(|w| {
+                w.trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+                    .to_lowercase()
+            })
+            .is_some_and(|w| {
+                w.chars().all(char::is_alphabetic)
+                    && (w.len() > 3 && w.ends_with('s') || UNIT_WORDS.contains(&w.as_str()))
+            })
     };
     let small_number =
         |x: &str| (1..=3).contains(&x.len()) && x.chars().all(|c| c.is_ascii_digit());

@@ -48,6 +48,8 @@ struct EnglishFile {
     filled_with: Vec<String>,
     intensifiers: BTreeSet<String>,
     placing_verbs: BTreeSet<String>,
+    possession_verbs: BTreeSet<String>,
+    quantity_words: BTreeSet<String>,
 }
 
 /// Another language read word by word into English.
@@ -149,6 +151,10 @@ pub struct Lexicon {
     /// Verbs of putting something somewhere ("put", "stash"): after one and the thing put, "in
     /// X" is where it goes.
     pub placing_verbs: BTreeSet<String>,
+    /// Verbs of having ("Lab/Old Runs has a ton of empty dirs"): what a place has is in it.
+    pub possession_verbs: BTreeSet<String>,
+    /// Words saying how many ("a ton of", "loads of").
+    pub quantity_words: BTreeSet<String>,
     pub german: Translation,
 }
 
@@ -196,6 +202,8 @@ fn load() -> Result<Lexicon, String> {
         filled_with: en.filled_with,
         intensifiers: en.intensifiers,
         placing_verbs: en.placing_verbs,
+        possession_verbs: en.possession_verbs,
+        quantity_words: en.quantity_words,
         german,
     })
 }

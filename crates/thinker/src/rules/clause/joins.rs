@@ -60,7 +60,22 @@ pub(super) fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
         .filter(|w| verbs.is_action(w))
         .collect();
     let general = !actions.is_empty() && actions.iter().all(|w| lex.general_verbs.contains(w));
-    if head.header && general {
+    // "Fonts/Downloaded has dupliactes — kepp the oldset of every set": a clause asking no change
+    // it names, after a header that says what is there, is about that.
+    let states = head.text.split_whitespace().any(|w| {
+        lex.statement_verbs.contains(
+            &w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase(),
+        )
+    });
+    let changes = actions.iter().any(|w| {
+        lex.change_verbs.contains(w)
+            || lex
+                .synonyms
+                .get(w)
+                .is_some_and(|s| lex.change_verbs.contains(s))
+    });
+    if head.header && (general || !changes && states) {
         let header = head.text.trim_end_matches([',', ':', ' ']).to_owned();
         clauses[1].text = format!("{}, {header}", clauses[1].text);
         clauses.remove(0);
@@ -166,6 +181,24 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
         });
         if let Some(from) = filled {
             return Some(format!("{} in {subject}", rest[from..].join(" ")));
+        }
+        // "lmao Lab/Old Runs has a ton of empty dirs": what a place has, after the words saying
+        // how much, is in it.
+        let place_at = words[..v].iter().position(names_a_place);
+        if lex.possession_verbs.contains(&lower[v])
+            && let Some(p) = place_at
+        {
+            let from = rest_lower
+                .iter()
+                .take_while(|w| lex.quantity_words.contains(*w) || lex.intensifiers.contains(*w))
+                .count();
+            if from < rest.len() {
+                return Some(format!(
+                    "{} in {}",
+                    rest[from..].join(" "),
+                    words[p..v].join(" ")
+                ));
+            }
         }
         // "somewhere in Documents is that tax office letter about my refund": what is in a
         // place said first.

@@ -139,13 +139,13 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
     assert_eq!(
         texts("Photos/2024 needs an Iceland subfolder; copy Camera/SD Card into it"),
         [
-            "create a new subfolder named Iceland in Photos/2024",
+            "create a new subfolder named \"Iceland\" in Photos/2024",
             "copy Camera/SD Card into it"
         ]
     );
     assert_eq!(
         texts("Tax Stuff wants a Receipts 2024 subdir"),
-        ["create a new subfolder named Receipts 2024 in Tax Stuff"]
+        ["create a new subfolder named \"Receipts 2024\" in Tax Stuff"]
     );
     // What is not wanted is what to remove.
     assert_eq!(

@@ -388,7 +388,16 @@ pub(super) fn read_words(
                 .find(|&j| !DETERMINERS.contains(&words[j].to_lowercase().as_str()))
                 .unwrap_or(i + 1);
             if let Some(q) = words.get(next).and_then(|n| lookup(n)) {
-                push_place(s, to_target, g.entry(&q).map_or(q, str::to_owned));
+                let q = g.entry(&q).map_or(q, str::to_owned);
+                // "put a copy of Downloads/Montserrat.zip in it": what a copy is of is what is
+                // copied, an archive too.
+                if w == "of" && i >= 1 && copy_noun(i - 1) {
+                    if !s.objects.contains(&q) {
+                        s.objects.push(q);
+                    }
+                } else {
+                    push_place(s, to_target, q);
+                }
                 for c in &mut consumed[i + 1..=next] {
                     *c = true;
                 }

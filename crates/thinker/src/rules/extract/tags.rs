@@ -20,6 +20,10 @@ static TAGS_LIST: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:with\s+(?:the\s+)?)?(?:tags|tagged|labels|labelled)\s*:?\s+(.+?)[.!?]*$")
         .unwrap()
 });
+/// "(tags: audio, stems)": a list in brackets ends where they close.
+static TAGS_IN_BRACKETS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\((?:tags|tagged|labels|labelled)\s*:?\s+([^)]+)\)").unwrap()
+});
 /// "the tag(s) X to/on …", "a Kyoto tag on …": the tags, then what gets them.
 static THE_TAGS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -47,7 +51,9 @@ pub(super) fn tag_list(
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Option<(Vec<String>, std::ops::Range<usize>)> {
     let verb = TAG_VERB.find(text)?;
-    let (raw, range) = if let Some(c) = WITH_TAGS.captures_at(text, verb.end()) {
+    let (raw, range) = if let Some(c) = TAGS_IN_BRACKETS.captures(text) {
+        (c.get(1)?.as_str(), c.get(0)?.range())
+    } else if let Some(c) = WITH_TAGS.captures_at(text, verb.end()) {
         (c.get(1)?.as_str(), c.get(0)?.range())
     } else if let Some(c) = THE_TAGS.captures(text) {
         (c.get(1).or(c.get(2))?.as_str(), c.get(0)?.range())
