@@ -149,6 +149,11 @@ pub struct ToolPlanning {
     /// reads: a named file of another kind counts against it, one of these kinds for it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<String>,
+    /// The kinds of file the tool makes at its `target` (`create` makes `Archives`): a target
+    /// named as a file of one of them counts for the tool, and against a tool that puts things
+    /// in a folder there ("X could live in Archive/old.tar.gz" packs, it moves nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub makes: Vec<String>,
     /// The field of the result that is a selection a later step can act on (`nodes`, `paths`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selects: Option<String>,

@@ -1,5 +1,5 @@
 //! Checking a tool's planning keys (`triggers`, `keywords`, `defaults`, `when_said`,
-//! `when_denied`, `acts_on`, `selects`, `fill`, `previews`, …) against what the tool takes, into a
+//! `when_denied`, `acts_on`, `reads`, `makes`, `selects`, `fill`, `previews`, …) against what the tool takes, into a
 //! `ToolPlanning`. Pure; every problem is reported with the line of its key.
 
 use std::collections::BTreeMap;
@@ -23,6 +23,7 @@ pub const PLANNING_KEYS: &[&str] = &[
     "when_denied",
     "acts_on",
     "reads",
+    "makes",
     "selects",
     "fill",
     "takes_from",
@@ -39,6 +40,32 @@ struct Check<'a> {
 }
 
 impl Check<'_> {
+    /// A list of kinds of file (organize-by-type's categories); an unknown one is an error.
+    fn kinds(&mut self, key: &str, value: &Value, line: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for kind in self.strings(key, value, line) {
+            if contracts::file_kinds::CATEGORIES
+                .iter()
+                .any(|(c, _)| *c == kind)
+            {
+                out.push(kind);
+            } else {
+                let known: Vec<&str> = contracts::file_kinds::CATEGORIES
+                    .iter()
+                    .map(|(c, _)| *c)
+                    .collect();
+                self.error(
+                    line,
+                    format!(
+                        "`{key}`: {kind} is no kind of file; the kinds are {}",
+                        known.join(", ")
+                    ),
+                );
+            }
+        }
+        out
+    }
+
     fn error(&mut self, line: usize, message: String) {
         self.diags.push(Diagnostic::error(
             self.file,
@@ -304,28 +331,13 @@ pub fn planning(
                     );
                 }
             },
-            "reads" => {
-                for kind in check.strings("reads", value, line) {
-                    if contracts::file_kinds::CATEGORIES
-                        .iter()
-                        .any(|(c, _)| *c == kind)
-                    {
-                        out.reads.push(kind);
-                    } else {
-                        let known: Vec<&str> = contracts::file_kinds::CATEGORIES
-                            .iter()
-                            .map(|(c, _)| *c)
-                            .collect();
-                        check.error(
-                            line,
-                            format!(
-                                "`reads`: {kind} is no kind of file; the kinds are {}",
-                                known.join(", ")
-                            ),
-                        );
-                    }
-                }
-            }
+            "reads" => out.reads = check.kinds("reads", value, line),
+            "makes" if !check.takes("target") => check.error(
+                line,
+                "`makes` names what the tool makes at its `target`, and it takes no `target`"
+                    .to_owned(),
+            ),
+            "makes" => out.makes = check.kinds("makes", value, line),
             "selects" => match value.as_str() {
                 Some(f)
                     if !f.is_empty()

@@ -547,3 +547,14 @@ fn the_format_doc_names_every_planning_key_and_slot() {
         );
     }
 }
+
+#[test]
+fn makes_names_known_kinds_of_file_made_at_a_target() {
+    check(
+        "---\nname: bad-makes\ndescription: A skill that says it makes a kind there is not, and makes something with no target.\n---\n\n### pack -- Pack files\nprimitive: graph | method: create_archive | mutates: true | required: [source, target]\nmakes: [Archives, Spreadsheets]\n\n### drop -- Remove duplicates\nprimitive: graph | method: remove_duplicates | mutates: true | required: [groups]\nmakes: [Archives]\n",
+        expect![[r#"
+            skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `pack`: `makes`: Spreadsheets is no kind of file; the kinds are Images, Documents, Audio, Video, Archives, Code, Data, Installers, Fonts, Ebooks
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `drop`: `makes` names what the tool makes at its `target`, and it takes no `target`
+        "#]],
+    );
+}

@@ -316,3 +316,26 @@ fn words_that_choose_values_in_passing() {
         ),
     ]);
 }
+
+/// `makes` in SKILL.md: where things go, named as an archive, is an archive to make.
+#[test]
+fn where_things_go_named_as_an_archive_is_packed_into() {
+    check(&[
+        (
+            "the stuff in Teaching/Old Courses I haven't touched since 2020 could live in Archive/courses-pre2020.tar.gz instead",
+            &["search-files/find", "archive-files/create"],
+            &[(1, "target", Value::from("Archive/courses-pre2020.tar.gz"))],
+        ),
+        (
+            "Lab/Microscopy belongs in Lab/Archive/microscopy-old.tar.gz now",
+            &["archive-files/create"],
+            &[(0, "source", serde_json::json!(["Lab/Microscopy"]))],
+        ),
+        // Into a folder it is still a move.
+        (
+            "move Reports to Backup/Old Reports",
+            &["manage-files/move"],
+            &[],
+        ),
+    ]);
+}

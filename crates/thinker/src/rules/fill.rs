@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 
 use super::extract::Slots;
 use super::score::{
-    as_if_fit, describe_selection, intent_bonus, keyword_fit, meta_fit, object_fit, topic_fit,
-    topic_text, trigger_bonus,
+    as_if_fit, describe_selection, intent_bonus, keyword_fit, meta_fit, object_fit, target_fit,
+    topic_fit, topic_text, trigger_bonus,
 };
 use super::values::{default_value, slot_presence, slot_value};
 use super::{Candidate, Emitted, PlanBuilder, looks_like_file};
@@ -135,7 +135,7 @@ impl PlanBuilder<'_, '_> {
                     self.steps.last().is_some_and(|s| s.skill == skill.name),
                 ),
             keyword_fit(skill, tool, &said),
-            fit,
+            fit + target_fit(tool, slots),
         ];
         tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta and topic, keyword, object");
         let mut score: f32 = parts.iter().sum();

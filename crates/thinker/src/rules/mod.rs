@@ -469,6 +469,42 @@ impl PlanBuilder<'_, '_> {
                 }
             }
         }
+        // "… could live in Archive/old.tar.gz": a tool that makes that kind of file at its
+        // target is a reading, ranked or not.
+        let target_kinds: Vec<&str> = slots
+            .targets
+            .iter()
+            .filter(|t| looks_like_file(t))
+            .map(|t| {
+                let name = t.rsplit('/').next().unwrap_or(t).to_lowercase();
+                sandbox::category_of(name.rsplit_once('.').map(|(_, e)| e))
+            })
+            .collect();
+        for s in self.cx.skills.skills() {
+            let d = &s.definition;
+            for (name, tool) in &d.tools {
+                let makes_it = tool
+                    .planning
+                    .makes
+                    .iter()
+                    .any(|k| target_kinds.contains(&k.as_str()));
+                if makes_it && !hits.iter().any(|h| h.skill == d.name && h.tool == *name) {
+                    let ranked = ranking
+                        .hits
+                        .iter()
+                        .find(|h| h.skill == d.name && h.tool == *name);
+                    hits.push(ranked.cloned().unwrap_or(retrieval::SkillHit {
+                        skill: d.name.clone(),
+                        tool: name.clone(),
+                        score: 0.0,
+                        skill_score: 0.0,
+                        tool_score: 0.0,
+                        vector: 0.0,
+                        bm25: 0.0,
+                    }));
+                }
+            }
+        }
         // "can u convert wav to flac?" asks what the agent can do: looking its skills up is a
         // reading, ranked or not.
         if slots.asks_ability {

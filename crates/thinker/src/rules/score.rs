@@ -115,6 +115,41 @@ fn kind_fit(tool: &ToolDefinition, named: &[String], is_file: &dyn Fn(&str) -> b
     }
 }
 
+/// Where things go named as a file of some kind ("… could live in Archive/old.tar.gz"): a tool
+/// that makes that kind at its target (`makes`) fits, one that puts things in a folder there
+/// does not.
+pub(super) fn target_fit(tool: &ToolDefinition, slots: &Slots) -> f32 {
+    const FIT: f32 = 0.3;
+    let kinds: Vec<&str> = slots
+        .targets
+        .iter()
+        .filter(|t| super::looks_like_file(t))
+        .map(|t| {
+            let name = t.rsplit('/').next().unwrap_or(t).to_lowercase();
+            sandbox::category_of(name.rsplit_once('.').map(|(_, e)| e))
+        })
+        .filter(|k| *k != "Other")
+        .collect();
+    let takes_target = tool
+        .required_params
+        .iter()
+        .chain(&tool.optional_params)
+        .any(|p| p == "target");
+    if kinds.is_empty() || !takes_target {
+        0.0
+    } else if kinds
+        .iter()
+        .any(|k| tool.planning.makes.iter().any(|m| m == k))
+    {
+        FIT
+    } else if tool.planning.makes.is_empty() {
+        // A folder named like an archive is almost never what was meant.
+        -2.0 * FIT
+    } else {
+        0.0
+    }
+}
+
 /// Skills tagged `meta` (about the agent itself) fit only a clause that talks about the agent:
 /// "which document talks about insurance" is a file search, not a skill search.
 pub(super) fn meta_fit(
