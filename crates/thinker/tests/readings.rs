@@ -339,3 +339,31 @@ fn where_things_go_named_as_an_archive_is_packed_into() {
         ),
     ]);
 }
+
+#[test]
+fn copy_numbers_counts_in_words_and_what_weighs_the_most() {
+    check(&[
+        (
+            "Games/Saves/Stardew Valley/Farm_old_backup (2) can go. the real farm is in the other folder",
+            &["manage-files/delete"],
+            &[(
+                0,
+                "path",
+                serde_json::json!(["Games/Saves/Stardew Valley/Farm_old_backup (2)"]),
+            )],
+        ),
+        (
+            "Video/Wedding Edit/Exports — rank its seven heaviest files for me",
+            &["analyze-directory/analyze"],
+            &[(0, "top_n", Value::from(7))],
+        ),
+        (
+            "Video/Client Reels: which 3 files weigh the most? bundle just those into Archive/reels-biggest.zip and delete the loose copies",
+            &["analyze-directory/analyze", "archive-files/create"],
+            &[
+                (0, "top_n", Value::from(3)),
+                (1, "delete_originals", Value::from(true)),
+            ],
+        ),
+    ]);
+}

@@ -596,7 +596,12 @@ fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
             let (name, next) = path_with_spaces(&words, i, bare);
             let name = name_before_path(&mut out, name);
             let last_raw = words[next - 1];
-            let last = last_raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+            // "Farm_old_backup (2)": a bracket that closes in the name is the name's.
+            let last = if name.ends_with(')') {
+                last_raw.trim_end_matches([',', ';', ':', '.', '!', '?'])
+            } else {
+                last_raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+            };
             quoted.push(with_first_folder_spelt_right(&name));
             out.push(format!("⟦{}⟧{}", quoted.len() - 1, &last_raw[last.len()..]));
             i = next;
@@ -769,6 +774,13 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     && (word.starts_with("19") || word.starts_with("20"))
                     && word.chars().all(|c| c.is_ascii_digit()));
         if !joins {
+            break;
+        }
+        let bracketed = raw.trim_end_matches([',', ';', ':', '!', '?', '.']);
+        if copy_number(bracketed) {
+            // The copy's number ends the name, its bracket with it.
+            path = format!("{path} {bracketed}");
+            end += 1;
             break;
         }
         path = format!("{path} {word}");

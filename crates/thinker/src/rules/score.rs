@@ -234,8 +234,10 @@ pub(super) fn keyword_fit(
 ) -> f32 {
     const FIT: f32 = 0.08;
     let own = &tool.planning.keywords;
-    if own.iter().any(|w| said(w)) {
-        return FIT;
+    // "duration + bitrate": two of its own words say it more than one.
+    let owned = own.iter().filter(|w| said(w)).count();
+    if owned > 0 {
+        return FIT * owned.min(2) as f32;
     }
     if !own.is_empty() {
         return 0.0;
