@@ -367,3 +367,23 @@ fn copy_numbers_counts_in_words_and_what_weighs_the_most() {
         ),
     ]);
 }
+
+#[test]
+fn every_folder_of_a_name_and_everything_in_the_subfolders() {
+    check(&[
+        (
+            "nuke every node_modules folder under Code/old-projects, they're like 9 gigs fr",
+            &["manage-files/find", "manage-files/delete"],
+            &[
+                (0, "path", Value::from("Code/old-projects")),
+                (0, "name", Value::from("node_modules")),
+                (0, "kind", Value::from("dir")),
+            ],
+        ),
+        (
+            "zeig mir Steuer/2024 komplett, mit allem was in den Unterordnern steckt",
+            &["manage-files/list"],
+            &[(0, "recursive", Value::from(true))],
+        ),
+    ]);
+}

@@ -555,6 +555,21 @@ pub(super) fn read_words(
             i += 1;
             continue;
         }
+        // "nuke every node_modules folder under Code": every folder of that name, wherever.
+        if !consumed[i]
+            && s.name.is_none()
+            && matches!(prev.as_str(), "every" | "each" | "all" | "any")
+            && words.get(i + 1).is_some_and(|n| is_folder_noun(n))
+            && !w.contains('/')
+            && !lookup(raw).is_some_and(|p| p.contains('/'))
+        {
+            s.name = Some(raw.trim_end_matches([',', ';', ':', '!', '?']).to_owned());
+            s.kind = Some("dir".to_owned());
+            consumed[i] = true;
+            consumed[i + 1] = true;
+            i += 2;
+            continue;
+        }
         // Paths and file names standing as objects ("delete old.log", "unzip backup.zip").
         if FORMAT_WORDS.contains(&w.as_str()) {
             consumed[i] = true;
