@@ -387,3 +387,24 @@ fn every_folder_of_a_name_and_everything_in_the_subfolders() {
         ),
     ]);
 }
+
+/// Regression: a look, then a step done on a condition with a remark on clashes after it, was
+/// one step (the listing), the unpacking lost.
+#[test]
+fn a_step_done_if_a_look_is_fine_is_planned_after_the_look() {
+    check(&[
+        (
+            "check what's in Backups/dotfiles-2023.tar.gz, and if nothing looks weird unpack it into Dev/dotfiles-restore, skipping files that already exist",
+            &["archive-files/list", "archive-files/extract"],
+            &[
+                (1, "target", Value::from("Dev/dotfiles-restore")),
+                (1, "on_conflict", Value::from("skip")),
+            ],
+        ),
+        (
+            "peek inside Mail/Attachments/site-photos.zip and if it looks ok unpack into Web/Client Site/img — ask me about any clash",
+            &["archive-files/list", "archive-files/extract"],
+            &[(1, "on_conflict", Value::from("ask"))],
+        ),
+    ]);
+}

@@ -251,7 +251,14 @@ fn conditional_step(piece: &str, verbs: &Verbs) -> bool {
     else {
         return false;
     };
-    !about_a_clash(piece)
+    // "if a name is taken, keep both" is about clashes; "if it looks fine unpack it, skipping
+    // files that exist" is a step, its remark on clashes after the comma.
+    let first_part = [", ", " — ", " – ", " - "]
+        .iter()
+        .filter_map(|sep| piece.find(sep))
+        .min()
+        .map_or(piece, |at| &piece[..at]);
+    !about_a_clash(first_part)
         && rest.split_whitespace().skip(1).any(|w| {
             verbs.is_action(
                 &w.trim_matches(|c: char| !c.is_alphanumeric())

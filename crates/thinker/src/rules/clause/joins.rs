@@ -268,6 +268,11 @@ fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
     // "…; where a name's already used, leave that file alone": a condition whose consequence
     // asks for no action of its own says how the step before behaves; so does one about names
     // that clash, whatever it says to do ("where a name clashes, rename the incoming file").
+    // "…, and if nothing looks weird unpack it into X, skipping …": a step done on a condition
+    // is a step, whatever its remark after a comma.
+    if conditional_step(text.split(", ").next().unwrap_or(text), verbs) {
+        return false;
+    }
     if let Some(rest) = lex
         .condition_leads
         .iter()
