@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use config::{CombineMethod, VectorQuantization};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
@@ -182,12 +183,16 @@ impl<M: Clone + Serialize + DeserializeOwned> HybridIndex<M> {
         )
     }
 
-    /// Writes `<dir>/<name>.usearch` and `<dir>/<name>.json` (metadata last, via a temp file,
-    /// so a crash leaves either the old pair or a pair the loader rejects and rebuilds).
+    /// Writes `<dir>/<name>.usearch` and `<dir>/<name>.json` (metadata last), each through a
+    /// temp file of this writer's own renamed into place: a crash leaves either the old pair or
+    /// a pair the loader rejects and rebuilds, and two processes saving the same index at once
+    /// (two `plan` runs after a SKILL.md edit) both succeed.
     pub fn save(&self, dir: &Path, name: &str) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         let (vec_path, meta_path) = Self::paths(dir, name);
-        self.vectors.save(&vec_path)?;
+        let vec_tmp = temp_beside(&vec_path);
+        self.vectors.save(&vec_tmp)?;
+        std::fs::rename(&vec_tmp, &vec_path).map_err(io_err(&vec_path))?;
         let saved = Saved {
             fingerprint: self.fingerprint.clone(),
             dims: self.vectors.dims(),
@@ -195,7 +200,7 @@ impl<M: Clone + Serialize + DeserializeOwned> HybridIndex<M> {
             next_key: self.next_key,
             docs: self.docs.clone(),
         };
-        let tmp = meta_path.with_extension("json.tmp");
+        let tmp = temp_beside(&meta_path);
         let json = serde_json::to_vec(&saved).map_err(|e| RetrievalError::Index {
             path: meta_path.clone(),
             message: e.to_string(),
@@ -244,5 +249,54 @@ impl<M: Clone + Serialize + DeserializeOwned> HybridIndex<M> {
             fingerprint: saved.fingerprint,
             quantization,
         }))
+    }
+}
+
+/// A temp file beside `path` that no other writer uses: this process's id and a counter.
+fn temp_beside(path: &Path) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.{n}.tmp", std::process::id()));
+    path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: two `plan` runs after a SKILL.md edit rebuilt the skill index at once and
+    /// one failed with IO_ERROR, renaming a temp file the other had already moved.
+    #[test]
+    fn saving_one_index_from_many_writers_at_once_loses_none_and_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index: HybridIndex<String> =
+            HybridIndex::new("fp", 4, VectorQuantization::F32).unwrap();
+        for (i, text) in ["zip the folder", "sort by type", "find duplicates"]
+            .iter()
+            .enumerate()
+        {
+            let v = [i as f32 + 1.0, 0.5, 0.25, 1.0];
+            index
+                .insert((*text).to_owned(), (*text).to_owned(), &v)
+                .unwrap();
+        }
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| index.save(dir.path(), "skills").unwrap());
+            }
+        });
+        let loaded =
+            HybridIndex::<String>::load(dir.path(), "skills", "fp", 4, VectorQuantization::F32)
+                .unwrap()
+                .expect("the saved index loads");
+        assert_eq!(loaded.docs.len(), 3);
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "temp files left: {left:?}");
     }
 }

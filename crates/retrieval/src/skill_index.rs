@@ -298,7 +298,7 @@ mod tests {
             find_empty: []
             find_large: ["find files larger than {min_size} in {path}"]
             find_recent: ["files changed in the last {modified_after}"]
-            search: ["which file talks about {query}", "which files say something about {query}", "which documents in {path} are about {query}", "which of my notes mentions {query}", "search for {query}", "find files about {query} in {path}", "which files mention {query}"]
+            search: ["which file talks about {query}", "which files say something about {query}", "which documents in {path} are about {query}", "which of my notes mentions {query}", "which notes in {path} use {query}", "search for {query}", "find files about {query} in {path}", "which files mention {query}"]
         "#]]
         .assert_eq(&out);
     }

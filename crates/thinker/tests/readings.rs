@@ -408,3 +408,30 @@ fn a_step_done_if_a_look_is_fine_is_planned_after_the_look() {
         ),
     ]);
 }
+
+#[test]
+fn which_one_of_what_a_header_says_is_there_is_a_content_search() {
+    check(&[
+        (
+            "somewhere in Cooking there's a recipe that uses leftover rice and kimchi, which one?",
+            &["search-files/search"],
+            &[(0, "path", Value::from("Cooking"))],
+        ),
+        (
+            "somewhere in Documents there's a letter about my refund, which one?",
+            &["search-files/search"],
+            &[(0, "query", Value::from("my refund"))],
+        ),
+        (
+            "smoked paprika: which notes in Cooking/Notebook use it? best 3 hits only",
+            &["search-files/search"],
+            &[(0, "top_k", Value::from(3))],
+        ),
+        // "identical" says the scan a removal runs: the dedupe, not a size filter.
+        (
+            "look for identical videos in Videos, ignore anything under 100 MB and use sha256",
+            &["remove-duplicates/scan"],
+            &[(0, "hash", Value::from("sha256"))],
+        ),
+    ]);
+}

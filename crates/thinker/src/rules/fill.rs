@@ -299,6 +299,15 @@ impl PlanBuilder<'_, '_> {
             .map(|(s, _)| backed(&s.tool))
             .fold(own, f32::max);
         score += chain - own;
+        // … and by the keywords of every tool in it ("identical" says the scan a removal runs).
+        let own_words = keyword_fit(skill, tool, &said);
+        let chain_words = pending
+            .iter()
+            .filter(|(s, _)| s.skill == skill.name)
+            .filter_map(|(s, _)| skill.tool(&s.tool))
+            .map(|t| keyword_fit(skill, t, &said))
+            .fold(own_words, f32::max);
+        score += chain_words - own_words;
         let base = self.steps.len() as u32;
         for (i, (s, _)) in pending.iter_mut().enumerate() {
             s.step = base + i as u32 + 1;

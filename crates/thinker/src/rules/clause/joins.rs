@@ -23,10 +23,11 @@ pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
         w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
             .to_lowercase()
     };
-    let Some(at) = words
-        .iter()
-        .position(|w| lex.back_references.contains(&bare(w)))
-    else {
+    // "…, which one?": the one asked about is one of what the header names.
+    let Some(at) = words.iter().enumerate().position(|(i, w)| {
+        lex.back_references.contains(&bare(w))
+            || bare(w) == "one" && i > 0 && matches!(bare(words[i - 1]).as_str(), "which" | "what")
+    }) else {
         return;
     };
     // "dig it up" says "dig up <them>": the particle stays with its verb.

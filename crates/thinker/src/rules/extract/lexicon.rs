@@ -312,7 +312,7 @@ pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(?:(?:top|first|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+(?:files|items|ones|songs|videos|photos)\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh the most|take up the most))\b"
+        r"(?i)\b(?:(?:top|first|best|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+(?:files|items|ones|songs|videos|photos)\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh the most|take up the most))\b"
     ))
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
