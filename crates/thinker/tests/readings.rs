@@ -435,3 +435,45 @@ fn which_one_of_what_a_header_says_is_there_is_a_content_search() {
         ),
     ]);
 }
+
+#[test]
+fn later_parts_after_a_comma_lead_questions_then_names_and_capability_questions() {
+    check(&[
+        (
+            "dedupe Sheet Music including every subfolder; afterwards, what's taking up the room there, broken down by format?",
+            &[
+                "remove-duplicates/scan",
+                "remove-duplicates/remove",
+                "analyze-directory/analyze",
+            ],
+            &[(0, "recursive", Value::from(true))],
+        ),
+        // After a question, "call it X" renames what was asked about.
+        (
+            "what camera shot Camera/Keepers/IMG_4471.JPG? and call it heron-lake.jpg after that",
+            &["parse-content/metadata", "manage-files/rename"],
+            &[(1, "new_name", Value::from("heron-lake.jpg"))],
+        ),
+        (
+            "got anything that files my band's tour receipts by city? no? then set one up named receipts-by-city",
+            &["skill-search/search", "skill-create/create"],
+            &[(1, "name", Value::from("receipts-by-city"))],
+        ),
+        (
+            "mark Medical/Bloodwork/2026-03 lipid panel.pdf with Cardiology and Follow-up as tags",
+            &["manage-files/tag"],
+            &[(0, "add", Value::from("Cardiology, Follow-up"))],
+        ),
+        // "number of files" counts them; it numbers nothing.
+        (
+            "Weddings/Our Wedding 2026/Vendor Contracts – total size + number of files?",
+            &["analyze-directory/analyze"],
+            &[],
+        ),
+        (
+            "Astrophotography/Raw Stacks: which 4 files are the heaviest? bundle those into Archive/stacks-biggest.tar.gz, then the loose copies can go",
+            &["analyze-directory/analyze", "archive-files/create"],
+            &[(1, "delete_originals", Value::from(true))],
+        ),
+    ]);
+}

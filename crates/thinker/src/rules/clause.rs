@@ -492,6 +492,10 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         let mut sequenced = false;
         for lead in [
             "and then ",
+            "and then, ",
+            "then, ",
+            "afterwards, ",
+            "after that, ",
             "then ",
             "and ",
             "plus ",

@@ -292,7 +292,12 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     let lookup = |w: &str| quoted_at(&quoted, w);
     let lower_text = text.to_lowercase();
     // "number them" with no example: a running number after the name.
-    if s.pattern.is_none() && lower_text.contains("number") && !lower_text.contains("numbers") {
+    // ("number of files" counts them).
+    if s.pattern.is_none()
+        && lower_text.contains("number")
+        && !lower_text.contains("numbers")
+        && !lower_text.contains("number of")
+    {
         s.pattern = Some("{name}_{n:03}".into());
     }
     for (words, case) in [
@@ -813,7 +818,15 @@ pub(super) fn asks_about_its_skills(lower_text: &str) -> bool {
         || words
             .first()
             .is_some_and(|w| lex.question_openers.contains(*w));
-    names_skills && asked && !words.iter().any(|w| lex.making_words.contains(*w))
+    // "got anything that files my tour receipts by city?": something unnamed that would do it.
+    let padded = format!(" {} ", words.join(" "));
+    let something_that = lex
+        .capability_phrases
+        .iter()
+        .any(|p| padded.contains(&format!(" {p} ")));
+    (names_skills || something_that)
+        && asked
+        && !words.iter().any(|w| lex.making_words.contains(*w))
 }
 
 /// "I'd like a new ability, font-inventory, that …", "can you create a skill that …": the words

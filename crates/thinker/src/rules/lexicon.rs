@@ -50,6 +50,7 @@ struct EnglishFile {
     placing_verbs: BTreeSet<String>,
     possession_verbs: BTreeSet<String>,
     quantity_words: BTreeSet<String>,
+    capability_phrases: Vec<String>,
 }
 
 /// Another language read word by word into English.
@@ -155,6 +156,9 @@ pub struct Lexicon {
     pub possession_verbs: BTreeSet<String>,
     /// Words saying how many ("a ton of", "loads of").
     pub quantity_words: BTreeSet<String>,
+    /// Asking after something unnamed that would do it ("got anything that …"): a question
+    /// about the agent's skills, whatever it is about.
+    pub capability_phrases: Vec<String>,
     pub german: Translation,
 }
 
@@ -204,6 +208,7 @@ fn load() -> Result<Lexicon, String> {
         placing_verbs: en.placing_verbs,
         possession_verbs: en.possession_verbs,
         quantity_words: en.quantity_words,
+        capability_phrases: en.capability_phrases,
         german,
     })
 }

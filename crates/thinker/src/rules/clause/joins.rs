@@ -384,6 +384,22 @@ fn only_deletes_the_originals(text: &str) -> bool {
     !text.contains('/') && crate::rules::extract::DELETE_ORIGINALS.is_match(&text.to_lowercase())
 }
 
+/// "what camera shot IMG_4471.JPG? and call it heron-lake.jpg after that": after a question,
+/// which makes nothing to name, "call it X" renames what was asked about (said as such).
+fn names_what_a_question_was_about(prev: &Clause, c: &Clause) -> Option<String> {
+    let asks = !prev.header
+        && prev.text.split_whitespace().next().is_some_and(|w| {
+            ["what", "which", "where", "how", "who", "when"].contains(&w.to_lowercase().as_str())
+        });
+    if !asks {
+        return None;
+    }
+    ["call it", "name it", "call the file", "name the file"]
+        .iter()
+        .find_map(|lead| strip_lead(&c.text, lead))
+        .map(|name| format!("rename it to {name}"))
+}
+
 /// Joins every clause that only qualifies the one before onto it, and a leading "show me" onto
 /// what it asks to see ("show me, what is in notes.txt").
 pub(super) fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
@@ -395,6 +411,12 @@ pub(super) fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
         }
         if !c.header && asks_to_be_shown(&c.text, false) && merged.last().is_none_or(|p| p.header) {
             lead_in = Some(c.text.trim_end_matches([',', ' ']).to_owned());
+            continue;
+        }
+        if let Some(prev) = merged.last()
+            && let Some(renamed) = names_what_a_question_was_about(prev, &c)
+        {
+            merged.push(Clause { text: renamed, ..c });
             continue;
         }
         match merged.last_mut() {

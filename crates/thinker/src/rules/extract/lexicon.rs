@@ -178,7 +178,7 @@ pub(super) fn re(s: &str) -> Regex {
 
 pub(in crate::rules) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once)\s+(?:packing|zipping|archiving|it's packed|it's zipped))\b|\b(?:the\s+)?(?:originals?|(?:folder|directory)\s+itself)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once)\s+(?:packing|zipping|archiving|it's packed|it's zipped))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b",
     )
 });
 /// Quoted text. A single quote opens only where no letter or digit comes before it and closes
@@ -312,7 +312,7 @@ pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(?:(?:top|first|best|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+(?:files|items|ones|songs|videos|photos)\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh the most|take up the most))\b"
+        r"(?i)\b(?:(?:top|first|best|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+(?:files|items|ones|songs|videos|photos)\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh the most|take up the most|hog the most|eat the most))\b"
     ))
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {

@@ -10,9 +10,10 @@ static TAG_VERB: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:tag|tagg|tags|tagged|label|labels|labelled|lable|lables|labled|mark)\b")
         .unwrap()
 });
-/// "… with X" / "… as X" closing the clause, after a tag verb ("wiht" too).
+/// "… with X" / "… as X" closing the clause, after a tag verb ("wiht" too); "with A and B as
+/// tags" too.
 static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\s(?:with|wiht|wtih|as)\s+(?:the\s+)?(?:(?:tags?|labels?)\s+)?(.+?)[.!?]*$")
+    Regex::new(r"(?i)\s(?:with|wiht|wtih|as)\s+(?:the\s+)?(?:(?:tags?|labels?)\s+)?(.+?)(?:\s+as\s+(?:the\s+)?(?:tags?|labels?))?[.!?]*$")
         .unwrap()
 });
 /// "with tags work, backup", "tagged music, rename", "tags: a, b" closing the clause.
