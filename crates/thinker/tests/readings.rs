@@ -477,3 +477,41 @@ fn later_parts_after_a_comma_lead_questions_then_names_and_capability_questions(
         ),
     ]);
 }
+
+#[test]
+fn names_with_versions_titles_and_dashes_are_read_whole() {
+    check(&[
+        (
+            "list Mods/Skyrim/Requiem 5.4.1 [hotfix].zip",
+            &["archive-files/list"],
+            &[(
+                0,
+                "path",
+                Value::from("Mods/Skyrim/Requiem 5.4.1 [hotfix].zip"),
+            )],
+        ),
+        (
+            "which 20 files hog the most room in Games/Modpacks/All The Mods 9?",
+            &["analyze-directory/analyze"],
+            &[
+                (0, "path", Value::from("Games/Modpacks/All The Mods 9")),
+                (0, "top_n", Value::from(20)),
+            ],
+        ),
+        (
+            "gist of PhD/Literature/Nguyen 2024 - soil microbiome.pdf in 2 sentences?",
+            &["parse-content/summarize"],
+            &[(
+                0,
+                "path",
+                Value::from("PhD/Literature/Nguyen 2024 - soil microbiome.pdf"),
+            )],
+        ),
+        // "keep it packed" says not to unpack: the look at the archive is all.
+        (
+            "curious what's bundled in Games/Mods/skyui-5.2.zip — keep it packed though",
+            &["archive-files/list"],
+            &[],
+        ),
+    ]);
+}

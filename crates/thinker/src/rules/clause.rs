@@ -73,6 +73,21 @@ fn starts_with_action(text: &str, verbs: &Verbs) -> bool {
     w.is_some_and(|x| verbs.is_action(&x)) && next.as_deref() != Some("format")
 }
 
+/// Whether " - " between `head` and `rest` is inside one name: a path ends `head` and a file
+/// name ends the first words of `rest`, with no action between.
+fn dash_inside_a_name(head: &str, rest: &str) -> bool {
+    let lex = super::lexicon::lexicon();
+    head.split_whitespace()
+        .rev()
+        .take(3)
+        .any(|w| w.contains('/'))
+        && rest
+            .split_whitespace()
+            .take(4)
+            .take_while(|w| !lex.action_verbs.contains(&w.to_lowercase()) && !w.contains('/'))
+            .any(|w| super::looks_like_file(w.trim_end_matches([',', ';', ':', '!', '?'])))
+}
+
 /// "into Paid and Open": a capitalised word after a capitalised name goes on naming, even when
 /// it is also a verb.
 fn names_go_on(last: &str, piece: &str) -> bool {
@@ -410,6 +425,8 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             // "tl;dr pls: Zotero/paper.pdf": the action, then what it is done to; "delete
             // X.wav — I kept take 3": the action, then a remark on it.
             && (!has_action(head, &verbs) || has_action(rest, &verbs))
+            // "PhD/Literature/Nguyen 2024 - soil microbiome.pdf": a dash inside a file's name.
+            && !(sep == " - " && dash_inside_a_name(head, rest))
             // "…, target: Backup/blog.tar.gz" says where, in the clause it ends.
             && !head
                 .rsplit(|c: char| c.is_whitespace() || c == ',')
@@ -586,6 +603,17 @@ pub fn affirmed(text: &str) -> String {
     leave_out(text, true)
 }
 
+/// Whether `text` opens with a negation ("don't …"), or a casual phrase for one ("keep it
+/// zipped" reads as "don't unpack it").
+pub(super) fn opens_with_a_negation(text: &str) -> bool {
+    let lex = super::lexicon::lexicon();
+    lex.negations.iter().any(|n| strip_lead(text, n).is_some())
+        || lex.phrases.iter().any(|(from, to)| {
+            strip_lead(text, from).is_some()
+                && lex.negations.iter().any(|n| strip_lead(to, n).is_some())
+        })
+}
+
 fn leave_out(text: &str, conditions: bool) -> String {
     let lex = super::lexicon::lexicon();
     let mut out = String::new();
@@ -608,7 +636,7 @@ fn leave_out(text: &str, conditions: bool) -> String {
                 .iter()
                 .chain(&lex.qualifier_leads)
                 .any(|n| strip_lead(&rest, n).is_some());
-        let negation = lex.negations.iter().any(|n| strip_lead(&rest, n).is_some());
+        let negation = opens_with_a_negation(&rest);
         if !skipping && (condition || negation) {
             skipping = true;
             negated |= negation;

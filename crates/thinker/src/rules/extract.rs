@@ -711,7 +711,12 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
             .strip_suffix('.')
             .filter(|_| !word.contains(".."))
             .unwrap_or(word);
-        let file_name = super::looks_like_file(word) && !word.contains('/');
+        // "Requiem 5.4.1 [hotfix].zip": a version number is no file name.
+        let file_name = super::looks_like_file(word)
+            && !word.contains('/')
+            && word
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| ext.chars().any(char::is_alphabetic));
         // "Music/Live Sets/berlin-2019.flac": the name with a space goes on past the next slash,
         // unless that word starts a path of its own ("Documents/…").
         let goes_on = word.split_once('/').is_some_and(|(part, _)| {
@@ -749,8 +754,24 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     let w = w.trim_end_matches([',', ';', ':', '!', '?']);
                     super::looks_like_file(w) && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
                 });
+        // "All The Mods 9": a capitalised little word inside a title goes on naming.
+        let title_word = capital(word)
+            && DETERMINERS.contains(&word.to_lowercase().as_str())
+            && words.get(end + 1).is_some_and(|n| capital(n));
+        // "Nguyen 2024 - soil microbiome.pdf": a dash inside a file's name.
+        let dash_in_a_name = matches!(word, "-" | "–")
+            && words[end + 1..]
+                .iter()
+                .take(4)
+                .take_while(|w| plain_word(w) && !w.contains('/'))
+                .any(|w| {
+                    let w = w.trim_end_matches([',', ';', ':', '!', '?']);
+                    super::looks_like_file(w) && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
+                });
         let joins = !word.contains('/')
             && (file_name
+                || title_word
+                || dash_in_a_name
                 || leads_to_a_file
                 || capital(word)
                     && word.chars().skip(1).all(|c| c.is_lowercase() || c.is_ascii_digit())

@@ -470,16 +470,29 @@ impl PlanBuilder<'_, '_> {
             }
         }
         // "… could live in Archive/old.tar.gz": a tool that makes that kind of file at its
-        // target is a reading, ranked or not.
+        // target is a reading, ranked or not; so is one made for the kind of the one file the
+        // clause names ("which files are in Requiem [hotfix].zip" lists an archive).
+        let kind_of = |p: &String| {
+            let name = p.rsplit('/').next().unwrap_or(p).to_lowercase();
+            sandbox::category_of(name.rsplit_once('.').map(|(_, e)| e))
+        };
         let target_kinds: Vec<&str> = slots
             .targets
             .iter()
             .filter(|t| looks_like_file(t))
-            .map(|t| {
-                let name = t.rsplit('/').next().unwrap_or(t).to_lowercase();
-                sandbox::category_of(name.rsplit_once('.').map(|(_, e)| e))
-            })
+            .map(kind_of)
             .collect();
+        let files: Vec<&String> = slots
+            .objects
+            .iter()
+            .chain(&slots.locations)
+            .filter(|p| looks_like_file(p))
+            .collect();
+        let object_kinds: Vec<&str> = match files.as_slice() {
+            [one] => vec![kind_of(one)],
+            _ => Vec::new(),
+        };
+        tracing::trace!(?target_kinds, ?object_kinds, "kinds named");
         for s in self.cx.skills.skills() {
             let d = &s.definition;
             for (name, tool) in &d.tools {
@@ -488,7 +501,12 @@ impl PlanBuilder<'_, '_> {
                     .makes
                     .iter()
                     .any(|k| target_kinds.contains(&k.as_str()));
-                if makes_it && !hits.iter().any(|h| h.skill == d.name && h.tool == *name) {
+                // Only a tool made for that kind alone (not one that reads every kind).
+                let reads_it = tool.planning.reads.len() == 1
+                    && object_kinds.contains(&tool.planning.reads[0].as_str());
+                if (makes_it || reads_it)
+                    && !hits.iter().any(|h| h.skill == d.name && h.tool == *name)
+                {
                     let ranked = ranking
                         .hits
                         .iter()

@@ -76,7 +76,10 @@ pub(super) fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
                 .get(w)
                 .is_some_and(|s| lex.change_verbs.contains(s))
     });
-    if head.header && (general || !changes && states) {
+    // "curious what's bundled in X.zip — keep it packed though": a part that only says what not
+    // to do leaves the header as what to do.
+    let only_denies = opens_with_a_negation(&next.text);
+    if head.header && (general || !changes && states || only_denies) {
         let header = head.text.trim_end_matches([',', ':', ' ']).to_owned();
         clauses[1].text = format!("{}, {header}", clauses[1].text);
         clauses.remove(0);
@@ -255,7 +258,7 @@ pub(super) fn drop_fillers(clauses: &mut Vec<Clause>) {
 fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
     let text = c.text.as_str();
     let lex = crate::rules::lexicon::lexicon();
-    if lex.negations.iter().any(|n| strip_lead(text, n).is_some()) {
+    if opens_with_a_negation(text) {
         return true;
     }
     if !c.sequenced
