@@ -515,3 +515,57 @@ fn names_with_versions_titles_and_dashes_are_read_whole() {
         ),
     ]);
 }
+
+#[test]
+fn more_german_and_casual_readings() {
+    check(&[
+        (
+            "check mal die EXIF von Kamera/RAW/_MG_2231.CR3 – welches Objektiv war drauf?",
+            &["parse-content/metadata"],
+            &[(0, "path", Value::from("Kamera/RAW/_MG_2231.CR3"))],
+        ),
+        // "everything" after a step in a folder is everything there.
+        (
+            "lösch erst die leeren Ordner in Hausaufgaben, danach bitte alles nach Dateityp sortieren",
+            &[
+                "search-files/find",
+                "manage-files/delete",
+                "organize-by-type/organize",
+            ],
+            &[(2, "path", Value::from("Hausaufgaben"))],
+        ),
+        (
+            "was steckt alles in Hochzeit/Planung drin? auch in den Unterordnern bitte",
+            &["manage-files/list"],
+            &[(0, "recursive", Value::from(true))],
+        ),
+        (
+            "Musik/Proberaum: Großbuchstaben raus aus allen Dateinamen, alles kleinschreiben",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "case", Value::from("lower"))],
+        ),
+        (
+            "Podcast/Folgen: überall in den Dateinamen Leerzeichen durch Unterstriche ersetzen",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (1, "find", Value::from(" ")),
+                (1, "replace", Value::from("_")),
+            ],
+        ),
+        (
+            "entpack Downloads/Modpack-1.20.zip nach Spiele/Minecraft/Mods; gibt's den Namen schon, beide behalten",
+            &["archive-files/extract"],
+            &[(0, "on_conflict", Value::from("rename"))],
+        ),
+        (
+            "why is Podcast/Raw Takes so enormous?",
+            &["analyze-directory/summary"],
+            &[],
+        ),
+        (
+            "3D Printing/Downloads has become a swamp. have at it",
+            &["organize-by-type/organize"],
+            &[(0, "path", Value::from("3D Printing/Downloads"))],
+        ),
+    ]);
+}

@@ -378,10 +378,15 @@ impl PlanBuilder<'_, '_> {
         {
             slots.objects.push(p);
         }
+        // "everything" after a header, or after a step in a folder ("delete the empty folders
+        // in Hausaufgaben, then sort everything by type"), is everything there.
         if slots.whole_root
             && slots.locations.is_empty()
             && slots.objects.is_empty()
-            && let Some(p) = self.header_place.clone()
+            && let Some(p) = self
+                .header_place
+                .clone()
+                .or_else(|| self.place.clone().filter(|_| !self.steps.is_empty()))
         {
             slots.locations.push(p);
             slots.whole_root = false;
