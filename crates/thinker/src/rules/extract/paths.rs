@@ -1,0 +1,288 @@
+//! Paths and file names in a request, read whole ("Music/Live Sets", "Scans/Untitled scan 14.pdf",
+//! "Farm_old_backup (2)") and set aside as placeholders so the words inside them are never read
+//! as dates, extensions or folders. Pure.
+
+use super::lexicon::*;
+use super::names::{NEVER_NAME_STARTS, name_before_path};
+use super::places;
+
+/// Whether a word is a path or a file name ("Work/recent.zip", "~/Downloads", "report.pdf"):
+/// not a pattern (`*.jpg`), an extension (`.jpg`), an archive format (`tar.gz`) or a number.
+pub(super) fn names_a_path(word: &str) -> bool {
+    if word.contains(['*', '?', '[', '{', '⟦']) || word.starts_with('.') || word.contains("://") {
+        return false;
+    }
+    if FORMAT_WORDS.contains(&word.to_lowercase().as_str()) {
+        return false;
+    }
+    if word.contains('/') {
+        return word.chars().any(char::is_alphabetic);
+    }
+    word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && stem.chars().any(char::is_alphabetic)
+            && known_extension(&ext.to_lowercase())
+    })
+}
+
+/// "Downlaods/old-setup.dmg" is in Downloads: a misspelt common folder starting a path is
+/// corrected (written with a capital when it was).
+fn with_first_folder_spelt_right(path: &str) -> String {
+    let Some((first, rest)) = path.split_once('/') else {
+        return path.to_owned();
+    };
+    // "Archiv/…" is the German folder, not "Archive" cut short.
+    if !misspelt_folder(first)
+        || COMMON_FOLDERS
+            .iter()
+            .any(|f| f.starts_with(&first.to_lowercase()))
+    {
+        return path.to_owned();
+    }
+    let Some(fixed) = crate::rules::normalize::correct_folder(first, COMMON_FOLDERS) else {
+        return path.to_owned();
+    };
+    let fixed = if first.starts_with(char::is_uppercase) {
+        let mut c = fixed.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or(fixed)
+    } else {
+        fixed
+    };
+    format!("{fixed}/{rest}")
+}
+
+/// Paths and file names are names, like quoted text: each becomes a placeholder, so the words
+/// inside them are not read as dates, extensions or folders ("recent" and "zip" of
+/// "Work/recent.zip").
+pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let word = words[i];
+        let bare = word.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+        if names_a_path(bare) {
+            let (name, next) = path_with_spaces(&words, i, bare);
+            let name = name_before_path(&mut out, name);
+            let last_raw = words[next - 1];
+            // "Farm_old_backup (2)": a bracket that closes in the name is the name's.
+            let last = if name.ends_with(')') {
+                last_raw.trim_end_matches([',', ';', ':', '.', '!', '?'])
+            } else {
+                last_raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+            };
+            quoted.push(with_first_folder_spelt_right(&name));
+            out.push(format!("⟦{}⟧{}", quoted.len() - 1, &last_raw[last.len()..]));
+            i = next;
+        } else {
+            out.push(word.to_owned());
+            i += 1;
+        }
+    }
+    *text = out.join(" ");
+}
+
+/// Words after a number that make it a count or an amount, not part of a name ("3 kb", "10 mb").
+const UNIT_WORDS: &[&str] = &["b", "kb", "mb", "gb", "tb", "gig", "megs", "day", "min"];
+
+/// A path whose last part goes on past a space ("Music/Live Sets", "Pictures/Phone Dump",
+/// "Desktop/screenshots/Screen Shot 2024-02-11.png"): words written with a capital after a part
+/// written with one, and a file name that ends it. Returns the path and the index after it.
+pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String, usize) {
+    let ends = |raw: &str| raw.ends_with([',', ';', ':', '.', '!', '?', ')']);
+    let mut path = first.trim_end_matches('/').to_owned();
+    let mut end = i + 1;
+    let last_part = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
+    let capital = |x: &str| x.starts_with(char::is_uppercase);
+    // "Music/iTunes Import": a name written with a capital anywhere; "Invoices/2025 Inbox": a
+    // year goes on with a name too.
+    let named = |x: &str| {
+        x.chars().any(char::is_uppercase)
+            || x.len() == 4
+                && (x.starts_with("19") || x.starts_with("20"))
+                && x.chars().all(|c| c.is_ascii_digit())
+    };
+    // "Scans 1998-2005", "Screenshot 2025-11-03 at 14.22.10.png": a date, a range of years or a
+    // time in a name.
+    let date_like = |x: &str| {
+        x.len() >= 5
+            && x.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && x.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '-' | '.' | '_'))
+            && x.chars().any(|c| matches!(c, '-' | '.' | '_'))
+    };
+    // "Farm_old_backup (2)": the number a copy gets.
+    let copy_number = |x: &str| {
+        x.strip_prefix('(')
+            .and_then(|x| x.strip_suffix(')'))
+            .is_some_and(|n| (1..=3).contains(&n.len()) && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    // "Desktop/passport photo 35x45.jpg": lower-case words up to a file name, none of them a
+    // word that links or acts.
+    let lower_case_file = !named(&last_part(&path))
+        && !ends(words[i])
+        && words[end..]
+            .iter()
+            .take(3)
+            .take_while(|w| {
+                let l = w.to_lowercase();
+                !w.contains('/')
+                    && l != "as"
+                    && !DETERMINERS.contains(&l.as_str())
+                    && !NEVER_NAME_STARTS.contains(&l.as_str())
+                    && !places::LOCATION_PREPS.contains(&l.as_str())
+                    && !places::TARGET_PREPS.contains(&l.as_str())
+                    && !crate::rules::lexicon::lexicon().action_verbs.contains(&l)
+            })
+            .any(|w| {
+                let w = w.trim_end_matches([',', ';', ':', '!', '?']);
+                crate::rules::looks_like_file(w)
+                    && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
+            });
+    if ends(words[i])
+        || !named(&last_part(&path)) && !lower_case_file
+        || crate::rules::looks_like_file(&path)
+    {
+        return (path, end);
+    }
+    // "Semester 3", "Week 5/notes.pdf": a small number after a name goes on with it, unless it
+    // counts what follows ("Photos/Trip 10 biggest files").
+    // "Music Production/Album 2 Sessions": a word written with a capital goes on naming.
+    let counts_what_follows = |next: Option<&&str>| {
+        next.filter(|w| !w.starts_with(char::is_uppercase))
+            .map(|w| {
+                w.trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+                    .to_lowercase()
+            })
+            .is_some_and(|w| {
+                w.chars().all(char::is_alphabetic)
+                    && (w.len() > 3 && w.ends_with('s') || UNIT_WORDS.contains(&w.as_str()))
+            })
+    };
+    let small_number =
+        |x: &str| (1..=3).contains(&x.len()) && x.chars().all(|c| c.is_ascii_digit());
+    // "Videos/Twitch VODs", "Inbox/Bank PDFs", "Work/Acme Q3": a short word in capitals.
+    let acronym = |x: &str| {
+        let caps = x.trim_end_matches('s');
+        (2..=5).contains(&caps.len())
+            && caps.starts_with(|c: char| c.is_ascii_uppercase())
+            && caps
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    };
+    while let Some(raw) = words.get(end) {
+        let word = raw.trim_end_matches([',', ';', ':', '!', '?', ')']);
+        let word = word
+            .strip_suffix('.')
+            .filter(|_| !word.contains(".."))
+            .unwrap_or(word);
+        // "Requiem 5.4.1 [hotfix].zip": a version number is no file name.
+        let file_name = crate::rules::looks_like_file(word)
+            && !word.contains('/')
+            && word
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| ext.chars().any(char::is_alphabetic));
+        // "Music/Live Sets/berlin-2019.flac": the name with a space goes on past the next slash,
+        // unless that word starts a path of its own ("Documents/…").
+        let goes_on = word.split_once('/').is_some_and(|(part, _)| {
+            capital(part)
+                && part.chars().skip(1).all(char::is_lowercase)
+                // "Documents/Taxes 2024/irs-letter.pdf".
+                || part.len() == 4
+                    && (part.starts_with("19") || part.starts_with("20"))
+                    && part.chars().all(|c| c.is_ascii_digit())
+                || small_number(part)
+        });
+        if goes_on {
+            path = format!("{path} {word}");
+            end += 1;
+            if crate::rules::looks_like_file(word) || ends(raw) {
+                break;
+            }
+            continue;
+        }
+        let plain_word = |w: &str| {
+            let l = w.to_lowercase();
+            l != "as"
+                && !DETERMINERS.contains(&l.as_str())
+                && !places::LOCATION_PREPS.contains(&l.as_str())
+                && !places::TARGET_PREPS.contains(&l.as_str())
+        };
+        // "Taxes 2024/draft return (old).pdf", "Scans/Untitled scan 14.pdf": lower-case words up
+        // to the file name they end in.
+        let leads_to_a_file = (path.contains(' ') || lower_case_file || named(&last_part(&path)))
+            && words[end..]
+                .iter()
+                .take(3)
+                .take_while(|w| plain_word(w) && !w.contains('/'))
+                .any(|w| {
+                    let w = w.trim_end_matches([',', ';', ':', '!', '?']);
+                    crate::rules::looks_like_file(w)
+                        && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
+                });
+        // "All The Mods 9": a capitalised little word inside a title goes on naming.
+        let title_word = capital(word)
+            && DETERMINERS.contains(&word.to_lowercase().as_str())
+            && words.get(end + 1).is_some_and(|n| capital(n));
+        // "Nguyen 2024 - soil microbiome.pdf": a dash inside a file's name.
+        let dash_in_a_name = matches!(word, "-" | "–")
+            && words[end + 1..]
+                .iter()
+                .take(4)
+                .take_while(|w| plain_word(w) && !w.contains('/'))
+                .any(|w| {
+                    let w = w.trim_end_matches([',', ';', ':', '!', '?']);
+                    crate::rules::looks_like_file(w)
+                        && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
+                });
+        let joins = !word.contains('/')
+            && (file_name
+                || title_word
+                || dash_in_a_name
+                || leads_to_a_file
+                || capital(word)
+                    && word.chars().skip(1).all(|c| c.is_lowercase() || c.is_ascii_digit())
+                    // "Backup/Drive B": one capital letter ends a name.
+                    && (word.len() > 1 || word != "I" && word != "A")
+                    && plain_word(word)
+                || acronym(word)
+                // "Downloads/Old MacBook": a name with a capital inside.
+                || word.len() >= 4
+                    && word.starts_with(|c: char| c.is_ascii_uppercase())
+                    && word.chars().skip(1).any(|c| c.is_ascii_uppercase())
+                    && word.chars().any(|c| c.is_ascii_lowercase())
+                    && word.chars().all(char::is_alphanumeric)
+                || small_number(word) && !counts_what_follows(words.get(end + 1))
+                || date_like(word)
+                || copy_number(raw.trim_end_matches([',', ';', ':', '!', '?', '.']))
+                // "Screenshot 2025-11-03 at 14.22.10.png": the time a screenshot was taken.
+                || word == "at"
+                    && date_like(last_part(&path).rsplit(' ').next().unwrap_or_default())
+                    && words.get(end + 1).is_some_and(|t| {
+                        let t = t.trim_end_matches([',', ';', ':', '!', '?']);
+                        crate::rules::looks_like_file(t) && t.starts_with(|c: char| c.is_ascii_digit())
+                    })
+                // "Backup/Clients 2022": a folder's name that goes on with a year.
+                || word.len() == 4
+                    && (word.starts_with("19") || word.starts_with("20"))
+                    && word.chars().all(|c| c.is_ascii_digit()));
+        if !joins {
+            break;
+        }
+        let bracketed = raw.trim_end_matches([',', ';', ':', '!', '?', '.']);
+        if copy_number(bracketed) {
+            // The copy's number ends the name, its bracket with it.
+            path = format!("{path} {bracketed}");
+            end += 1;
+            break;
+        }
+        path = format!("{path} {word}");
+        end += 1;
+        if ends(raw) || file_name {
+            break;
+        }
+    }
+    (path, end)
+}
