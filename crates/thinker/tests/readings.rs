@@ -569,3 +569,30 @@ fn more_german_and_casual_readings() {
         ),
     ]);
 }
+
+#[test]
+fn capability_questions_spares_and_everyday_words_kept() {
+    check(&[
+        // "tabs" is a word, never "corrected" into "tags".
+        (
+            "is turning guitar tabs into sheet music among the things you already know how to do?",
+            &["skill-search/search"],
+            &[],
+        ),
+        (
+            "could you grow a homework-sorter capability? it'd drop each kid's worksheets in a folder per school subject",
+            &["skill-create/create"],
+            &[(0, "name", Value::from("homework-sorter"))],
+        ),
+        (
+            "Games/Modpacks has the same jars in five packs. every pack has to keep working, but the disk should store each jar only once",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(1, "action", Value::from("hardlink"))],
+        ),
+        (
+            "which homework in School/Mia/Year 7 was about the water cycle?",
+            &["search-files/search"],
+            &[(0, "path", Value::from("School/Mia/Year 7"))],
+        ),
+    ]);
+}

@@ -563,11 +563,18 @@ pub(super) fn asks_about_its_skills(lower_text: &str) -> bool {
             .first()
             .is_some_and(|w| lex.question_openers.contains(*w));
     // "got anything that files my tour receipts by city?": something unnamed that would do it.
-    let padded = format!(" {} ", words.join(" "));
+    // Read in the lexicon's words on both sides ("things" may already read "files").
+    let in_words = |t: &str| {
+        t.split(' ')
+            .map(|w| lex.synonyms.get(w).map_or(w, String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let padded = format!(" {} ", in_words(&words.join(" ")));
     let something_that = lex
         .capability_phrases
         .iter()
-        .any(|p| padded.contains(&format!(" {p} ")));
+        .any(|p| padded.contains(&format!(" {} ", in_words(p))));
     (names_skills || something_that)
         && asked
         && !words.iter().any(|w| lex.making_words.contains(*w))
