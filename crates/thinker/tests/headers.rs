@@ -6,22 +6,10 @@ mod support;
 
 use config::PipelineConfig;
 use support::PlanningWorld;
-use thinker::{PlanControl, PlanRequest, Planner, RulePlanner};
 
 /// `skill/tool path` of each step planned for `text`.
 fn steps(world: &PlanningWorld, text: &str) -> Vec<String> {
-    let request = PlanRequest {
-        text: text.into(),
-        root_name: None,
-        entries: ["Documents", "Downloads"].map(str::to_owned).to_vec(),
-        learned: Vec::new(),
-    };
-    let planned = RulePlanner
-        .plan(&request, &world.cx(), &PlanControl::default())
-        .unwrap();
-    planned
-        .plan
-        .steps
+    support::rule_plan(world, text)
         .iter()
         .map(|s| {
             let path = s.params.get("path").and_then(|p| p.as_str()).unwrap_or("-");

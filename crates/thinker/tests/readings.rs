@@ -7,29 +7,12 @@ mod support;
 use config::PipelineConfig;
 use serde_json::Value;
 use support::PlanningWorld;
-use thinker::{PlanControl, PlanRequest, Planner, RulePlanner};
 
 /// Each step planned for `text`, as `skill/tool` and its parameters.
 fn steps(world: &PlanningWorld, text: &str) -> Vec<(String, Value)> {
-    let request = PlanRequest {
-        text: text.into(),
-        root_name: None,
-        entries: ["Documents", "Downloads"].map(str::to_owned).to_vec(),
-        learned: Vec::new(),
-    };
-    let planned = RulePlanner
-        .plan(&request, &world.cx(), &PlanControl::default())
-        .unwrap();
-    planned
-        .plan
-        .steps
-        .iter()
-        .map(|s| {
-            (
-                format!("{}/{}", s.skill, s.tool),
-                Value::Object(s.params.clone()),
-            )
-        })
+    support::rule_plan(world, text)
+        .into_iter()
+        .map(|s| (format!("{}/{}", s.skill, s.tool), Value::Object(s.params)))
         .collect()
 }
 

@@ -551,13 +551,7 @@ pub(super) fn asks_about_its_skills(lower_text: &str) -> bool {
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
         .filter(|w| !w.is_empty())
         .collect();
-    let names_skills = words.iter().any(|w| {
-        lex.agent_nouns.contains(*w)
-            || lex
-                .synonyms
-                .get(*w)
-                .is_some_and(|s| lex.agent_nouns.contains(s))
-    });
+    let names_skills = words.iter().any(|w| lex.means(w, &lex.agent_nouns));
     let asked = lower_text.contains('?')
         || words
             .first()
@@ -584,13 +578,7 @@ pub(super) fn asks_about_its_skills(lower_text: &str) -> bool {
 /// name the agent's skills and ask for one to be made.
 pub(super) fn asks_for_a_new_skill(words: &[String]) -> bool {
     let lex = super::lexicon::lexicon();
-    let names_skills = words.iter().any(|w| {
-        lex.agent_nouns.contains(w)
-            || lex
-                .synonyms
-                .get(w)
-                .is_some_and(|s| lex.agent_nouns.contains(s))
-    });
+    let names_skills = words.iter().any(|w| lex.means(w, &lex.agent_nouns));
     names_skills && words.iter().any(|w| lex.making_words.contains(w))
 }
 

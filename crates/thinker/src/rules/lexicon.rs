@@ -213,6 +213,13 @@ fn load() -> Result<Lexicon, String> {
     })
 }
 
+impl Lexicon {
+    /// Whether `word`, or the word the lexicon reads it as ("abilities" → "skills"), is in `set`.
+    pub fn means(&self, word: &str, set: &BTreeSet<String>) -> bool {
+        set.contains(word) || self.synonyms.get(word).is_some_and(|s| set.contains(s))
+    }
+}
+
 /// The lexicon shipped in the binary (checked by a test, so it always loads).
 pub fn lexicon() -> &'static Lexicon {
     static LEXICON: OnceLock<Lexicon> = OnceLock::new();

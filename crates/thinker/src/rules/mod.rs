@@ -320,6 +320,29 @@ impl Emitted {
     }
 }
 
+/// `skill/tool` as a reading retrieval did not rank.
+fn unranked(skill: &str, tool: &str) -> retrieval::SkillHit {
+    retrieval::SkillHit {
+        skill: skill.to_owned(),
+        tool: tool.to_owned(),
+        score: 0.0,
+        skill_score: 0.0,
+        tool_score: 0.0,
+        vector: 0.0,
+        bm25: 0.0,
+    }
+}
+
+/// `skill/tool` as a reading: as retrieval ranked it, if it did.
+fn as_ranked(ranking: &retrieval::SkillRanking, skill: &str, tool: &str) -> retrieval::SkillHit {
+    ranking
+        .hits
+        .iter()
+        .find(|h| h.skill == skill && h.tool == tool)
+        .cloned()
+        .unwrap_or_else(|| unranked(skill, tool))
+}
+
 fn looks_like_file(p: &str) -> bool {
     p.rsplit('/')
         .next()
@@ -462,15 +485,7 @@ impl PlanBuilder<'_, '_> {
                         .iter()
                         .any(|h| h.skill == s.definition.name && h.tool == *tool)
                 {
-                    hits.push(retrieval::SkillHit {
-                        skill: s.definition.name.clone(),
-                        tool: tool.clone(),
-                        score: 0.0,
-                        skill_score: 0.0,
-                        tool_score: 0.0,
-                        vector: 0.0,
-                        bm25: 0.0,
-                    });
+                    hits.push(unranked(&s.definition.name, tool));
                 }
             }
         }
@@ -512,19 +527,7 @@ impl PlanBuilder<'_, '_> {
                 if (makes_it || reads_it)
                     && !hits.iter().any(|h| h.skill == d.name && h.tool == *name)
                 {
-                    let ranked = ranking
-                        .hits
-                        .iter()
-                        .find(|h| h.skill == d.name && h.tool == *name);
-                    hits.push(ranked.cloned().unwrap_or(retrieval::SkillHit {
-                        skill: d.name.clone(),
-                        tool: name.clone(),
-                        score: 0.0,
-                        skill_score: 0.0,
-                        tool_score: 0.0,
-                        vector: 0.0,
-                        bm25: 0.0,
-                    }));
+                    hits.push(as_ranked(&ranking, &d.name, name));
                 }
             }
         }
@@ -536,19 +539,7 @@ impl PlanBuilder<'_, '_> {
                 for (name, _) in d.tools.iter().filter(|(_, t)| !t.mutates()) {
                     let known = hits.iter().any(|h| h.skill == d.name && h.tool == *name);
                     if d.tags.iter().any(|t| t == "meta") && !known {
-                        let ranked = ranking
-                            .hits
-                            .iter()
-                            .find(|h| h.skill == d.name && h.tool == *name);
-                        hits.push(ranked.cloned().unwrap_or(retrieval::SkillHit {
-                            skill: d.name.clone(),
-                            tool: name.clone(),
-                            score: 0.0,
-                            skill_score: 0.0,
-                            tool_score: 0.0,
-                            vector: 0.0,
-                            bm25: 0.0,
-                        }));
+                        hits.push(as_ranked(&ranking, &d.name, name));
                     }
                 }
             }
@@ -558,19 +549,7 @@ impl PlanBuilder<'_, '_> {
                 continue;
             };
             if !hits.iter().any(|h| h.skill == skill && h.tool == tool) {
-                let known = ranking
-                    .hits
-                    .iter()
-                    .find(|h| h.skill == skill && h.tool == tool);
-                hits.push(known.cloned().unwrap_or(retrieval::SkillHit {
-                    skill: skill.to_owned(),
-                    tool: tool.to_owned(),
-                    score: 0.0,
-                    skill_score: 0.0,
-                    tool_score: 0.0,
-                    vector: 0.0,
-                    bm25: 0.0,
-                }));
+                hits.push(as_ranked(&ranking, skill, tool));
             }
         }
         // "…, then actually do it": the tool the step before previewed, on the same place.
@@ -578,15 +557,7 @@ impl PlanBuilder<'_, '_> {
             .previewed_by_last_step()
             .filter(|_| clause::carries_out(text));
         if let Some((skill, tool, place)) = &carried_out {
-            hits = vec![retrieval::SkillHit {
-                skill: skill.clone(),
-                tool: tool.clone(),
-                score: 0.0,
-                skill_score: 0.0,
-                tool_score: 0.0,
-                vector: 0.0,
-                bm25: 0.0,
-            }];
+            hits = vec![unranked(skill, tool)];
             if slots.locations.is_empty()
                 && slots.objects.is_empty()
                 && let Some(p) = place

@@ -75,3 +75,19 @@ pub fn assert_answer_is_planned(value: &serde_json::Value, planned: &thinker::Pl
         .collect();
     assert_eq!(serde_json::Value::Array(planned_steps), value["steps"]);
 }
+
+/// The steps the rule planner plans for `text` over a root holding Documents and Downloads.
+pub fn rule_plan(world: &PlanningWorld, text: &str) -> Vec<contracts::PlanStep> {
+    use thinker::{PlanControl, PlanRequest, Planner, RulePlanner};
+    let request = PlanRequest {
+        text: text.into(),
+        root_name: None,
+        entries: ["Documents", "Downloads"].map(str::to_owned).to_vec(),
+        learned: Vec::new(),
+    };
+    RulePlanner
+        .plan(&request, &world.cx(), &PlanControl::default())
+        .unwrap()
+        .plan
+        .steps
+}

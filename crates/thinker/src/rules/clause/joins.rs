@@ -69,13 +69,7 @@ pub(super) fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
                 .to_lowercase(),
         )
     });
-    let changes = actions.iter().any(|w| {
-        lex.change_verbs.contains(w)
-            || lex
-                .synonyms
-                .get(w)
-                .is_some_and(|s| lex.change_verbs.contains(s))
-    });
+    let changes = actions.iter().any(|w| lex.means(w, &lex.change_verbs));
     // "curious what's bundled in X.zip — keep it packed though": a part that only says what not
     // to do leaves the header as what to do.
     let only_denies = opens_with_a_negation(&next.text);
