@@ -125,17 +125,7 @@ impl PlanBuilder<'_, '_> {
             "path".into(),
             json!(place.clone().unwrap_or_else(|| ".".into())),
         );
-        let mut used = Vec::new();
-        for name in &tool.optional_params {
-            if let Some((v, slot)) = tool
-                .planning
-                .slot_for(name)
-                .and_then(|s| slot_value(s, slots))
-            {
-                params.insert(name.clone(), v);
-                used.push(slot);
-            }
-        }
+        let used = optional_from_slots(tool, slots, &mut params);
         if !params.contains_key("kind") && !slots.empty && top != Some(Entries::All) {
             params.insert("kind".into(), json!("file"));
         }
@@ -170,23 +160,13 @@ impl PlanBuilder<'_, '_> {
         clause_place: Option<String>,
     ) -> (PlanStep, Vec<&'static str>) {
         let mut params = Map::new();
-        let mut used = Vec::new();
         let place = clause_place
             .or(slots.objects.iter().find(|o| !looks_like_file(o)).cloned())
             .or(self.inherited_place());
         if let Some(p) = &place {
             params.insert("path".into(), json!(p));
         }
-        for name in &tool.optional_params {
-            if let Some((v, slot)) = tool
-                .planning
-                .slot_for(name)
-                .and_then(|s| slot_value(s, slots))
-            {
-                params.insert(name.clone(), v);
-                used.push(slot);
-            }
-        }
+        let used = optional_from_slots(tool, slots, &mut params);
         let step = PlanStep {
             step: 0,
             description: format!(
@@ -219,4 +199,25 @@ fn param_for_filter(slot: &str) -> &str {
         "extensions" => "extension",
         s => s,
     }
+}
+
+/// Fills each optional parameter of `tool` that a slot of the clause says; returns the slots
+/// used.
+fn optional_from_slots(
+    tool: &ToolDefinition,
+    slots: &Slots,
+    params: &mut Map<String, serde_json::Value>,
+) -> Vec<&'static str> {
+    let mut used = Vec::new();
+    for name in &tool.optional_params {
+        if let Some((v, slot)) = tool
+            .planning
+            .slot_for(name)
+            .and_then(|s| slot_value(s, slots))
+        {
+            params.insert(name.clone(), v);
+            used.push(slot);
+        }
+    }
+    used
 }
