@@ -134,6 +134,6 @@ fn files(root: &Path) -> Vec<String> {
     out
 }
 
+mod background;
 mod runs;
 mod skills_and_models;
-mod background;

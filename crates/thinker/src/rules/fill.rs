@@ -163,25 +163,80 @@ impl PlanBuilder<'_, '_> {
             taken: Vec::new(),
             pending_missing: 0,
         };
-        let mut chosen = tool.planning.said_values(|w| words.contains(w));
-        // "skip the duplicate check": what the clause says not to do chooses values too.
-        for (k, v) in tool.planning.denied_values(|w| slots.denied.contains(w)) {
-            chosen.entry(k).or_insert(v);
-        }
         let declared: Vec<&String> = tool
             .required_params
             .iter()
             .chain(&tool.optional_params)
             .collect();
+        let fills = self.fill_params(&mut d, &declared, &ty, (text, description))?;
+        score += fill_evidence(tool, slots, &fills, &|n| {
+            matches!(ty(n), Some(ParamType::Path | ParamType::Paths))
+        });
+        if d.continues {
+            score += CONTINUES_BONUS;
+        }
+        score += self.said_evidence(&d, &declared, text, &said);
+        // An inserted step that still needs what nobody said costs as the tool's own would.
+        score -= MISSING_REQUIRED * d.pending_missing as f32;
+        let Draft {
+            mut pending,
+            params,
+            new_place,
+            pending_missing,
+            ..
+        } = d;
+        pending.push((
+            PlanStep {
+                step: 0,
+                description: description.to_owned(),
+                skill: skill.name.clone(),
+                tool: tool.name.clone(),
+                params,
+            },
+            Emitted::of(tool),
+        ));
+        score += chain_evidence(skill, tool, &pending, &backed, &said);
+        let base = self.steps.len() as u32;
+        for (i, (s, _)) in pending.iter_mut().enumerate() {
+            s.step = base + i as u32 + 1;
+        }
+        let missing = pending_missing
+            + fills
+                .iter()
+                .filter(|(n, f)| *f == Fill::Missing && tool.required_params.iter().any(|r| r == n))
+                .count();
+        Some(Candidate {
+            missing,
+            score,
+            steps: pending,
+            place: new_place,
+        })
+    }
+
+    /// Every declared parameter filled from the clause, an earlier step, a value a word chooses
+    /// or the tool's default; `None` when no plan of this tool can take what the clause says.
+    fn fill_params<'d>(
+        &self,
+        d: &mut Draft,
+        declared: &[&'d String],
+        ty: &dyn Fn(&str) -> Option<ParamType>,
+        (text, description): (&str, &str),
+    ) -> Option<Vec<(&'d str, Fill)>> {
+        let (tool, slots, words) = (d.tool, d.slots, d.words);
+        let mut chosen = tool.planning.said_values(|w| words.contains(w));
+        // "skip the duplicate check": what the clause says not to do chooses values too.
+        for (k, v) in tool.planning.denied_values(|w| slots.denied.contains(w)) {
+            chosen.entry(k).or_insert(v);
+        }
         let mut fills = Vec::with_capacity(declared.len());
-        for name in &declared {
-            let mut fill = self.fill_param(&mut d, name, ty(name), text, description)?;
+        for &name in declared {
+            let mut fill = self.fill_param(d, name, ty(name), text, description)?;
             if fill == Fill::Missing
                 && let Some(v) = chosen.get(name.as_str())
             {
                 // A value chosen by a word is not evidence for the tool itself ("move" picks
                 // an action; it does not make the clause about duplicates).
-                d.params.insert((*name).clone(), v.clone());
+                d.params.insert(name.clone(), v.clone());
                 fill = Fill::Inherited;
             }
             fills.push((name.as_str(), fill));
@@ -195,27 +250,21 @@ impl PlanBuilder<'_, '_> {
                 *fill = Fill::Inherited;
             }
         }
-        let path_like = |n: &str| matches!(ty(n), Some(ParamType::Path | ParamType::Paths));
-        if slots.refers_back
-            && fills.iter().any(|(n, f)| {
-                *f == Fill::Missing && path_like(n) && tool.required_params.iter().any(|r| r == n)
-            })
-        {
-            score -= UNBOUND_PENALTY;
-        }
-        for (name, fill) in &fills {
-            let required = tool.required_params.iter().any(|r| r == name);
-            score += match (fill, required) {
-                (Fill::Missing, true) => -MISSING_REQUIRED,
-                (Fill::Missing, false) => 0.0,
-                (Fill::Stated, _) => 0.04,
-                (Fill::Reference, _) if slots.refers_back => 0.06,
-                _ => 0.0,
-            };
-        }
-        if d.continues {
-            score += CONTINUES_BONUS;
-        }
+        Some(fills)
+    }
+
+    /// What the clause says for or against a tool beyond its parameters: a look asked for a
+    /// change it cannot make, words choosing its values, a rare slot it takes, and what it
+    /// leaves unused of what the person said.
+    fn said_evidence(
+        &self,
+        d: &Draft,
+        declared: &[&String],
+        text: &str,
+        said: &dyn Fn(&str) -> bool,
+    ) -> f32 {
+        let (skill, tool, slots) = (d.skill, d.tool, d.slots);
+        let mut score = 0.0;
         // "dedupe Pictures/Osaka": a change asked for is made by the sibling that takes this
         // look's result (`takes_from`), not by the look alone.
         let feeds_a_change = skill.tools.values().any(|t| {
@@ -274,57 +323,7 @@ impl PlanBuilder<'_, '_> {
                 score -= 0.07;
             }
         }
-        // An inserted step that still needs what nobody said costs as the tool's own would.
-        score -= MISSING_REQUIRED * d.pending_missing as f32;
-        let Draft {
-            mut pending,
-            params,
-            new_place,
-            pending_missing,
-            ..
-        } = d;
-        pending.push((
-            PlanStep {
-                step: 0,
-                description: description.to_owned(),
-                skill: skill.name.clone(),
-                tool: tool.name.clone(),
-                params,
-            },
-            Emitted::of(tool),
-        ));
-        // A chain (scan → remove) is backed by the trigger phrases of every tool in it.
-        let own = backed(&tool.name);
-        let chain = pending
-            .iter()
-            .filter(|(s, _)| s.skill == skill.name)
-            .map(|(s, _)| backed(&s.tool))
-            .fold(own, f32::max);
-        score += chain - own;
-        // … and by the keywords of every tool in it ("identical" says the scan a removal runs).
-        let own_words = keyword_fit(skill, tool, &said);
-        let chain_words = pending
-            .iter()
-            .filter(|(s, _)| s.skill == skill.name)
-            .filter_map(|(s, _)| skill.tool(&s.tool))
-            .map(|t| keyword_fit(skill, t, &said))
-            .fold(own_words, f32::max);
-        score += chain_words - own_words;
-        let base = self.steps.len() as u32;
-        for (i, (s, _)) in pending.iter_mut().enumerate() {
-            s.step = base + i as u32 + 1;
-        }
-        let missing = pending_missing
-            + fills
-                .iter()
-                .filter(|(n, f)| *f == Fill::Missing && tool.required_params.iter().any(|r| r == n))
-                .count();
-        Some(Candidate {
-            missing,
-            score,
-            steps: pending,
-            place: new_place,
-        })
+        score
     }
 
     /// One parameter from the clause, an earlier step, or an inserted step. `None` when no plan
@@ -684,4 +683,53 @@ fn declared_param(tool: &ToolDefinition, name: &str) -> bool {
         .iter()
         .chain(&tool.optional_params)
         .any(|p| p == name)
+}
+
+/// What the filled parameters say of a tool: a required one left empty counts against it (more
+/// when the clause points back at something it cannot bind), one the clause stated for it.
+fn fill_evidence(
+    tool: &ToolDefinition,
+    slots: &Slots,
+    fills: &[(&str, Fill)],
+    path_like: &dyn Fn(&str) -> bool,
+) -> f32 {
+    let mut score = 0.0;
+    if slots.refers_back
+        && fills.iter().any(|(n, f)| {
+            *f == Fill::Missing && path_like(n) && tool.required_params.iter().any(|r| r == n)
+        })
+    {
+        score -= UNBOUND_PENALTY;
+    }
+    for (name, fill) in fills {
+        let required = tool.required_params.iter().any(|r| r == name);
+        score += match (fill, required) {
+            (Fill::Missing, true) => -MISSING_REQUIRED,
+            (Fill::Missing, false) => 0.0,
+            (Fill::Stated, _) => 0.04,
+            (Fill::Reference, _) if slots.refers_back => 0.06,
+            _ => 0.0,
+        };
+    }
+    score
+}
+
+/// A chain (scan → remove) is backed by the trigger phrases and the keywords of every tool in it
+/// ("identical" says the scan a removal runs): what the chain adds over the tool's own.
+fn chain_evidence(
+    skill: &SkillDefinition,
+    tool: &ToolDefinition,
+    chain: &[(PlanStep, Emitted)],
+    backed: &dyn Fn(&str) -> f32,
+    said: &dyn Fn(&str) -> bool,
+) -> f32 {
+    let in_skill = || chain.iter().filter(|(s, _)| s.skill == skill.name);
+    let own = backed(&tool.name);
+    let triggers = in_skill().map(|(s, _)| backed(&s.tool)).fold(own, f32::max);
+    let own_words = keyword_fit(skill, tool, said);
+    let keywords = in_skill()
+        .filter_map(|(s, _)| skill.tool(&s.tool))
+        .map(|t| keyword_fit(skill, t, said))
+        .fold(own_words, f32::max);
+    (triggers - own) + (keywords - own_words)
 }

@@ -369,6 +369,103 @@ impl PlanBuilder<'_, '_> {
             &normalize::filter_typos_fixed(text, self.vocab),
             self.grounding,
         );
+        self.bind_references(text, &mut slots);
+        tracing::trace!(clause = %text, ?slots, "slots");
+        // What the clause says not to do is no evidence for a tool that does it.
+        let affirmed = clause::affirmed(text);
+        let matched = normalize::for_matching(&affirmed, &slots, self.vocab, true);
+        let described = normalize::for_matching(&affirmed, &slots, self.vocab, false);
+        let whole =
+            normalize::for_matching(&clause::without_negations(text), &slots, self.vocab, false);
+        // "how many files would Downloads/Zoom end up with? nothing moves yet": said as if,
+        // negations and all, with the casual phrases read and the places out.
+        let as_written = format!(
+            " {} ",
+            normalize::for_matching(text, &slots, self.vocab, true)
+                .to_lowercase()
+                .replace(['?', ',', '!', '.'], " ")
+        );
+        slots.as_if = lexicon::lexicon()
+            .hypothetical_phrases
+            .iter()
+            .any(|p| as_written.contains(&format!(" {p} ")));
+        let ranking = self.cx.retrieval.match_skill(&matched)?;
+        // What the person chose before for a clause like this one: their choice is a reading
+        // even when retrieval does not rank it.
+        let lessons = learn::lessons(&described, self.learned);
+        let mut hits = self.readings(&ranking, &slots, (&matched, &affirmed), &lessons);
+        // "…, then actually do it": the tool the step before previewed, on the same place.
+        let carried_out = self
+            .previewed_by_last_step()
+            .filter(|_| clause::carries_out(text));
+        if let Some((skill, tool, place)) = &carried_out {
+            hits = vec![unranked(skill, tool)];
+            if slots.locations.is_empty()
+                && slots.objects.is_empty()
+                && let Some(p) = place
+            {
+                slots.locations.push(p.clone());
+            }
+        }
+        tracing::debug!(clause = %text, %matched, hits = hits.len(), "reading");
+        let mut candidates: Vec<Candidate> = hits
+            .iter()
+            .filter_map(|hit| self.candidate(&matched, &described, &whole, &slots, hit))
+            .collect();
+        for c in &mut candidates {
+            // What the person saw previewed and asks to be done is what they asked for.
+            if carried_out.is_some() {
+                c.score = c.score.max(CARRIED_OUT);
+            }
+            c.score += learn::adjustment(&described, &c.action(), &lessons);
+            // What the person chose is not held against for what it still needs: the run asks.
+            if lessons.iter().any(|l| l.chosen == c.action()) {
+                c.score += fill::MISSING_REQUIRED * c.missing as f32;
+            }
+            tracing::debug!(clause = %text, reading = %c.action(), score = c.score, "candidate");
+        }
+        // The first of equals wins, as the ranking ordered them.
+        let best_at = candidates
+            .iter()
+            .enumerate()
+            .fold(None::<(usize, f32)>, |acc, (i, c)| match acc {
+                Some((_, s)) if c.score <= s => acc,
+                _ => Some((i, c.score)),
+            })
+            .map(|(i, _)| i);
+        let mut best = best_at.map(|i| candidates.swap_remove(i));
+        // How far the reading is ahead of the best reading with another skill (or of the floor).
+        let mut margin = best.as_ref().map(|b| {
+            let other = candidates
+                .iter()
+                .filter(|c| c.skill() != b.skill())
+                .map(|c| c.score)
+                .fold(UNDERSTOOD_FLOOR, f32::max);
+            b.score - other
+        });
+        if let (Some(b), Some(m)) = (best.as_mut(), margin.as_mut()) {
+            self.judge_reading(text, b, m, &mut candidates)?;
+        }
+        if let Some(lesson) = best
+            .as_ref()
+            .and_then(|b| lessons.iter().find(|l| l.chosen == b.action()))
+        {
+            self.notes.push(format!(
+                "learned from your choice on {}: \"{}\" is {}",
+                lesson.day(),
+                lesson.text,
+                lesson.chosen
+            ));
+        }
+        self.keep(text, best, margin, &slots);
+        Ok(())
+    }
+
+    /// Binds what the clause points at to what the request said before: "there" (where the last
+    /// step put things, or the place the request is about), "the whole thing", "everything"
+    /// after a header or a step, "it" after a header naming a folder or a file, and a bare name
+    /// that ends a path said before.
+    fn bind_references(&mut self, text: &str, slots: &mut Slots) {
         // "there": where the last step put things, else the place the request is about
         // ("analyze Projects, then pack everything in there…"); "everything" is everything there.
         let lower = text.to_lowercase();
@@ -447,39 +544,28 @@ impl PlanBuilder<'_, '_> {
                 p.clone_from(full);
             }
         }
-        tracing::trace!(clause = %text, ?slots, "slots");
-        // What the clause says not to do is no evidence for a tool that does it.
-        let affirmed = clause::affirmed(text);
-        let matched = normalize::for_matching(&affirmed, &slots, self.vocab, true);
-        let described = normalize::for_matching(&affirmed, &slots, self.vocab, false);
-        let whole =
-            normalize::for_matching(&clause::without_negations(text), &slots, self.vocab, false);
-        // "how many files would Downloads/Zoom end up with? nothing moves yet": said as if,
-        // negations and all, with the casual phrases read and the places out.
-        let as_written = format!(
-            " {} ",
-            normalize::for_matching(text, &slots, self.vocab, true)
-                .to_lowercase()
-                .replace(['?', ',', '!', '.'], " ")
-        );
-        slots.as_if = lexicon::lexicon()
-            .hypothetical_phrases
-            .iter()
-            .any(|p| as_written.contains(&format!(" {p} ")));
-        let ranking = self.cx.retrieval.match_skill(&matched)?;
-        // What the person chose before for a clause like this one: their choice is a reading
-        // even when retrieval does not rank it.
-        let lessons = learn::lessons(&described, self.learned);
+    }
+
+    /// The readings of a clause: what retrieval ranks first, a tool whose trigger the clause
+    /// says, a tool made for the kind of file named, the meta skills when the clause asks what the
+    /// agent can do, and what the person chose before for a clause like it.
+    fn readings(
+        &self,
+        ranking: &retrieval::SkillRanking,
+        slots: &Slots,
+        (matched, affirmed): (&str, &str),
+        lessons: &[&contracts::LearnedChoice],
+    ) -> Vec<retrieval::SkillHit> {
         let mut hits: Vec<retrieval::SkillHit> =
             ranking.hits.iter().take(CANDIDATES).cloned().collect();
         // A tool whose trigger the clause says word for word (its slots filled) is a reading,
         // ranked or not.
         for s in self.cx.skills.skills() {
             for tool in s.definition.tools.keys() {
-                let says_trigger = score::says_trigger_whole(&s.definition, tool, &affirmed)
-                    || score::says_trigger_whole(&s.definition, tool, &matched)
-                    || score::trigger_frame_said(&s.definition, tool, &matched).is_some()
-                    || score::trigger_frame_said(&s.definition, tool, &affirmed).is_some();
+                let says_trigger = score::says_trigger_whole(&s.definition, tool, affirmed)
+                    || score::says_trigger_whole(&s.definition, tool, matched)
+                    || score::trigger_frame_said(&s.definition, tool, matched).is_some()
+                    || score::trigger_frame_said(&s.definition, tool, affirmed).is_some();
                 if says_trigger
                     && !hits
                         .iter()
@@ -527,7 +613,7 @@ impl PlanBuilder<'_, '_> {
                 if (makes_it || reads_it)
                     && !hits.iter().any(|h| h.skill == d.name && h.tool == *name)
                 {
-                    hits.push(as_ranked(&ranking, &d.name, name));
+                    hits.push(as_ranked(ranking, &d.name, name));
                 }
             }
         }
@@ -539,82 +625,25 @@ impl PlanBuilder<'_, '_> {
                 for (name, _) in d.tools.iter().filter(|(_, t)| !t.mutates()) {
                     let known = hits.iter().any(|h| h.skill == d.name && h.tool == *name);
                     if d.tags.iter().any(|t| t == "meta") && !known {
-                        hits.push(as_ranked(&ranking, &d.name, name));
+                        hits.push(as_ranked(ranking, &d.name, name));
                     }
                 }
             }
         }
-        for l in &lessons {
+        for l in lessons {
             let Some((skill, tool)) = l.chosen.split_once('/') else {
                 continue;
             };
             if !hits.iter().any(|h| h.skill == skill && h.tool == tool) {
-                hits.push(as_ranked(&ranking, skill, tool));
+                hits.push(as_ranked(ranking, skill, tool));
             }
         }
-        // "…, then actually do it": the tool the step before previewed, on the same place.
-        let carried_out = self
-            .previewed_by_last_step()
-            .filter(|_| clause::carries_out(text));
-        if let Some((skill, tool, place)) = &carried_out {
-            hits = vec![unranked(skill, tool)];
-            if slots.locations.is_empty()
-                && slots.objects.is_empty()
-                && let Some(p) = place
-            {
-                slots.locations.push(p.clone());
-            }
-        }
-        tracing::debug!(clause = %text, %matched, hits = hits.len(), "reading");
-        let mut candidates: Vec<Candidate> = hits
-            .iter()
-            .filter_map(|hit| self.candidate(&matched, &described, &whole, &slots, hit))
-            .collect();
-        for c in &mut candidates {
-            // What the person saw previewed and asks to be done is what they asked for.
-            if carried_out.is_some() {
-                c.score = c.score.max(CARRIED_OUT);
-            }
-            c.score += learn::adjustment(&described, &c.action(), &lessons);
-            // What the person chose is not held against for what it still needs: the run asks.
-            if lessons.iter().any(|l| l.chosen == c.action()) {
-                c.score += fill::MISSING_REQUIRED * c.missing as f32;
-            }
-            tracing::debug!(clause = %text, reading = %c.action(), score = c.score, "candidate");
-        }
-        // The first of equals wins, as the ranking ordered them.
-        let best_at = candidates
-            .iter()
-            .enumerate()
-            .fold(None::<(usize, f32)>, |acc, (i, c)| match acc {
-                Some((_, s)) if c.score <= s => acc,
-                _ => Some((i, c.score)),
-            })
-            .map(|(i, _)| i);
-        let mut best = best_at.map(|i| candidates.swap_remove(i));
-        // How far the reading is ahead of the best reading with another skill (or of the floor).
-        let mut margin = best.as_ref().map(|b| {
-            let other = candidates
-                .iter()
-                .filter(|c| c.skill() != b.skill())
-                .map(|c| c.score)
-                .fold(UNDERSTOOD_FLOOR, f32::max);
-            b.score - other
-        });
-        if let (Some(b), Some(m)) = (best.as_mut(), margin.as_mut()) {
-            self.judge_reading(text, b, m, &mut candidates)?;
-        }
-        if let Some(lesson) = best
-            .as_ref()
-            .and_then(|b| lessons.iter().find(|l| l.chosen == b.action()))
-        {
-            self.notes.push(format!(
-                "learned from your choice on {}: \"{}\" is {}",
-                lesson.day(),
-                lesson.text,
-                lesson.chosen
-            ));
-        }
+        hits
+    }
+
+    /// Keeps the best reading's steps when it is understood (its place and target become what
+    /// later clauses refer to), else notes the clause as not understood.
+    fn keep(&mut self, text: &str, best: Option<Candidate>, margin: Option<f32>, slots: &Slots) {
         match best {
             Some(c) if c.score >= UNDERSTOOD_FLOOR => {
                 if let Some(p) = c.place {
@@ -646,10 +675,9 @@ impl PlanBuilder<'_, '_> {
                     ));
                 }
                 self.not_understood.push(text.to_owned());
-                self.take_place(&slots);
+                self.take_place(slots);
             }
         }
-        Ok(())
     }
 
     /// When the rules are unsure of `best` (`margin` below `planner_sure_margin`) and a judge

@@ -1,0 +1,269 @@
+//! Tests of paths and names read whole: spaces, capitals, prepositions and misspellings inside
+//! them, and a request that opens with a folder.
+
+use super::*;
+
+/// Paths and file names are names: the words inside them are not dates, extensions or folders,
+/// and a file named after a preposition is what the clause acts on (regressions from
+/// eval/plans.jsonl: p206, p311, p079, p162, p220).
+#[test]
+fn paths_and_file_names_are_read_whole() {
+    check(
+        "find the files in Work I changed in the last 3 days and zip them into Work/recent.zip",
+        expect![[r#"
+            locations=["Work"]
+            targets=["Work/recent.zip"]
+            modified_after=Some("3days")
+            format=Some("zip")
+            refers_back=true"#]],
+    );
+    check(
+        "give me the gist of report.pdf in Downloads",
+        expect![[r#"
+            locations=["."]
+            objects=["report.pdf"]"#]],
+    );
+    check(
+        "let me see the text of meeting-notes.md in Documents",
+        expect![[r#"
+            locations=["Documents"]
+            objects=["meeting-notes.md"]"#]],
+    );
+    check(
+        "peek at the top of Projects/api/server.py, 2 KB of it is enough",
+        expect![[r#"
+            objects=["Projects/api/server.py"]
+            max_bytes=Some(2048)"#]],
+    );
+    check(
+        "pack them into Archive/big.tar.gz, deleting the originals",
+        expect![[r#"
+            targets=["Archive/big.tar.gz"]
+            format=Some("tar.gz")
+            refers_back=true
+            delete_originals=true"#]],
+    );
+    check(
+        "delete old.log and recent.txt",
+        expect![[r#"objects=["old.log", "recent.txt"]"#]],
+    );
+    check(
+        "remove *.tmp files in Temp",
+        expect![[r#"
+        locations=["Temp"]
+        extensions=["tmp"]"#]],
+    );
+}
+
+#[test]
+fn a_path_goes_on_past_a_space_in_a_name_written_with_capitals() {
+    check(
+        "is there duplicate junk in ~/Music/Live Sets? only files over 20 MB matter",
+        expect![[r#"
+            locations=["~/Music/Live Sets"]
+            min_size=Some("20MB")
+            there=true"#]],
+    );
+    check(
+        "move Desktop/screenshots/Screen Shot 2024-02-11.png to Pictures/Keep",
+        expect![[r#"
+            objects=["Desktop/screenshots/Screen Shot 2024-02-11.png"]
+            targets=["Pictures/Keep"]"#]],
+    );
+    check(
+        "dedupe Pictures/Phone Dump keeping the oldest copy",
+        expect![[r#"
+            objects=["Pictures/Phone Dump"]
+            keep=Some("oldest")"#]],
+    );
+    // A year goes on past the next slash too, and lower-case words up to the file they end in;
+    // one capital letter ends a name.
+    check(
+        "delete the file Documents/Taxes 2024/draft return (old).pdf",
+        expect![[r#"objects=["Documents/Taxes 2024/draft return (old).pdf"]"#]],
+    );
+    check(
+        "summarise Documents/Taxes 2024/irs-letter.pdf in two sentences",
+        expect![[r#"
+            objects=["Documents/Taxes 2024/irs-letter.pdf"]
+            sentences=Some(2)"#]],
+    );
+    check(
+        "copy Music/Live Sets over to Backup/Drive B",
+        expect![[r#"
+        objects=["Music/Live Sets"]
+        targets=["Backup/Drive B"]"#]],
+    );
+    // ... and past the next slash, even when the next part is an everyday folder's name
+    // ("Choir/Sheet Music/Advent"): two paths are not written side by side without a word
+    // between them.
+    check(
+        "pull the metadata of Music/Live Sets/berlin-2019.flac",
+        expect![[r#"objects=["Music/Live Sets/berlin-2019.flac"]"#]],
+    );
+    check(
+        "copy Pictures/Best Documents/old.txt",
+        expect![[r#"objects=["Pictures/Best Documents/old.txt"]"#]],
+    );
+    check(
+        "tag everything in Choir/Sheet Music/Advent",
+        expect![[r#"
+            locations=["Choir/Sheet Music/Advent"]
+            whole_root=true"#]],
+    );
+    // A name with a space before its first slash: capitalised words before the path, not a
+    // verb or a preposition ("Zip Photos/2023" stays).
+    check(
+        "unpack Calibre Library/imports/humble.zip into Calibre Library/Humble",
+        expect![[r#"
+            objects=["Calibre Library/imports/humble.zip"]
+            targets=["Calibre Library/Humble"]"#]],
+    );
+    check(
+        "bundle 3D Prints/STL and Old PC/Downloads",
+        expect![[r#"objects=["3D Prints/STL", "Old PC/Downloads"]"#]],
+    );
+    check(
+        "Zip Photos/2023 into Backup/p.zip",
+        expect![[r#"
+            objects=["Photos/2023"]
+            targets=["Backup/p.zip"]
+            format=Some("zip")"#]],
+    );
+    // "under" after a verb of going says where things go.
+    check(
+        "sort Mom's Laptop/Desktop, the folders go under Mom's Laptop/Sorted",
+        expect![[r#"
+            objects=["Mom's Laptop/Desktop"]
+            targets=["Mom's Laptop/Sorted"]
+            kind=Some("dir")"#]],
+    );
+    // So does the place after "a copy of X".
+    check(
+        "need a duplicate of Invoices/2024/INV-0042.pdf in Accountant/To Send too",
+        expect![[r#"
+            objects=["Invoices/2024/INV-0042.pdf"]
+            targets=["Accountant/To Send"]"#]],
+    );
+    check(
+        "my sister wants Genealogy/tree.ged as well, drop a copy in Shared/Sis",
+        expect![[r#"
+            objects=["Genealogy/tree.ged"]
+            targets=["Shared/Sis"]"#]],
+    );
+    check(
+        "Photography/Portfolio would be lost; keep a second one on External/Safe",
+        expect![[r#"
+            objects=["Photography/Portfolio"]
+            targets=["External/Safe"]"#]],
+    );
+    // So do "in" and "with" after "belongs".
+    check(
+        "Car/Service/receipt.pdf belongs with Insurance/Claims/2025 actually",
+        expect![[r#"
+            objects=["Car/Service/receipt.pdf"]
+            targets=["Insurance/Claims/2025"]"#]],
+    );
+    check(
+        "Desktop/passport photo.jpg belongs in Documents/ID, move it there",
+        expect![[r#"
+            objects=["Desktop/passport photo.jpg"]
+            targets=["Documents/ID"]
+            refers_back=true
+            there=true"#]],
+    );
+    check(
+        "bundle Projects/thesis-latex as tar.gz at Backup/thesis.tar.gz",
+        expect![[r#"
+            objects=["Projects/thesis-latex"]
+            targets=["Backup/thesis.tar.gz"]
+            format=Some("tar.gz")"#]],
+    );
+    // A small number, a short word in capitals and a name with a capital inside go on too,
+    // unless the number counts what follows.
+    check(
+        "tar.gz of Uni/Semester 3 pls, save it as Backup/sem3.tar.gz",
+        expect![[r#"
+            locations=["Uni/Semester 3"]
+            targets=["Backup/sem3.tar.gz"]
+            format=Some("tar.gz")
+            refers_back=true"#]],
+    );
+    check(
+        "tldr of Readings/Week 5/foucault-discipline.pdf? it's 80 pages",
+        expect![[r#"
+            objects=["Readings/Week 5/foucault-discipline.pdf"]
+            refers_back=true"#]],
+    );
+    check(
+        "dedupe Music/iTunes Import and Videos/Twitch VODs",
+        expect![[r#"objects=["Music/iTunes Import", "Videos/Twitch VODs"]"#]],
+    );
+    check(
+        "list Photos/Trip 2 files",
+        expect![[r#"objects=["Photos/Trip"]"#]],
+    );
+    // A lowercase word after the path is no part of it.
+    check(
+        "zip Projects/app into app.zip",
+        expect![[r#"
+        objects=["Projects/app"]
+        targets=["app.zip"]
+        format=Some("zip")"#]],
+    );
+}
+
+#[test]
+fn a_misspelt_into_before_a_path_is_into() {
+    check(
+        "extrct Backup/dotfiles.tar.gz innto Config/Restored",
+        expect![[r#"
+            objects=["Backup/dotfiles.tar.gz"]
+            targets=["Config/Restored"]"#]],
+    );
+    check(
+        "extarct Backup/recipes.zip too Recipes/Restored",
+        expect![[r#"
+        objects=["Backup/recipes.zip"]
+        targets=["Recipes/Restored"]"#]],
+    );
+}
+
+#[test]
+fn a_request_opening_with_a_folder_is_about_it() {
+    check(
+        "Pictures has dupes, handle it",
+        expect![[r#"
+        objects=["Pictures"]
+        refers_back=true"#]],
+    );
+    check("Downloads needs a tidy", expect![[r#"objects=["."]"#]]);
+    // A verb that is also a folder's name is the verb.
+    check(
+        "Archive the old logs in Music",
+        expect![[r#"locations=["Music"]"#]],
+    );
+}
+
+#[test]
+fn a_name_with_a_capital_after_the_verb_or_my_is_a_place() {
+    check(
+        "serach Notes for the recipe with chickpeas",
+        expect![[r#"
+        objects=["Notes"]
+        query=Some("the recipe with chickpeas")"#]],
+    );
+    check(
+        "ctrl+f my Notes for the router password",
+        expect![[r#"
+        objects=["Notes"]
+        query=Some("the router password")"#]],
+    );
+    // Not a kind of file, not a word in capitals.
+    check(
+        "show PDFs over 10 MB",
+        expect![[r#"
+        extensions=["pdf"]
+        min_size=Some("10MB")"#]],
+    );
+}
