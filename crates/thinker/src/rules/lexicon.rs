@@ -1,6 +1,7 @@
 //! The rule planner's words as data: `lexicon/en.yaml` (casual words, verbs that change or look,
-//! words about the agent, everyday words never "corrected") and `lexicon/de.yaml` (German read
-//! word by word into English). Loaded once; pure lookups.
+//! words about the agent, everyday words never "corrected") and one file per other language
+//! (`lexicon/de.yaml`, `es`, `fr`, `it`, `pt`, `nl`: a request in it read word by word into
+//! English). Loaded once; pure lookups.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -8,7 +9,15 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 const ENGLISH: &str = include_str!("../../lexicon/en.yaml");
-const GERMAN: &str = include_str!("../../lexicon/de.yaml");
+/// The other languages a request may be written in, each read word by word into English.
+const TRANSLATIONS: [(&str, &str); 6] = [
+    ("de.yaml", include_str!("../../lexicon/de.yaml")),
+    ("es.yaml", include_str!("../../lexicon/es.yaml")),
+    ("fr.yaml", include_str!("../../lexicon/fr.yaml")),
+    ("it.yaml", include_str!("../../lexicon/it.yaml")),
+    ("pt.yaml", include_str!("../../lexicon/pt.yaml")),
+    ("nl.yaml", include_str!("../../lexicon/nl.yaml")),
+];
 
 /// What the English file holds.
 #[derive(Debug, Deserialize)]
@@ -57,6 +66,8 @@ struct EnglishFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Translation {
+    /// The language's name in English ("German"), for the plan's note.
+    pub language: String,
     min_markers: usize,
     markers: BTreeSet<String>,
     /// Words after which one of `folders` names a folder ("in", "nach", "Ordner").
@@ -159,7 +170,8 @@ pub struct Lexicon {
     /// Asking after something unnamed that would do it ("got anything that …"): a question
     /// about the agent's skills, whatever it is about.
     pub capability_phrases: Vec<String>,
-    pub german: Translation,
+    /// German, Spanish, French, …: a request with enough of one's marker words is read as it.
+    pub translations: Vec<Translation>,
 }
 
 fn pairs(m: &serde_yaml::Mapping) -> Vec<(String, String)> {
@@ -170,7 +182,10 @@ fn pairs(m: &serde_yaml::Mapping) -> Vec<(String, String)> {
 
 fn load() -> Result<Lexicon, String> {
     let en: EnglishFile = serde_yaml::from_str(ENGLISH).map_err(|e| format!("en.yaml: {e}"))?;
-    let german: Translation = serde_yaml::from_str(GERMAN).map_err(|e| format!("de.yaml: {e}"))?;
+    let translations = TRANSLATIONS
+        .iter()
+        .map(|(file, text)| serde_yaml::from_str(text).map_err(|e| format!("{file}: {e}")))
+        .collect::<Result<Vec<Translation>, String>>()?;
     Ok(Lexicon {
         synonyms: en.synonyms,
         phrases: pairs(&en.phrases),
@@ -209,11 +224,32 @@ fn load() -> Result<Lexicon, String> {
         possession_verbs: en.possession_verbs,
         quantity_words: en.quantity_words,
         capability_phrases: en.capability_phrases,
-        german,
+        translations,
     })
 }
 
 impl Lexicon {
+    /// `text` in English when it reads as one of the other languages (the one with the most of
+    /// its marker words; German first among equals), with that language's name.
+    pub fn to_english(&self, text: &str, is_name: impl Fn(&str) -> bool) -> Option<(&str, String)> {
+        let best = self
+            .translations
+            .iter()
+            .map(|t| (t, t.markers_in(text)))
+            .filter(|(t, n)| *n >= t.min_markers.max(1))
+            .fold(None::<(&Translation, usize)>, |acc, (t, n)| match acc {
+                Some((_, m)) if m >= n => acc,
+                _ => Some((t, n)),
+            })?
+            .0;
+        Some((best.language.as_str(), best.to_english(text, is_name)?))
+    }
+
+    /// An everyday folder name in one of the other languages ("musik", "descargas"), lowercase.
+    pub fn is_foreign_folder_word(&self, word: &str) -> bool {
+        self.translations.iter().any(|t| t.folders.contains(word))
+    }
+
     /// Whether `word`, or the word the lexicon reads it as ("abilities" → "skills"), is in `set`.
     pub fn means(&self, word: &str, set: &BTreeSet<String>) -> bool {
         set.contains(word) || self.synonyms.get(word).is_some_and(|s| set.contains(s))
@@ -293,9 +329,24 @@ impl Translation {
         })
     }
 
-    /// An everyday folder name of this language ("musik", "bilder"), lowercase.
-    pub fn is_folder_word(&self, word: &str) -> bool {
-        self.folders.contains(word)
+    /// How many of this language's marker words `text` says.
+    fn markers_in(&self, text: &str) -> usize {
+        let core = |t: &str| {
+            t.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        };
+        // An article is always followed by its noun: "should my laptop die, …" ends a part of
+        // the sentence with the English verb.
+        let tokens: Vec<&str> = text.split_whitespace().collect();
+        tokens
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| {
+                self.markers.contains(&core(t))
+                    && !(self.is_determiner(&core(t))
+                        && (*i + 1 == tokens.len() || t.ends_with([',', ';', '.', '!', '?'])))
+            })
+            .count()
     }
 
     /// `text` in English when it reads as this language (enough marker words), else `None`.
@@ -305,19 +356,7 @@ impl Translation {
             t.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         };
-        // An article is always followed by its noun: "should my laptop die, …" ends a part of
-        // the sentence with the English verb.
-        let tokens: Vec<&str> = text.split_whitespace().collect();
-        let markers = tokens
-            .iter()
-            .enumerate()
-            .filter(|(i, t)| {
-                self.markers.contains(&core(t))
-                    && !(self.is_determiner(&core(t))
-                        && (*i + 1 == tokens.len() || t.ends_with([',', ';', '.', '!', '?'])))
-            })
-            .count();
-        if markers < self.min_markers {
+        if self.markers_in(text) < self.min_markers {
             return None;
         }
         let joined = self.separable_joined(text, &core);
@@ -408,18 +447,100 @@ mod tests {
             .chain(&l.look_verbs)
             .chain(&l.meta_words)
             .chain(&l.common_words)
-            .chain(&l.german.markers)
-            .chain(&l.german.places)
-            .chain(&l.german.folders)
-            .chain(l.german.words.keys());
+            .chain(l.translations.iter().flat_map(|t| {
+                t.markers
+                    .iter()
+                    .chain(&t.places)
+                    .chain(&t.folders)
+                    .chain(t.words.keys())
+            }));
         for w in all {
             assert!(!w.trim().is_empty() && *w == w.to_lowercase(), "{w:?}");
         }
     }
 
+    /// Spanish, French, Italian, Portuguese and Dutch requests are read in English by their
+    /// own words ("a" is "to" only in Spanish), each named in the note.
+    #[test]
+    fn requests_in_other_languages_are_read_as_theirs() {
+        let cases = [
+            (
+                "mueve Descargas/factura-marzo.pdf a Negocio/Facturas 2026, porfa",
+                "Spanish",
+                "move Descargas/factura-marzo.pdf to Negocio/Facturas 2026, please",
+            ),
+            (
+                "quels sont les 10 plus gros fichiers in Jeux/Mods? merci beaucoup",
+                "French",
+                "what are the 10 largest files in Jeux/Mods? thanks",
+            ),
+            (
+                "metti in ordine Scaricati/Fatture per mese, grazie",
+                "Italian",
+                "sort Scaricati/Fatture by month, thanks",
+            ),
+            (
+                "organiza a pasta Transferências por tipo de ficheiro, por favor",
+                "Portuguese",
+                "organize the folder Transferências by file type, please",
+            ),
+            (
+                "faz um resumo de Livros/Ensaios/saramago-cegueira.pdf, por favor",
+                "Portuguese",
+                "summarize Livros/Ensaios/saramago-cegueira.pdf, please",
+            ),
+            (
+                "Mods/Oud heeft een hoop lege mappen, weg ermee aub",
+                "Dutch",
+                "Mods/Oud has a lot empty folders, delete them please",
+            ),
+        ];
+        for (text, language, english) in cases {
+            let got = lexicon().to_english(text, |_| false);
+            assert_eq!(got, Some((language, english.to_owned())), "{text}");
+        }
+    }
+
+    /// No request of the readable English sets is taken for another language: marker words are
+    /// never English words.
+    #[test]
+    fn english_requests_are_read_as_english() {
+        let eval = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval");
+        let sets = [
+            "plans",
+            "plans-heldout",
+            "plans-dev",
+            "plans-dev2",
+            "plans-dev3",
+        ];
+        let mut misread = Vec::new();
+        for set in sets
+            .iter()
+            .chain(&["plans-dev4", "plans-dev5", "plans-dev6", "plans-dev7"])
+        {
+            let text = std::fs::read_to_string(eval.join(format!("{set}.jsonl"))).unwrap();
+            for line in text.lines() {
+                let case: serde_json::Value = serde_json::from_str(line).unwrap();
+                let (Some(kind), Some(request)) = (case["kind"].as_str(), case["request"].as_str())
+                else {
+                    continue;
+                };
+                if matches!(kind, "german" | "loanword") {
+                    continue;
+                }
+                if let Some((language, _)) = lexicon().to_english(request, |_| false)
+                    && language != "German"
+                {
+                    misread.push(format!("{language}: {request}"));
+                }
+            }
+        }
+        assert!(misread.is_empty(), "{misread:#?}");
+    }
+
     #[test]
     fn german_requests_are_read_in_english_and_names_stay() {
-        let de = &lexicon().german;
+        let de = &lexicon().translations[0];
         let names = ["Musik", "Downloads"];
         let is_name = |w: &str| {
             names

@@ -95,16 +95,17 @@ impl RulePlanner {
             control,
         };
         // A request in another language is read in English; names that exist stay as written.
-        let english = lexicon::lexicon().german.to_english(&request.text, |w| {
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '/');
-            grounding.entry(w).is_some()
-        });
-        if english.is_some() {
-            builder.notes.push(format!(
-                "read as German: \"{}\"",
-                english.as_deref().unwrap_or("")
-            ));
-        }
+        let english = lexicon::lexicon()
+            .to_english(&request.text, |w| {
+                let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '/');
+                grounding.entry(w).is_some()
+            })
+            .map(|(language, english)| {
+                builder
+                    .notes
+                    .push(format!("read as {language}: \"{english}\""));
+                english
+            });
         let clauses = split_with(
             english.as_deref().unwrap_or(&request.text),
             &trigger_verbs(cx.skills),

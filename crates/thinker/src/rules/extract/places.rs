@@ -234,9 +234,7 @@ fn names_with_a_capital(raw: &str) -> bool {
 /// An everyday folder's name, in English or another language the lexicon reads ("Musik").
 fn is_common_folder(lower: &str) -> bool {
     COMMON_FOLDERS.contains(&lower)
-        || crate::rules::lexicon::lexicon()
-            .german
-            .is_folder_word(lower)
+        || crate::rules::lexicon::lexicon().is_foreign_folder_word(lower)
 }
 
 /// "Pictures has dupes, handle it", "Downloads: …": a request opening with a common folder's
