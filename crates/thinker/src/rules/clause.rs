@@ -71,6 +71,35 @@ fn starts_with_action(text: &str, verbs: &Verbs) -> bool {
     // "…, zip format": a verb naming a format is a noun there.
     let next = words.next();
     w.is_some_and(|x| verbs.is_action(&x)) && next.as_deref() != Some("format")
+        || opens_with_an_action_noun(text)
+}
+
+/// "a short summary of each quote in X", "a copy of X for Y", "total size of Voice Memos?": a
+/// part that opens with a noun asking for its action (after an article and up to two words
+/// saying which), with "of" after it, asks for that action.
+fn opens_with_an_action_noun(text: &str) -> bool {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .skip_while(|w| LEAD_INS.contains(&w.as_str()) || matches!(w.as_str(), "and" | "then"))
+        .take(5)
+        .collect();
+    let nouns = &super::lexicon::lexicon().action_nouns;
+    let start = usize::from(
+        words
+            .first()
+            .is_some_and(|w| matches!(w.as_str(), "a" | "an" | "the" | "one" | "my")),
+    );
+    (start..words.len().min(start + 3)).any(|i| {
+        nouns.contains(&words[i])
+            && words.get(i + 1).is_some_and(|w| w == "of")
+            && words[start..i]
+                .iter()
+                .all(|w| !w.contains('/') && w != "of")
+    })
 }
 
 /// Whether " - " between `head` and `rest` is inside one name: a path ends `head` and a file
@@ -247,11 +276,26 @@ fn arrows_read(text: &str, verbs: &Verbs) -> String {
 /// ("3D Prints/Inbox; keep both…" does, "Ableton/Samples/Vol3 (extract)" and "folders by
 /// date" do not).
 fn goes_to_a_folder(after: &str, verbs: &Verbs) -> bool {
+    // "→ External/Car Archive. after that I'd like a breakdown": a sentence ends the part too.
     let part = after.split([';', ',']).next().unwrap_or_default();
+    let part = [". ", "? ", "! "]
+        .iter()
+        .filter_map(|end| part.find(end))
+        .min()
+        .map_or(part, |at| &part[..at]);
     let first = part.split_whitespace().next().unwrap_or_default();
     let names_a_place = part.split_whitespace().take(3).any(|w| w.contains('/'))
         || first.starts_with(|c: char| c.is_uppercase());
-    names_a_place && !has_action(part, verbs)
+    // "External/Car Archive": a word with a capital after a path goes on naming it.
+    let mut in_a_name = false;
+    let unnamed: Vec<&str> = part
+        .split_whitespace()
+        .filter(|w| {
+            in_a_name = w.contains('/') || in_a_name && w.starts_with(char::is_uppercase);
+            !in_a_name
+        })
+        .collect();
+    names_a_place && !has_action(&unnamed.join(" "), verbs)
 }
 
 /// "…first and if it looks fine extract to Code/legacy-site": a condition followed by an action
@@ -699,6 +743,7 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
     words
         .first()
         .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
+        || opens_with_an_action_noun(text)
         || words.iter().enumerate().any(|(i, w)| {
             // "biggest file wins", "the file": a verb after a determiner or a superlative is
             // a noun there.

@@ -60,6 +60,7 @@ struct EnglishFile {
     possession_verbs: BTreeSet<String>,
     quantity_words: BTreeSet<String>,
     capability_phrases: Vec<String>,
+    action_nouns: BTreeSet<String>,
 }
 
 /// Another language read word by word into English.
@@ -170,6 +171,9 @@ pub struct Lexicon {
     /// Asking after something unnamed that would do it ("got anything that …"): a question
     /// about the agent's skills, whatever it is about.
     pub capability_phrases: Vec<String>,
+    /// Nouns that ask for their action when a part opens with one and "of" follows ("a short
+    /// summary of X", "a copy of X for Y").
+    pub action_nouns: BTreeSet<String>,
     /// German, Spanish, French, …: a request with enough of one's marker words is read as it.
     pub translations: Vec<Translation>,
 }
@@ -224,6 +228,7 @@ fn load() -> Result<Lexicon, String> {
         possession_verbs: en.possession_verbs,
         quantity_words: en.quantity_words,
         capability_phrases: en.capability_phrases,
+        action_nouns: en.action_nouns,
         translations,
     })
 }

@@ -350,3 +350,44 @@ fn a_header_naming_files_is_what_the_next_clause_means_by_them() {
         ["sort that out, Music/DJ Sets has the same tracks five times over"]
     );
 }
+
+/// A part that opens with a noun asking for its action ("a short summary of …", "total size of
+/// …", "copies of …") is a step of its own, not a header or a remark on the part before; an
+/// arrow to a folder whose name holds a verb ("External/Car Archive") still moves there.
+#[test]
+fn a_part_opening_with_an_action_noun_is_a_step() {
+    assert_eq!(
+        texts("a short summary of each quote in House/Quotes, then tag House/Quotes/a.pdf"),
+        [
+            "a short summary of each quote in House/Quotes",
+            "tag House/Quotes/a.pdf"
+        ]
+    );
+    assert_eq!(
+        texts("just the .m4a files get sorted into yearly folders. total size of Voice Memos?"),
+        [
+            "just the .m4a files get sorted into yearly folders",
+            "total size of Voice Memos?"
+        ]
+    );
+    assert_eq!(
+        texts("look through Notes for the invoice; copies of whatever matches belong in Travel"),
+        [
+            "look through Notes for the invoice",
+            "copies of whatever matches belong in Travel"
+        ]
+    );
+    assert_eq!(
+        texts("Car/Service: the old files → External/Car Archive. after that a breakdown of Car"),
+        [
+            "[header] Car/Service",
+            "the old files move to External/Car Archive",
+            "a breakdown of Car"
+        ]
+    );
+    // A noun that is only talked about is no step ("the copy of it I made is fine").
+    assert_eq!(
+        texts("delete Temp/old.zip, the copy I made yesterday is enough"),
+        ["delete Temp/old.zip, the copy I made yesterday is enough"]
+    );
+}
