@@ -357,9 +357,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
     for p in places {
         t = mask_whole(&t, &p);
     }
-    for (from, to) in &lexicon().phrases {
-        t = t.replace(from.as_str(), to);
-    }
+    let t = phrases_read(&t);
     let words: Vec<String> = t
         .split_whitespace()
         .enumerate()
@@ -380,14 +378,42 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
     words.join(" ")
 }
 
+/// `t` (lower case) with the lexicon's phrases in the words the skills use, in file order. A
+/// phrasal verb is read with what it acts on inside it too: "sum it up" as "sum up" is read
+/// ("summarize it"), "back them up" as "copy them".
+fn phrases_read(t: &str) -> String {
+    let lex = lexicon();
+    let mut t = t.to_owned();
+    for (from, to) in &lex.phrases {
+        if let Some((verb, particle)) = from.trim().split_once(' ')
+            && lex.verb_particles.contains(particle)
+        {
+            for pronoun in [
+                "it",
+                "them",
+                "'em",
+                "em",
+                "those",
+                "these",
+                "everything",
+                "all",
+            ] {
+                t = t.replace(
+                    &format!(" {verb} {pronoun} {particle} "),
+                    &format!(" {} {pronoun} ", to.trim()),
+                );
+            }
+        }
+        t = t.replace(from.as_str(), to);
+    }
+    t
+}
+
 /// `text` in lower case with the lexicon's phrases and casual words in the words the skills use
 /// (what `for_matching` does to a clause, without its names and typos): triggers are read so.
 pub fn in_lexicon_words(text: &str) -> String {
-    let mut t = format!(" {} ", text.to_lowercase());
-    for (from, to) in &lexicon().phrases {
-        t = t.replace(from.as_str(), to);
-    }
-    t.split_whitespace()
+    phrases_read(&format!(" {} ", text.to_lowercase()))
+        .split_whitespace()
         .map(|w| {
             let core = w.trim_matches(|c: char| !c.is_alphanumeric());
             lexicon()
@@ -479,6 +505,20 @@ pub fn correct_folder(word: &str, known: &[&str]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A phrasal verb with what it acts on inside it is read as the phrase is.
+    #[test]
+    fn a_phrasal_verb_is_read_around_its_pronoun() {
+        assert_eq!(
+            in_lexicon_words("sum it up in three sentences"),
+            "summarize it in three sentences"
+        );
+        assert_eq!(in_lexicon_words("then back them up"), "then copy them");
+        assert_eq!(
+            in_lexicon_words("sum up Notes/a.md"),
+            "summarize notes/a.md"
+        );
+    }
 
     #[test]
     fn corrects_transpositions_and_single_edits_only_to_a_unique_word() {
