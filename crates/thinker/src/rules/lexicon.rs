@@ -1,6 +1,6 @@
 //! The rule planner's words as data: `lexicon/en.yaml` (casual words, verbs that change or look,
 //! words about the agent, everyday words never "corrected") and one file per other language
-//! (`lexicon/de.yaml`, `es`, `fr`, `it`, `pt`, `nl`: a request in it read word by word into
+//! (`lexicon/de.yaml`, `es`, `fr`, `it`, `pt`, `nl`, `pl`: a request in it read word by word into
 //! English). Loaded once; pure lookups.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,13 +10,14 @@ use serde::Deserialize;
 
 const ENGLISH: &str = include_str!("../../lexicon/en.yaml");
 /// The other languages a request may be written in, each read word by word into English.
-const TRANSLATIONS: [(&str, &str); 6] = [
+const TRANSLATIONS: [(&str, &str); 7] = [
     ("de.yaml", include_str!("../../lexicon/de.yaml")),
     ("es.yaml", include_str!("../../lexicon/es.yaml")),
     ("fr.yaml", include_str!("../../lexicon/fr.yaml")),
     ("it.yaml", include_str!("../../lexicon/it.yaml")),
     ("pt.yaml", include_str!("../../lexicon/pt.yaml")),
     ("nl.yaml", include_str!("../../lexicon/nl.yaml")),
+    ("pl.yaml", include_str!("../../lexicon/pl.yaml")),
 ];
 
 /// What the English file holds.
@@ -498,6 +499,11 @@ mod tests {
                 "Mods/Oud heeft een hoop lege mappen, weg ermee aub",
                 "Dutch",
                 "Mods/Oud has a lot empty folders, delete them please",
+            ),
+            (
+                "skopiuj Zdjęcia/Wesele do Backup/Zdjęcia",
+                "Polish",
+                "copy Zdjęcia/Wesele to Backup/Zdjęcia",
             ),
         ];
         for (text, language, english) in cases {
