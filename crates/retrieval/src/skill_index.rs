@@ -108,7 +108,8 @@ pub fn skill_text(s: &SkillDefinition) -> String {
 }
 
 /// Text of a tool's document: its name words, one-line description, the skill's trigger phrases
-/// that fit it (see [`triggers_for_tool`]) and its description (summary and example requests).
+/// that fit it (see [`triggers_for_tool`]), its keywords and its description (summary and example
+/// requests).
 pub fn tool_text(s: &SkillDefinition, tool: &str) -> String {
     let t = s
         .tools
@@ -122,6 +123,16 @@ pub fn tool_text(s: &SkillDefinition, tool: &str) -> String {
     let mut text = format!("{}: {t}", tool.replace(['-', '_'], " "));
     if !triggers.is_empty() {
         text += &format!(". {}", triggers.join(". "));
+    }
+    // The words that point at this tool rather than its siblings ("bitrate", "exif") are what
+    // a request about it says.
+    if let Some(keywords) = s
+        .tools
+        .get(tool)
+        .map(|t| &t.planning.keywords)
+        .filter(|k| !k.is_empty())
+    {
+        text += &format!(". {}", keywords.join(", "));
     }
     if let Some(d) = s.tools.get(tool).and_then(|t| t.described.as_ref()) {
         text += &format!(". {}", d.text());

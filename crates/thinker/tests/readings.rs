@@ -579,3 +579,53 @@ fn capability_questions_spares_and_everyday_words_kept() {
         ),
     ]);
 }
+
+/// This session's general readings: other languages read as theirs, a part opening with a noun
+/// that asks for its action, a phrasal verb around its pronoun, a tool found by its keywords.
+#[test]
+fn other_languages_action_nouns_phrasal_verbs_and_keywords() {
+    use serde_json::json;
+    check(&[
+        (
+            "mueve Descargas/factura-marzo.pdf a Negocio/Facturas 2026, porfa",
+            &["manage-files/move"],
+            &[(0, "target", json!("Negocio/Facturas 2026"))],
+        ),
+        (
+            "quels sont les 10 plus gros fichiers in Jeux/Mods? merci beaucoup",
+            &["analyze-directory/analyze"],
+            &[(0, "top_n", json!(10))],
+        ),
+        (
+            "skopiuj Zdjęcia/Wesele do Backup/Zdjęcia",
+            &["manage-files/copy"],
+            &[(0, "target", json!("Backup/Zdjęcia"))],
+        ),
+        (
+            "a short summary of each quote in House/Quotes, then put the tag Shortlist on \
+             House/Quotes/Bauer.pdf",
+            &["parse-content/summarize", "manage-files/tag"],
+            &[(1, "add", json!("Shortlist"))],
+        ),
+        (
+            "Car/Service Records: the files older than five years → External/Car Archive. after \
+             that I'd like a breakdown of Car",
+            &[
+                "search-files/find",
+                "manage-files/move",
+                "analyze-directory/analyze",
+            ],
+            &[(1, "target", json!("External/Car Archive"))],
+        ),
+        (
+            "find the tax pdfs in Docs and back them up to Backup/Tax",
+            &["manage-files/find", "manage-files/copy"],
+            &[(1, "target", json!("Backup/Tax"))],
+        ),
+        (
+            "Audio/Stems/Track04_Vocals.wav: duration + bitrate, quick",
+            &["parse-content/metadata"],
+            &[(0, "path", json!("Audio/Stems/Track04_Vocals.wav"))],
+        ),
+    ]);
+}
