@@ -623,6 +623,14 @@ fn other_languages_action_nouns_phrasal_verbs_and_keywords() {
             &[(1, "target", json!("Backup/Tax"))],
         ),
         (
+            "Band/Setlists: I want every file name in CAPITALS",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (0, "path", json!("Band/Setlists")),
+                (1, "case", json!("upper")),
+            ],
+        ),
+        (
             "Audio/Stems/Track04_Vocals.wav: duration + bitrate, quick",
             &["parse-content/metadata"],
             &[(0, "path", json!("Audio/Stems/Track04_Vocals.wav"))],

@@ -301,26 +301,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     {
         s.pattern = Some("{name}_{n:03}".into());
     }
-    for (words, case) in [
-        (
-            &["lowercase", "lower case", "lower-case", "small letters"][..],
-            "lower",
-        ),
-        (
-            &[
-                "uppercase",
-                "upper case",
-                "upper-case",
-                "capital letters",
-                "all caps",
-            ],
-            "upper",
-        ),
-        (
-            &["title case", "title-case", "capitalize", "capitalise"],
-            "title",
-        ),
-    ] {
+    for (case, words) in &super::lexicon::lexicon().case_words {
         // "all lowrcase": a one-word case written with a slip counts too.
         let slip = |w: &str| {
             !w.contains(' ')
@@ -329,8 +310,11 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
                     t.len() >= 8 && strsim::damerau_levenshtein(t, w) == 1
                 })
         };
-        if words.iter().any(|w| lower_text.contains(w) || slip(w)) {
-            s.case = Some(case.into());
+        if words
+            .iter()
+            .any(|w| lower_text.contains(w.as_str()) || slip(w))
+        {
+            s.case = Some(case.clone());
         }
     }
 

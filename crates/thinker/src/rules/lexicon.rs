@@ -62,6 +62,7 @@ struct EnglishFile {
     quantity_words: BTreeSet<String>,
     capability_phrases: Vec<String>,
     action_nouns: BTreeSet<String>,
+    case_words: BTreeMap<String, Vec<String>>,
 }
 
 /// Another language read word by word into English.
@@ -175,6 +176,8 @@ pub struct Lexicon {
     /// Nouns that ask for their action when a part opens with one and "of" follows ("a short
     /// summary of X", "a copy of X for Y").
     pub action_nouns: BTreeSet<String>,
+    /// `case` value → the ways to say it ("all caps" is `upper`).
+    pub case_words: BTreeMap<String, Vec<String>>,
     /// German, Spanish, French, …: a request with enough of one's marker words is read as it.
     pub translations: Vec<Translation>,
 }
@@ -230,6 +233,7 @@ fn load() -> Result<Lexicon, String> {
         quantity_words: en.quantity_words,
         capability_phrases: en.capability_phrases,
         action_nouns: en.action_nouns,
+        case_words: en.case_words,
         translations,
     })
 }

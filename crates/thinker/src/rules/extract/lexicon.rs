@@ -82,6 +82,8 @@ pub(super) const NOT_A_PLACE: &[&str] = &[
     "alphabetical",
     "lowercase",
     "uppercase",
+    "capitals",
+    "caps",
     "sequence",
     "detail",
     "details",
