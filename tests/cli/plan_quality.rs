@@ -112,21 +112,24 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
 /// 2026-11-27: 78.3 %, 75.0 % and 58.3 %; later 81.7 %, 77.5 %, dev2 60.0 % and 60.0 %; then
 /// 95.0 %, 89.2 %, dev2 81.7 %, dev3 80.0 % and 65.0 %).
 const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
-    ("plans-heldout.jsonl", 60, 93.5),
+    ("plans-heldout.jsonl", 60, 94.5),
     ("plans-dev.jsonl", 120, 89.5),
     // Written 2026-11-27 the same way; 45.0 % when first scored.
-    ("plans-dev2.jsonl", 120, 85.5),
+    ("plans-dev2.jsonl", 120, 86.0),
     // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
-    ("plans-dev3.jsonl", 120, 85.5),
+    ("plans-dev3.jsonl", 120, 86.0),
     // Written 2026-11-27 (evening) the same way; 34.2 % when first scored.
-    ("plans-dev4.jsonl", 120, 68.5),
+    ("plans-dev4.jsonl", 120, 71.0),
     // Written 2026-11-27 (day, a new session) the same way; 51.7 % when first scored.
-    ("plans-dev5.jsonl", 120, 83.5),
+    ("plans-dev5.jsonl", 120, 85.0),
     // Written 2026-11-27 (afternoon, a new session) the same way; 40.0 % when first scored.
-    ("plans-dev6.jsonl", 120, 66.0),
+    ("plans-dev6.jsonl", 120, 69.5),
     // Written 2026-11-27 (afternoon) the same way; 46.7 % when first scored.
-    ("plans-dev7.jsonl", 120, 62.5),
-    ("plans-unseen.jsonl", 60, 69.5),
+    ("plans-dev7.jsonl", 120, 68.5),
+    // Written 2026-11-27 (evening, a new session) the same way; 49.2 % when first scored, then
+    // used like the unseen set (its score only) for the rest of that session.
+    ("plans-dev8.jsonl", 120, 51.0),
+    ("plans-unseen.jsonl", 60, 71.0),
 ];
 
 #[test]
