@@ -125,7 +125,7 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     // Written 2026-11-27 (afternoon, a new session) the same way; 40.0 % when first scored.
     ("plans-dev6.jsonl", 120, 69.5),
     // Written 2026-11-27 (afternoon) the same way; 46.7 % when first scored.
-    ("plans-dev7.jsonl", 120, 68.5),
+    ("plans-dev7.jsonl", 120, 68.0),
     // Written 2026-11-27 (evening, a new session) the same way; 49.2 % when first scored, then
     // used like the unseen set (its score only) for the rest of that session.
     ("plans-dev8.jsonl", 120, 51.0),

@@ -126,17 +126,13 @@ pub fn tool_text(s: &SkillDefinition, tool: &str) -> String {
     }
     // The words that point at this tool rather than its siblings ("bitrate", "exif") are what
     // a request about it says.
-    if let Some(planning) = s.tools.get(tool).map(|t| &t.planning) {
-        // … and so are the words that choose its values ("hardlinks", "keep the biggest").
-        let words: Vec<&str> = planning
-            .keywords
-            .iter()
-            .chain(planning.when_said.iter().flat_map(|r| &r.words))
-            .map(String::as_str)
-            .collect();
-        if !words.is_empty() {
-            text += &format!(". {}", words.join(", "));
-        }
+    if let Some(keywords) = s
+        .tools
+        .get(tool)
+        .map(|t| &t.planning.keywords)
+        .filter(|k| !k.is_empty())
+    {
+        text += &format!(". {}", keywords.join(", "));
     }
     if let Some(d) = s.tools.get(tool).and_then(|t| t.described.as_ref()) {
         text += &format!(". {}", d.text());
