@@ -637,3 +637,72 @@ fn other_languages_action_nouns_phrasal_verbs_and_keywords() {
         ),
     ]);
 }
+
+/// Clashes said as a condition or a remark set how the step behaves; a remark after a dash keeps
+/// the action before it; what to preview, then do; German words for putting, every level and
+/// keeping the newest (regressions from eval/plans-dev8.jsonl).
+#[test]
+fn clashes_remarks_previews_and_more_german() {
+    use serde_json::json;
+    check(&[
+        (
+            "copy Knitting/Patterns/Aran Cardigan v2.pdf to Knitting/On the Needles; if a file \
+             with that name is already in there keep both",
+            &["manage-files/copy"],
+            &[
+                (0, "target", json!("Knitting/On the Needles")),
+                (0, "on_conflict", json!("rename")),
+            ],
+        ),
+        (
+            "extract Downloads/GPX Tracks – Alps 2026.zip to Cycling/Tracks/Alps, and if a track \
+             with the same name is already there, ask me which to keep",
+            &["archive-files/extract"],
+            &[
+                (0, "path", json!("Downloads/GPX Tracks – Alps 2026.zip")),
+                (0, "on_conflict", json!("ask")),
+            ],
+        ),
+        (
+            "Teaching/Downloads — show me how a sort by type would split it, then go ahead and do \
+             it; skip any file whose name is already taken",
+            &[
+                "organize-by-type/preview_categories",
+                "organize-by-type/organize",
+            ],
+            &[(1, "on_conflict", json!("skip"))],
+        ),
+        (
+            "roll Game Dev/Builds/v0.9.3-beta (Steam) into Game Dev/Builds/old/v0.9.3-beta.tar — \
+             plain tar, no compression",
+            &["archive-files/create"],
+            &[
+                (0, "target", json!("Game Dev/Builds/old/v0.9.3-beta.tar")),
+                (0, "format", json!("tar")),
+            ],
+        ),
+        (
+            "leg Downloads/Buchungsbestätigung Ferienwohnung Sylt.pdf bitte nach Reisen/Sylt 2027",
+            &["manage-files/move"],
+            &[(0, "target", json!("Reisen/Sylt 2027"))],
+        ),
+        (
+            "Fotografie/Exporte: doppelte Bilder rauswerfen und anschließend alles in Unterordner \
+             je Dateiformat packen",
+            &[
+                "remove-duplicates/scan",
+                "remove-duplicates/remove",
+                "organize-by-type/organize",
+            ],
+            &[(2, "path", json!("Fotografie/Exporte"))],
+        ),
+        (
+            "in Fahrrad/Touren soll in allen Dateinamen 'Aktivität' durch 'Tour' ersetzt werden",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (1, "find", json!("Aktivität")),
+                (1, "replace", json!("Tour")),
+            ],
+        ),
+    ]);
+}

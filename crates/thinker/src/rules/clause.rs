@@ -468,9 +468,14 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             && !(sep == ": " && looks_like_a_skill_name(head))
             // "tl;dr pls: Zotero/paper.pdf": the action, then what it is done to; "delete
             // X.wav — I kept take 3": the action, then a remark on it.
-            && (!has_action(head, &verbs) || has_action(rest, &verbs))
+            // "roll X into Y.tar — plain tar, no compression": a remark after an action.
+            && (!has_action(head, &verbs)
+                || starts_with_action(rest, &verbs)
+                // "räum Downloads auf: erst Duplikate weg, dann …": steps in order after it.
+                || has_action(rest, &verbs)
+                    && SEQUENCERS.iter().any(|s| rest.to_lowercase().contains(s)))
             // "PhD/Literature/Nguyen 2024 - soil microbiome.pdf": a dash inside a file's name.
-            && !(sep == " - " && dash_inside_a_name(head, rest))
+            && !(sep != " — " && sep != ": " && dash_inside_a_name(head, rest))
             // "…, target: Backup/blog.tar.gz" says where, in the clause it ends.
             && !head
                 .rsplit(|c: char| c.is_whitespace() || c == ',')
@@ -702,7 +707,18 @@ fn leave_out(text: &str, conditions: bool) -> String {
         }
         i += 1;
     }
-    let out = out.trim().trim_end_matches([',', ';']).trim().to_owned();
+    // "extract X to Y, and if a name is taken, ask me": the link before what is left out goes too.
+    let mut out = out.trim().trim_end_matches([',', ';']).trim();
+    for link in [" and", " but", " or"] {
+        if out.len() > link.len()
+            && out
+                .get(out.len() - link.len()..)
+                .is_some_and(|end| end.eq_ignore_ascii_case(link))
+        {
+            out = out[..out.len() - link.len()].trim_end_matches([',', ' ']);
+        }
+    }
+    let out = out.to_owned();
     // "X.jpg is the first dance, name it first-dance.jpg": what is left out was the only action.
     let acts = |t: &str| {
         let l = t.to_lowercase();
@@ -755,7 +771,7 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
 
 /// Words after which a verb is a noun ("the file", "every copy").
 const NOUN_MARKERS: &[&str] = &[
-    "the", "a", "an", "each", "every", "this", "that", "my", "your",
+    "the", "a", "an", "each", "every", "this", "that", "my", "your", "any",
 ];
 
 /// Case-insensitive split on `sep` (ASCII separators only).

@@ -281,6 +281,11 @@ fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
     }
     // "…; ask me whenever a name clashes": what to do when a name is taken, said first.
     let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+    // "…; skip any file whose name is already taken": no action, only what to do on a clash.
+    if about_a_clash(text) && !c.sequenced && !starts_with_action(text, verbs) && !carries_out(text)
+    {
+        return true;
+    }
     if about_a_clash(text)
         && lex.condition_leads.iter().any(|lead| {
             let lead: Vec<&str> = lead.split(' ').collect();

@@ -214,7 +214,7 @@ fn what_a_clause_says_not_to_do_is_left_out_of_matching() {
             "extract x.zip into Restore, and if a name is already taken there keep both by \
              renaming the new one"
         ),
-        "extract x.zip into Restore, and"
+        "extract x.zip into Restore"
     );
     assert_eq!(
         affirmed("if there are duplicates in Music delete them"),

@@ -7,6 +7,14 @@ use super::lexicon::*;
 /// The archive format `text` names ("tar.zst", "tarball", "zip"), if any.
 pub(super) fn format_in(text: &str) -> Option<&'static str> {
     let text = text.to_lowercase();
+    // "Backup/ml-papers.tar", "a plain tar": a tar with no compression.
+    if text.ends_with(".tar")
+        || ["plain tar", "uncompressed tar", "tar without compression"]
+            .iter()
+            .any(|p| text.contains(p))
+    {
+        return Some("tar");
+    }
     for (word, fmt) in [
         ("tar.zst", "tar.zst"),
         ("zstd", "tar.zst"),

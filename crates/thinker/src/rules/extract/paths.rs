@@ -96,14 +96,6 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
     let mut end = i + 1;
     let last_part = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
     let capital = |x: &str| x.starts_with(char::is_uppercase);
-    // "Music/iTunes Import": a name written with a capital anywhere; "Invoices/2025 Inbox": a
-    // year goes on with a name too.
-    let named = |x: &str| {
-        x.chars().any(char::is_uppercase)
-            || x.len() == 4
-                && (x.starts_with("19") || x.starts_with("20"))
-                && x.chars().all(|c| c.is_ascii_digit())
-    };
     // "Scans 1998-2005", "Screenshot 2025-11-03 at 14.22.10.png": a date, a range of years or a
     // time in a name.
     let date_like = |x: &str| {
@@ -112,6 +104,15 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
             && x.chars()
                 .all(|c| c.is_ascii_digit() || matches!(c, '-' | '.' | '_'))
             && x.chars().any(|c| matches!(c, '-' | '.' | '_'))
+    };
+    // "Music/iTunes Import": a name written with a capital anywhere; "Invoices/2025 Inbox": a
+    // year goes on with a name too, and so does a school year ("Teaching/2025-26 Grades").
+    let named = |x: &str| {
+        x.chars().any(char::is_uppercase)
+            || x.len() == 4
+                && (x.starts_with("19") || x.starts_with("20"))
+                && x.chars().all(|c| c.is_ascii_digit())
+            || date_like(x)
     };
     // "Farm_old_backup (2)": the number a copy gets.
     let copy_number = |x: &str| {
@@ -141,8 +142,18 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 crate::rules::looks_like_file(w)
                     && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
             });
+    // "Builds/v0.9.3-beta (Steam)": a word in brackets written with a capital goes on naming.
+    let bracketed_name = |raw: &str| {
+        raw.starts_with('(')
+            && raw
+                .trim_end_matches([',', ';', ':', '!', '?', '.'])
+                .ends_with(')')
+            && raw[1..].starts_with(char::is_uppercase)
+    };
     if ends(words[i])
-        || !named(&last_part(&path)) && !lower_case_file
+        || !named(&last_part(&path))
+            && !lower_case_file
+            && !words.get(end).is_some_and(|w| bracketed_name(w))
         || crate::rules::looks_like_file(&path)
     {
         return (path, end);
@@ -186,9 +197,11 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 .is_some_and(|(_, ext)| ext.chars().any(char::is_alphabetic));
         // "Music/Live Sets/berlin-2019.flac": the name with a space goes on past the next slash,
         // unless that word starts a path of its own ("Documents/…").
+        // "Clients/Kaufmann GmbH/export.zip": a part with capitals inside goes on too.
         let goes_on = word.split_once('/').is_some_and(|(part, _)| {
             capital(part)
-                && part.chars().skip(1).all(char::is_lowercase)
+                && part.chars().all(char::is_alphanumeric)
+                && part.chars().any(char::is_lowercase)
                 // "Documents/Taxes 2024/irs-letter.pdf".
                 || part.len() == 4
                     && (part.starts_with("19") || part.starts_with("20"))
@@ -215,17 +228,21 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         let leads_to_a_file = (path.contains(' ') || lower_case_file || named(&last_part(&path)))
             && words[end..]
                 .iter()
-                .take(3)
+                .take(4)
                 .take_while(|w| plain_word(w) && !w.contains('/'))
                 .any(|w| {
                     let w = w.trim_end_matches([',', ';', ':', '!', '?']);
                     crate::rules::looks_like_file(w)
                         && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
                 });
-        // "All The Mods 9": a capitalised little word inside a title goes on naming.
-        let title_word = capital(word)
-            && DETERMINERS.contains(&word.to_lowercase().as_str())
+        // "All The Mods 9": a capitalised little word inside a title goes on naming; so do "the"
+        // and "of" between words written with capitals ("Knitting/On the Needles", "Music/Best
+        // of Queen") and "v." in a case's name ("Clients/Okonkwo v. Hartley").
+        let title_word = (capital(word) && DETERMINERS.contains(&word.to_lowercase().as_str())
+            || matches!(word, "the" | "of" | "v" | "vs")
+                && capital(last_part(&path).rsplit(' ').next().unwrap_or_default()))
             && words.get(end + 1).is_some_and(|n| capital(n));
+        let bracketed_name = bracketed_name(raw);
         // "Nguyen 2024 - soil microbiome.pdf": a dash inside a file's name.
         let dash_in_a_name = matches!(word, "-" | "–")
             && words[end + 1..]
@@ -240,6 +257,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         let joins = !word.contains('/')
             && (file_name
                 || title_word
+                || bracketed_name
                 || dash_in_a_name
                 || leads_to_a_file
                 || capital(word)
@@ -278,9 +296,18 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
             end += 1;
             break;
         }
-        path = format!("{path} {word}");
+        if bracketed_name {
+            path = format!("{path} {bracketed}");
+            end += 1;
+            if ends(raw.trim_end_matches(')')) {
+                break;
+            }
+            continue;
+        }
+        let abbreviation = matches!(*raw, "v." | "vs.");
+        path = format!("{path} {}", if abbreviation { raw } else { word });
         end += 1;
-        if ends(raw) || file_name {
+        if ends(raw) && !abbreviation || file_name {
             break;
         }
     }

@@ -21,7 +21,14 @@ static DATE_IN_NAME: LazyLock<Regex> =
 /// "replace X with Y", "swap X for Y", "replace in every name in Scans the spaces with dashes".
 static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:replace|swap|substitute|exchange)\s+(?:in\s+.*?\s+)??(?:all\s+|every\s+|each\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:out\s+)?(?:with|for|by)\s+(?:an?\s+)?(?:blank\s+|real\s+|plain\s+|single\s+|normal\s+)?("[^"]*"|'[^']*'|\S+)"#,
+        r#"(?i)\b(?:replace|swap|substitute|exchange)\s+(?:in\s+.*?\s+)??(?:all\s+|every\s+|each\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:(?:bit|bits|part|parts|piece|text|string|prefix|suffix)\s+)?(?:out\s+)?(?:with|for|by)\s+(?:an?\s+)?(?:blank\s+|real\s+|plain\s+|single\s+|normal\s+)?("[^"]*"|'[^']*'|\S+)"#,
+    )
+});
+/// "'Aktivität' durch 'Tour' ersetzen" ("'Aktivität' with 'Tour' replace"): quoted text, then
+/// what replaces it, then the verb.
+static REPLACED_WITH_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)("[^"]*"|'[^']*'|⟦\d+⟧)\s+(?:with|by|for)\s+("[^"]*"|'[^']*'|⟦\d+⟧)\s+(?:\w+\s+)?(?:replace|replaced|swap|swapped|substitute|substituted)\b"#,
     )
 });
 /// "underscores in file names should become spaces", "turn the dots into dashes".
@@ -206,6 +213,7 @@ fn replacement(
     }
     let Some(c) = REPLACE
         .captures(text)
+        .or_else(|| REPLACED_WITH_BEFORE.captures(text))
         .or_else(|| CHANGE.captures(text).filter(|_| says_names))
         .or_else(|| BECOME.captures(text).filter(|_| says_names))
     else {
@@ -467,6 +475,17 @@ mod tests {
                 "replace in all file names in Dokumente/Scans the spaces with dashes",
                 " ",
                 "-",
+            ),
+            // "the 'Activity_' bit", and the verb after what replaces it (m011, m103).
+            (
+                "in Cycling/GPX replace the 'Activity_' bit with 'ride-'",
+                "Activity_",
+                "ride-",
+            ),
+            (
+                "in Fahrrad/Touren should in all file names 'Aktivität' with 'Tour' replace be",
+                "Aktivität",
+                "Tour",
             ),
             (
                 "change IMG_ to Rome_ in the file names in Pictures/Rome",

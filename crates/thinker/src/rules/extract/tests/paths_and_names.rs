@@ -267,3 +267,78 @@ fn a_name_with_a_capital_after_the_verb_or_my_is_a_place() {
         min_size=Some("10MB")"#]],
     );
 }
+
+/// Names with a dash, brackets, a case's "v.", little words between capitals, a school year or a
+/// company's "GmbH" are read whole (regressions from eval/plans-dev8.jsonl: m005, m004, m006,
+/// m089, m001, m002, m024), and so is a tar without compression.
+#[test]
+fn names_with_dashes_brackets_and_little_words_are_read_whole() {
+    check(
+        "Downloads/Lease Agreement – Flat 3B (signed).pdf goes in Rentals/Elm Street 14/Leases",
+        expect![[r#"
+            objects=["Downloads/Lease Agreement – Flat 3B (signed).pdf"]
+            targets=["Rentals/Elm Street 14/Leases"]"#]],
+    );
+    check(
+        "list everything in Law Office/Clients/Okonkwo v. Hartley, hidden files too",
+        expect![[r#"
+            locations=["Law Office/Clients/Okonkwo v. Hartley"]
+            whole_root=true"#]],
+    );
+    check(
+        "copy Knitting/Patterns/Aran Cardigan v2.pdf to Knitting/On the Needles; keep both",
+        expect![[r#"
+            objects=["Knitting/Patterns/Aran Cardigan v2.pdf"]
+            targets=["Knitting/On the Needles"]"#]],
+    );
+    check(
+        "pack Teaching/2025-26 Grades into Archive/grades-2025-26.zip",
+        expect![[r#"
+            objects=["Teaching/2025-26 Grades"]
+            targets=["Archive/grades-2025-26.zip"]
+            format=Some("zip")"#]],
+    );
+    check(
+        "roll Game Dev/Builds/v0.9.3-beta (Steam) into Game Dev/Builds/old/v0.9.3-beta.tar",
+        expect![[r#"
+            objects=["Game Dev/Builds/v0.9.3-beta (Steam)"]
+            targets=["Game Dev/Builds/old/v0.9.3-beta.tar"]
+            format=Some("tar")"#]],
+    );
+    check(
+        "peek into Translation/Clients/Kaufmann GmbH/glossary-export (2).zip for me",
+        expect![[r#"
+            targets=["Translation/Clients/Kaufmann GmbH/glossary-export (2).zip"]
+            format=Some("zip")
+            query=Some("me")"#]],
+    );
+    check(
+        "summarise Nonprofit/Grants/Wellcome call 2027 (guidance notes).pdf in 5 sentences",
+        expect![[r#"
+            objects=["Nonprofit/Grants/Wellcome call 2027 (guidance notes).pdf"]
+            sentences=Some(5)"#]],
+    );
+    check(
+        "make a plain tar of Reading/ML at Backup/ml-papers",
+        expect![[r#"
+        locations=["Reading/ML", "Backup/ml-papers"]
+        format=Some("tar")"#]],
+    );
+}
+
+/// Every level, said many ways (m010, m100).
+#[test]
+fn every_level_is_recursive() {
+    check(
+        "report the identical files in Law Office/Discovery in every subfolder",
+        expect![[r#"
+            locations=["Law Office/Discovery"]
+            recursive=Some(true)"#]],
+    );
+    check(
+        "list Kanzlei/Mandanten/Berger down to the last level",
+        expect![[r#"
+            objects=["Kanzlei/Mandanten/Berger"]
+            recursive=Some(true)"#]],
+    );
+}
