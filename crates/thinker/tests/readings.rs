@@ -706,3 +706,95 @@ fn clashes_remarks_previews_and_more_german() {
         ),
     ]);
 }
+
+/// A name's ending said with an example, text to write, tags after "all of them", a search's
+/// find read on, an archive looked at then unpacked, typos of swapped letters, a remark about the
+/// past left out, a folder in disorder tidied and what "can go" deleted (regressions from
+/// eval/plans-dev8.jsonl).
+#[test]
+fn examples_contents_tags_and_what_was_found() {
+    use serde_json::json;
+    check(&[
+        (
+            "every file in Translation/Deliveries should end in _EN just before the extension, \
+             e.g. contract_EN.docx",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (0, "path", json!("Translation/Deliveries")),
+                (1, "pattern", json!("{name}_EN.{ext}")),
+            ],
+        ),
+        (
+            "Photography/Iceland 2026/Exports: rename each jpg to when it was shot, e.g. \
+             2026-03-14_1422.jpg",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (0, "path", json!("Photography/Iceland 2026/Exports")),
+                (1, "pattern", json!("{exif.date:%Y-%m-%d_%H%M}.{ext}")),
+            ],
+        ),
+        (
+            "read Garden/Journal/seed-list.md, then write Garden/Journal/to-buy.txt with \
+             'borage, calendula, bush beans'",
+            &["parse-content/extract_text", "manage-files/create"],
+            &[
+                (1, "path", json!("Garden/Journal")),
+                (1, "content", json!("borage, calendula, bush beans")),
+            ],
+        ),
+        (
+            "number the PDF proofs in Print Shop/Proofs/Hartmann Wedding proof_01.pdf, \
+             proof_02.pdf and so on, then tag all of them Awaiting Approval",
+            &[
+                "manage-files/find",
+                "batch-rename/rename",
+                "manage-files/tag",
+            ],
+            &[(2, "add", json!("Awaiting Approval"))],
+        ),
+        (
+            "somewhere in Rentals/Elm Street 14 is the tenant's email about the boiler leaking — \
+             find it and give me the gist in two sentences",
+            &["search-files/search", "parse-content/summarize"],
+            &[(1, "path", json!("$step(1).paths[0]"))],
+        ),
+        (
+            "the alto section sent Downloads/choir-christmas-scores.zip — list its entries, and \
+             unless something's off, unpack into Choir/Scores/Christmas 2026",
+            &["archive-files/list", "archive-files/extract"],
+            &[(1, "path", json!("Downloads/choir-christmas-scores.zip"))],
+        ),
+        (
+            "Knitting/Charts has dupliactes, kepe the olderst one of each",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(1, "keep", json!("oldest"))],
+        ),
+        (
+            "summrise Nonprofit/Reports/annual-report-2025.pdf in fuor sentences",
+            &["parse-content/summarize"],
+            &[(0, "sentences", json!(4))],
+        ),
+        (
+            "glossary_medical_DE-EN.tbx — where is it? I had it open for the Kaufmann job",
+            &["search-files/find"],
+            &[],
+        ),
+        (
+            "Print Shop/Desktop Dump is pure chaos. go",
+            &["organize-by-type/organize"],
+            &[(0, "path", json!("Print Shop/Desktop Dump"))],
+        ),
+        (
+            "Games/Saves/Stardew Valley/Farm_old_backup (2) can go. the real farm is in the other \
+             folder",
+            &["manage-files/delete"],
+            &[],
+        ),
+        (
+            "Photography/RAW 2025: which five shots weigh most? bundle those into \
+             Archive/raw-2025-big.tar.zst — no need to keep the unpacked versions",
+            &["analyze-directory/analyze", "archive-files/create"],
+            &[(0, "top_n", json!(5)), (1, "delete_originals", json!(true))],
+        ),
+    ]);
+}

@@ -709,7 +709,7 @@ fn leave_out(text: &str, conditions: bool) -> String {
     }
     // "extract X to Y, and if a name is taken, ask me": the link before what is left out goes too.
     let mut out = out.trim().trim_end_matches([',', ';']).trim();
-    for link in [" and", " but", " or"] {
+    for link in [" and", " but", " or", " —", " –"] {
         if out.len() > link.len()
             && out
                 .get(out.len() - link.len()..)
@@ -774,6 +774,12 @@ const NOUN_MARKERS: &[&str] = &[
     "the", "a", "an", "each", "every", "this", "that", "my", "your", "any",
 ];
 
+/// Words written with a full stop that ends no sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "e.g", "i.e", "eg", "ie", "etc", "vs", "v", "approx", "ca", "mr", "mrs", "ms", "dr", "st",
+    "no", "nr",
+];
+
 /// Case-insensitive split on `sep` (ASCII separators only).
 fn split_ci(text: &str, sep: &str) -> Vec<String> {
     let lower = text.to_ascii_lowercase();
@@ -782,6 +788,15 @@ fn split_ci(text: &str, sep: &str) -> Vec<String> {
     let mut from = 0;
     while let Some(i) = lower[from..].find(sep) {
         let at = from + i;
+        // "e.g. contract_EN.docx", "Okonkwo v. Hartley": an abbreviation's full stop ends no
+        // sentence.
+        if sep == ". " {
+            let before = lower[..at].rsplit(' ').next().unwrap_or_default();
+            if ABBREVIATIONS.contains(&before) {
+                from = at + sep.len();
+                continue;
+            }
+        }
         out.push(text[last..at].to_owned());
         last = at + sep.len();
         from = last;

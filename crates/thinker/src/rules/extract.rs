@@ -12,6 +12,7 @@ mod rename;
 mod tags;
 
 pub(super) use lexicon::DELETE_ORIGINALS;
+pub(super) use lexicon::NUMBER_WORDS;
 use lexicon::*;
 pub(super) use names::only_a_name;
 use paths::{names_a_path, protect_paths};
@@ -266,10 +267,22 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         cut(&mut text, r);
     }
     if let Some(c) = CONTENT.captures(&text) {
-        let raw = c.get(1).or(c.get(2)).map_or("", |m| m.as_str());
-        s.content = Some(lookup(raw).unwrap_or_else(|| unquote(raw)));
-        let r = c.get(0).expect("match").range();
-        cut(&mut text, r);
+        // "write Garden/to-buy.txt with 'borage, calendula'": the file stays what is written.
+        let (raw, r) = match c.get(3) {
+            Some(m) => (
+                m.as_str(),
+                text[..m.start()].rfind("with").unwrap_or(m.start())..m.end(),
+            ),
+            None => (
+                c.get(1).or(c.get(2)).map_or("", |m| m.as_str()),
+                c.get(0).expect("match").range(),
+            ),
+        };
+        let content = lookup(raw).unwrap_or_else(|| unquote(raw));
+        if c.get(3).is_none() || !names_a_path(&content) {
+            s.content = Some(content);
+            cut(&mut text, r);
+        }
     }
     let renaming = rename::read(&mut text, &lookup);
     s.pattern = renaming.pattern;

@@ -516,7 +516,20 @@ impl PlanBuilder<'_, '_> {
                     d.params.insert(name.into(), json!(made));
                     Fill::Reference
                 }
-                Some(r) if slots.refers_back => {
+                // "… the tenant's email about the boiler — find it and give me the gist": a
+                // clause naming nothing, right after a search, is about what it found.
+                Some(r)
+                    if slots.refers_back
+                        || slots.objects.is_empty()
+                            && slots.locations.is_empty()
+                            && r.starts_with(&format!("$step({})", self.steps.len()))
+                            && self.steps.last().is_some_and(|s| {
+                                self.cx
+                                    .skills
+                                    .tool(&s.skill, &s.tool)
+                                    .is_some_and(|(_, t)| !t.mutates())
+                            }) =>
+                {
                     d.params.insert(name.into(), json!(format!("{r}[0]")));
                     Fill::Reference
                 }
@@ -536,7 +549,25 @@ impl PlanBuilder<'_, '_> {
                             d.new_place = Some(p);
                             Fill::Inherited
                         }
-                        None => Fill::Missing,
+                        // "list the entries of X.zip, and unless something's off, unpack into
+                        // Y": the file the step just before looked at.
+                        None => match self
+                            .steps
+                            .last()
+                            .and_then(|s| s.params.get("path"))
+                            .and_then(Value::as_str)
+                            .filter(|p| {
+                                !p.starts_with('$')
+                                    && looks_like_file(p)
+                                    && slots.objects.is_empty()
+                                    && slots.locations.is_empty()
+                            }) {
+                            Some(p) => {
+                                d.params.insert(name.into(), json!(p));
+                                Fill::Inherited
+                            }
+                            None => Fill::Missing,
+                        },
                     },
                 },
             };

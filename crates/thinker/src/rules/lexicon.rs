@@ -37,6 +37,7 @@ struct EnglishFile {
     condition_leads: Vec<String>,
     qualifier_leads: Vec<String>,
     filler_leads: Vec<String>,
+    remark_leads: Vec<String>,
     elaboration_leads: Vec<String>,
     statement_verbs: BTreeSet<String>,
     back_references: BTreeSet<String>,
@@ -115,6 +116,9 @@ pub struct Lexicon {
     pub qualifier_leads: Vec<String>,
     /// Words that open a clause without saying anything ("go ahead and", "ok").
     pub filler_leads: Vec<String>,
+    /// Words that open a remark on what came before, asking nothing ("…? I had it open for
+    /// the Kaufmann job"): after the first clause, the clause is left out.
+    pub remark_leads: Vec<String>,
     /// Words that open a restatement of the clause before ("…? like, which years it comes
     /// from"): it joins that clause.
     pub elaboration_leads: Vec<String>,
@@ -208,6 +212,7 @@ fn load() -> Result<Lexicon, String> {
         condition_leads: en.condition_leads,
         qualifier_leads: en.qualifier_leads,
         filler_leads: en.filler_leads,
+        remark_leads: en.remark_leads,
         elaboration_leads: en.elaboration_leads,
         statement_verbs: en.statement_verbs,
         back_references: en.back_references,

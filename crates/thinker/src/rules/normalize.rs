@@ -78,6 +78,10 @@ fn target_words(store: &SkillStore) -> BTreeSet<String> {
     for w in super::extract::FILTER_WORDS {
         add(w);
     }
+    // "in fuor sentences": numbers are said in words.
+    for w in super::extract::NUMBER_WORDS.split('|') {
+        add(w);
+    }
     for w in [
         "downloads",
         "desktop",
@@ -188,6 +192,17 @@ pub fn correct(word: &str, vocab: &Vocabulary) -> Option<String> {
     }
     match best {
         Some((_, v)) if !tie => Some(v.clone()),
+        // "kepe" is "keep", not "kept": of words as near, the one with the same letters, two
+        // of them swapped, is the likeliest.
+        Some((1, _)) => {
+            let mut swapped = vocab.targets.iter().filter(|v| {
+                v.chars().count() == n && osa_distance(word, v) == 1 && sorted(v) == sorted(word)
+            });
+            match (swapped.next(), swapped.next()) {
+                (Some(v), None) => Some(v.clone()),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

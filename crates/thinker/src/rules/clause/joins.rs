@@ -244,6 +244,17 @@ pub(super) fn drop_fillers(clauses: &mut Vec<Clause>) {
         }
     }
     clauses.retain(|c| !c.text.trim().is_empty());
+    let mut first = true;
+    clauses.retain(|c| {
+        let remark = !first
+            && !c.sequenced
+            && lex
+                .remark_leads
+                .iter()
+                .any(|lead| strip_lead(&c.text, lead).is_some());
+        first = false;
+        !remark
+    });
 }
 
 /// A later clause that only qualifies the one before it: a negation ("don't move anything

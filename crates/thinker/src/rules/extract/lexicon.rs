@@ -180,7 +180,7 @@ pub(super) fn re(s: &str) -> Regex {
 
 pub(in crate::rules) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once)\s+(?:packing|zipping|archiving|it's packed|it's zipped))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once)\s+(?:packing|zipping|archiving|it's packed|it's zipped))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b|\bno need to keep (?:the\s+)?(?:originals?|(?:unpacked|uncompressed|loose) (?:versions?|copies|files?|ones))\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+(?:them|those|these|it|the files)\s+(?:from\s+(?:the\s+)?disk\s+)?(?:once|after|when)\s+(?:they're\s+|it's\s+|they\s+are\s+|it\s+is\s+)?(?:archived|packed|zipped|compressed)\b",
     )
 });
 /// Quoted text. A single quote opens only where no letter or digit comes before it and closes
@@ -229,7 +229,7 @@ pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// Numbers written as words from two on ("eighteen months", "top fifteen"), for the regexes;
 /// `number_word` reads them.
-const NUMBER_WORDS: &str = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|ninety|hundred";
+pub(in crate::rules) const NUMBER_WORDS: &str = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|ninety|hundred";
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
         r"(?i)\b(older than|more than|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS})?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
@@ -314,7 +314,7 @@ pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(?:(?:top|first|best|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+(?:files|items|ones|songs|videos|photos)\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh the most|take up the most|hog the most|eat the most))\b"
+        r"(?i)\b(?:(?:top|first|best|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+\w+\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh(?: the)? most|take up the most|hog the most|eat the most))\b"
     ))
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
@@ -333,7 +333,7 @@ pub(super) static NAMES_LIKE: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that (?:just |only |simply )?says|saying)\s+("[^"]+"|'[^']+'|.+)$|\bwith\s+(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:in it|inside|in there|as (?:its )?(?:text|content|contents))\b"#,
+        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that (?:just |only |simply )?says|saying)\s+("[^"]+"|'[^']+'|.+)$|\bwith\s+(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:in it|inside|in there|as (?:its )?(?:text|content|contents))\b|\b(?:write|create|make|jot|start)\s+\S+\s+with\s+(⟦\d+⟧|"[^"]+"|'[^']+')[.!]*$"#,
     )
 });
 pub(super) static DURATION: LazyLock<Regex> = LazyLock::new(|| {

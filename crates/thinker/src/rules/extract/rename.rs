@@ -65,6 +65,12 @@ static AFFIX_ADD: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\b(?:add|put|stick|slap|prepend|append|attach|gets?|give)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
     )
 });
+/// "should end in _EN", "names start with 'draft '": literal text a name ends or starts with.
+static AFFIX_SAID: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)\b(end|ends|ending|start|starts|starting|begin|begins|beginning)\s+(?:in|with)\s+("[^"]*"|'[^']*'|\S+)"#,
+    )
+});
 /// Where the date goes when no example shows it: "the date in front of their names", "the date
 /// at the start of its filename".
 static DATE_PLACE: LazyLock<Regex> = LazyLock::new(|| {
@@ -135,6 +141,10 @@ pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -
     } else if let Some((pattern, range)) = affix(text, lookup) {
         r.pattern = Some(pattern);
         text.replace_range(range, " ");
+        // "…, e.g. contract_EN.docx": the example shows the new name; it names no file.
+        if let Some(example) = EXAMPLE.find(text).map(|m| m.range()) {
+            text.replace_range(example, " ");
+        }
     } else if let Some(place) = DATE_PLACE.captures(text).map(|c| c[1].to_lowercase()) {
         let date = if taken {
             "{exif.date:%Y-%m-%d}"
@@ -349,6 +359,21 @@ fn affix(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String,
             format!("{{name}}{affix}.{{ext}}")
         };
         return Some((pattern, c.get(0)?.range()));
+    }
+    if let Some(c) = AFFIX_SAID.captures(text) {
+        let raw = c.get(2)?.as_str();
+        let affix = read(raw);
+        let literal = lookup(raw).is_some()
+            || affix.starts_with(['-', '_', '.'])
+            || affix.ends_with(['-', '_', '.']);
+        if literal {
+            let pattern = if c[1].to_lowercase().starts_with("end") {
+                format!("{{name}}{affix}.{{ext}}")
+            } else {
+                format!("{affix}{{name}}.{{ext}}")
+            };
+            return Some((pattern, c.get(0)?.range()));
+        }
     }
     let c = AFFIX_ADD.captures(text)?;
     let raw = c.get(1)?.as_str();

@@ -18,7 +18,7 @@ static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// "with tags work, backup", "tagged music, rename", "tags: a, b" closing the clause.
 static TAGS_LIST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:with\s+(?:the\s+)?)?(?:tags|tagged|labels|labelled)\s*:?\s+(.+?)[.!?]*$")
+    Regex::new(r"(?i)\b(?:with\s+(?:the\s+)?)?(?:tags|tagged|labels|labelled)\s*:?\s+(.+?)(?:,\s+(?:that|which|so|to|for)\s.*)?[.!?]*$")
         .unwrap()
 });
 /// "(tags: audio, stems)": a list in brackets ends where they close.
@@ -41,7 +41,7 @@ static THE_TAG_CLOSING: LazyLock<Regex> = LazyLock::new(|| {
 /// clause after what gets it.
 static TAG_IT_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?i:tag|label|lable|mark)\s+(?i:that|this|the|it|them|each|every|all|both)(?:\s+(?i:file|files|one|ones|pdf|pdfs|document|documents|folder))?\s+([A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2})[.!?]*$",
+        r"\b(?i:tag|label|lable|mark)\s+(?:(?i:all|each|both|every one|any)\s+(?i:of)\s+(?i:them|those|these|it)|(?i:that|this|the|it|them|each|every|all|both)(?:\s+(?i:file|files|one|ones|pdf|pdfs|document|documents|folder))?|⟦\d+⟧)\s+([A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2})[.!?]*$",
     )
     .unwrap()
 });
@@ -127,6 +127,23 @@ mod tests {
                 "put a lable Maintenance on Car/oil-change.pdf",
                 vec!["Maintenance"],
                 "put Car/oil-change.pdf",
+            ),
+            // What the skill does, after the list, is no tag; "all of them" gets the name after
+            // it, and so does a named file (m008, m033, m035).
+            (
+                "create a skill called gpx-trimmer, tags cycling and gps, that cuts the café stops",
+                vec!["cycling", "gps"],
+                "create a skill called gpx-trimmer,",
+            ),
+            (
+                "then tag all of them Awaiting Approval",
+                vec!["Awaiting Approval"],
+                "then tag all of them",
+            ),
+            (
+                "after that tag ⟦0⟧ Priority",
+                vec!["Priority"],
+                "after that tag ⟦0⟧",
             ),
         ] {
             let (got, range) = tag_list(text, &none).unwrap_or_else(|| panic!("{text}"));
