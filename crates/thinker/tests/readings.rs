@@ -798,3 +798,33 @@ fn examples_contents_tags_and_what_was_found() {
         ),
     ]);
 }
+
+/// A clause that opens with a change is that change, with the look-up that selects for it, not
+/// only the look-up (regression from eval/plans-dev8.jsonl m091: "remvoe the emtpy folders" only
+/// found them).
+#[test]
+fn a_change_said_first_is_done_not_only_looked_up() {
+    use serde_json::json;
+    check(&[
+        (
+            "Teaching/Old Classes: remvoe the emtpy folders",
+            &["search-files/find", "manage-files/delete"],
+            &[(0, "empty", json!(true)), (0, "kind", json!("dir"))],
+        ),
+        (
+            "remove empty files in Downloads",
+            &["search-files/find", "manage-files/delete"],
+            &[(0, "kind", json!("file"))],
+        ),
+        (
+            "remove the files older than a year in Temp",
+            &["search-files/find", "manage-files/delete"],
+            &[(0, "path", json!("Temp"))],
+        ),
+        (
+            "find the empty folders in Projects",
+            &["search-files/find"],
+            &[(0, "empty", json!(true))],
+        ),
+    ]);
+}

@@ -434,6 +434,7 @@ impl PlanBuilder<'_, '_> {
                 _ => Some((i, c.score)),
             })
             .map(|(i, _)| i);
+        let best_at = best_at.map(|i| self.change_said_first(text, &candidates, i));
         let mut best = best_at.map(|i| candidates.swap_remove(i));
         // How far the reading is ahead of the best reading with another skill (or of the floor).
         let mut margin = best.as_ref().map(|b| {
@@ -460,6 +461,31 @@ impl PlanBuilder<'_, '_> {
         }
         self.keep(text, best, margin, &slots);
         Ok(())
+    }
+
+    /// "remove empty files in Downloads": a clause that opens with a change is that change, not
+    /// only the look-up that selects for it, when the best change is nearly as good (its
+    /// selection step comes with it).
+    fn change_said_first(&self, text: &str, candidates: &[Candidate], best: usize) -> usize {
+        const NEARLY: f32 = 0.2;
+        let tool = |c: &Candidate| {
+            c.steps
+                .last()
+                .and_then(|(s, _)| self.cx.skills.tool(&s.skill, &s.tool))
+                .map(|(_, t)| t)
+        };
+        let selects_only =
+            tool(&candidates[best]).is_some_and(|t| !t.mutates() && t.planning.selects.is_some());
+        if !selects_only || !score::opens_with_a_change(text) {
+            return best;
+        }
+        candidates
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| tool(c).is_some_and(|t| t.mutates()))
+            .filter(|(_, c)| c.score >= candidates[best].score - NEARLY)
+            .max_by(|(_, a), (_, b)| a.score.total_cmp(&b.score))
+            .map_or(best, |(i, _)| i)
     }
 
     /// Binds what the clause points at to what the request said before: "there" (where the last

@@ -39,10 +39,18 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, no_change: bool) -
         (true, false, true) if asks => -0.2,
         (true, false, true) => -0.1,
         // "make an empty file called notes.md": a clause that only asks for a change is no
-        // look-up.
+        // look-up, least of all when it opens with the change ("remove the empty folders in X").
+        (false, true, false) if opens_with_a_change(text) => -0.2,
         (false, true, false) => -0.1,
         _ => 0.0,
     }
+}
+
+/// Whether the clause's first word asks for a change ("remove the empty folders in X").
+pub(super) fn opens_with_a_change(text: &str) -> bool {
+    retrieval::text::words(text)
+        .first()
+        .is_some_and(|w| lexicon().change_verbs.contains(w))
 }
 
 /// A clause that names one file (and no folder to act on) is about that file: a tool that acts on
