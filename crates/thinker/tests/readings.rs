@@ -826,5 +826,11 @@ fn a_change_said_first_is_done_not_only_looked_up() {
             &["search-files/find"],
             &[(0, "empty", json!(true))],
         ),
+        // "nearly identical" is similar (m080).
+        (
+            "dedupe the nearly identical photos in Pictures/Bursts",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "similar", json!(true))],
+        ),
     ]);
 }
