@@ -15,6 +15,7 @@ pub(super) use lexicon::DELETE_ORIGINALS;
 pub(super) use lexicon::NUMBER_WORDS;
 use lexicon::*;
 pub(super) use names::only_a_name;
+pub(in crate::rules) use paths::file_path_end;
 use paths::{names_a_path, protect_paths};
 use std::collections::BTreeSet;
 

@@ -383,6 +383,11 @@ impl Translation {
         let mut out: Vec<String> = Vec::with_capacity(tokens.len());
         let mut i = 0;
         'tokens: while i < tokens.len() {
+            if let Some(end) = crate::rules::extract::file_path_end(&tokens, i) {
+                out.extend(tokens[i..end].iter().map(|t| (*t).to_owned()));
+                i = end;
+                continue;
+            }
             for (words, english) in &phrases {
                 let n = words.len();
                 if i + n <= tokens.len()
@@ -581,6 +586,11 @@ mod tests {
             (
                 "analysiere Musik und zeig mir die 20 größten Dateien",
                 "analyze Musik and show me the 20 largest files",
+            ),
+            // A file's name with spaces stays as written (n103: "Dezember").
+            (
+                "schieb Downloads/Dienstplan Feuerwehr Dezember 2026.pdf nach Feuerwehr/Dienstpläne",
+                "move Downloads/Dienstplan Feuerwehr Dezember 2026.pdf to Feuerwehr/Dienstpläne",
             ),
             (
                 "kopiere den Ordner Rezepte nach Sicherung",

@@ -84,6 +84,18 @@ pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
     *text = out.join(" ");
 }
 
+/// "Downloads/Dienstplan Feuerwehr Dezember 2026.pdf": where a file's path that goes on past a
+/// space, starting at `words[i]`, ends (the index after it). A request in another language keeps
+/// such a name's words as written.
+pub(in crate::rules) fn file_path_end(words: &[&str], i: usize) -> Option<usize> {
+    let bare = words[i].trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+    if !bare.contains('/') || !names_a_path(bare) {
+        return None;
+    }
+    let (path, next) = path_with_spaces(words, i, bare);
+    (next > i + 1 && crate::rules::looks_like_file(&path)).then_some(next)
+}
+
 /// Words after a number that make it a count or an amount, not part of a name ("3 kb", "10 mb").
 const UNIT_WORDS: &[&str] = &["b", "kb", "mb", "gb", "tb", "gig", "megs", "day", "min"];
 
@@ -102,8 +114,8 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         x.len() >= 5
             && x.chars().next().is_some_and(|c| c.is_ascii_digit())
             && x.chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, '-' | '.' | '_'))
-            && x.chars().any(|c| matches!(c, '-' | '.' | '_'))
+                .all(|c| c.is_ascii_digit() || matches!(c, '-' | '–' | '.' | '_'))
+            && x.chars().any(|c| matches!(c, '-' | '–' | '.' | '_'))
     };
     // "Music/iTunes Import": a name written with a capital anywhere; "Invoices/2025 Inbox": a
     // year goes on with a name too, and so does a school year ("Teaching/2025-26 Grades").
@@ -126,7 +138,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         && !ends(words[i])
         && words[end..]
             .iter()
-            .take(3)
+            .take(5)
             .take_while(|w| {
                 let l = w.to_lowercase();
                 !w.contains('/')
@@ -207,6 +219,8 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     && (part.starts_with("19") || part.starts_with("20"))
                     && part.chars().all(|c| c.is_ascii_digit())
                 || small_number(part)
+                // "Halvorsen Wedding (2026)/Proxies", "Biscuit (Beagle)/xray.dcm".
+                || part.len() > 2 && part.starts_with('(') && part.ends_with(')')
         });
         if goes_on {
             path = format!("{path} {word}");
@@ -228,7 +242,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         let leads_to_a_file = (path.contains(' ') || lower_case_file || named(&last_part(&path)))
             && words[end..]
                 .iter()
-                .take(4)
+                .take(5)
                 .take_while(|w| plain_word(w) && !w.contains('/'))
                 .any(|w| {
                     let w = w.trim_end_matches([',', ';', ':', '!', '?']);

@@ -133,9 +133,12 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         if !raw.ends_with([',', ';', ':', '.', '!', '?', ')']) {
             while let Some(next) = words.get(end) {
                 let word = next.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
-                let capital = word.chars().next().is_some_and(char::is_uppercase)
-                    && word.chars().skip(1).all(char::is_lowercase)
-                    && word.len() > 1;
+                // "Dorm Move-Out": each part of a word with a dash written with a capital.
+                let capital = word.len() > 1
+                    && word.split('-').all(|part| {
+                        part.chars().next().is_some_and(char::is_uppercase)
+                            && part.chars().skip(1).all(char::is_lowercase)
+                    });
                 if !capital || DETERMINERS.contains(&word.to_lowercase().as_str()) {
                     break;
                 }

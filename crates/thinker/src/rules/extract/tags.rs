@@ -51,21 +51,23 @@ pub(super) fn tag_list(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Option<(Vec<String>, std::ops::Range<usize>)> {
-    let verb = TAG_VERB.find(text)?;
-    let (raw, range) = if let Some(c) = TAGS_IN_BRACKETS.captures(text) {
-        (c.get(1)?.as_str(), c.get(0)?.range())
-    } else if let Some(c) = WITH_TAGS.captures_at(text, verb.end()) {
-        (c.get(1)?.as_str(), c.get(0)?.range())
-    } else if let Some(c) = THE_TAGS.captures(text) {
-        (c.get(1).or(c.get(2))?.as_str(), c.get(0)?.range())
-    } else if let Some(c) = THE_TAG_CLOSING.captures(text) {
-        (c.get(1)?.as_str(), c.get(0)?.range())
-    } else if let Some(c) = TAG_IT_NAME.captures(text) {
-        let name = c.get(1)?;
-        (name.as_str(), name.range())
+    // "to Brewery/Labels and skip …": a word inside a path is no tag verb or list.
+    let masked = paths_blanked(text);
+    let at = |m: regex::Match| (&text[m.range()], m.range());
+    let verb = TAG_VERB.find(&masked)?;
+    let (raw, range) = if let Some(c) = TAGS_IN_BRACKETS.captures(&masked) {
+        (at(c.get(1)?).0, c.get(0)?.range())
+    } else if let Some(c) = WITH_TAGS.captures_at(&masked, verb.end()) {
+        (at(c.get(1)?).0, c.get(0)?.range())
+    } else if let Some(c) = THE_TAGS.captures(&masked) {
+        (at(c.get(1).or(c.get(2))?).0, c.get(0)?.range())
+    } else if let Some(c) = THE_TAG_CLOSING.captures(&masked) {
+        (at(c.get(1)?).0, c.get(0)?.range())
+    } else if let Some(c) = TAG_IT_NAME.captures(&masked) {
+        at(c.get(1)?)
     } else {
-        let c = TAGS_LIST.captures(text)?;
-        (c.get(1)?.as_str(), c.get(0)?.range())
+        let c = TAGS_LIST.captures(&masked)?;
+        (at(c.get(1)?).0, c.get(0)?.range())
     };
     let mut list = format!(" {raw} ");
     for sep in [" and ", " & ", ";"] {
@@ -78,6 +80,27 @@ pub(super) fn tag_list(
         .map(|t| lookup(t).unwrap_or_else(|| t.trim_matches(['"', '\'']).to_owned()))
         .collect();
     (!tags.is_empty()).then_some((tags, range))
+}
+
+/// `text` with every word that holds a slash blanked letter by letter (same length).
+fn paths_blanked(text: &str) -> String {
+    text.split_inclusive(char::is_whitespace)
+        .map(|w| {
+            if w.contains('/') {
+                w.chars()
+                    .map(|c| {
+                        if c.is_whitespace() {
+                            c.to_string()
+                        } else {
+                            "_".repeat(c.len_utf8())
+                        }
+                    })
+                    .collect()
+            } else {
+                w.to_owned()
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -158,6 +181,14 @@ mod tests {
         }
         assert_eq!(
             tag_list("move the report with the others to Old", &none),
+            None
+        );
+        // A word inside a path is no tag verb.
+        assert_eq!(
+            tag_list(
+                "extract Downloads/a.zip to Brewery/Labels and skip existing ones",
+                &none
+            ),
             None
         );
     }

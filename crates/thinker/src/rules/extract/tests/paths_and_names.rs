@@ -342,3 +342,60 @@ fn every_level_is_recursive() {
             recursive=Some(true)"#]],
     );
 }
+
+/// Brackets and dashes inside a path, a range of years, a name with a dash in capitals, a
+/// tag word inside a path (n001, n002, n003, n004, n026, n045, n049, n056).
+#[test]
+fn brackets_ranges_and_dashed_names_stay_in_the_path() {
+    check(
+        "squash Video Work/Halvorsen Wedding (2026)/Proxies into External/Cold Storage/halvorsen-proxies.tar.gz",
+        expect![[r#"
+            objects=["Video Work/Halvorsen Wedding (2026)/Proxies"]
+            targets=["External/Cold Storage/halvorsen-proxies.tar.gz"]
+            format=Some("tar.gz")"#]],
+    );
+    check(
+        "tag Vet Clinic/Patients/Biscuit (Beagle)/xray 2026-11-02.dcm with Radiology",
+        expect![[r#"
+            objects=["Vet Clinic/Patients/Biscuit (Beagle)/xray 2026-11-02.dcm"]
+            tags=["Radiology"]"#]],
+    );
+    check(
+        "can u list Stamps/Incoming/ebay lot 4471 – Penny Reds.zip",
+        expect![[r#"objects=["Stamps/Incoming/ebay lot 4471 – Penny Reds.zip"]"#]],
+    );
+    check(
+        "which file types make up the bulk of Astronomy/Archive 2019–2025",
+        expect![[r#"locations=["Astronomy/Archive 2019–2025"]"#]],
+    );
+    check(
+        "new folder Handover inside Dorm Move-Out",
+        expect![[r#"
+            locations=["Dorm Move-Out"]
+            objects=["Handover"]"#]],
+    );
+    check(
+        "need a new folder under Beekeeping/Hive Logs called Hive 7 – Carniolan (split May 2026)",
+        expect![[r#"
+            locations=["Beekeeping/Hive Logs"]
+            name=Some("Hive 7 – Carniolan (split May 2026)")"#]],
+    );
+    check(
+        "extract Downloads/a.zip to Brewery/Labels and skip existing ones",
+        expect![[r#"
+            objects=["Downloads/a.zip"]
+            targets=["Brewery/Labels"]
+            exclude=["existing"]"#]],
+    );
+    check(
+        "pick up a new trick, hive-log-merger, which stitches my hive notes together",
+        expect![[r#"name=Some("hive-log-merger")"#]],
+    );
+    check(
+        "Notes → Archive/sem1-notes.zip and delete the folder once zipped",
+        expect![[r#"
+            objects=["Archive/sem1-notes.zip"]
+            format=Some("zip")
+            delete_originals=true"#]],
+    );
+}
