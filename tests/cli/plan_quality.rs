@@ -32,7 +32,7 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 95.0;
+const PLAN_ACCURACY_FLOOR: f64 = 95.5;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
 const SKILLS_ACCURACY_FLOOR: f64 = 95.0;
 /// Share of clear requests planned with the right skills without asking (percent).
@@ -115,7 +115,7 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-heldout.jsonl", 60, 94.5),
     ("plans-dev.jsonl", 120, 89.5),
     // Written 2026-11-27 the same way; 45.0 % when first scored.
-    ("plans-dev2.jsonl", 120, 88.0),
+    ("plans-dev2.jsonl", 120, 89.0),
     // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
     ("plans-dev3.jsonl", 120, 87.0),
     // Written 2026-11-27 (evening) the same way; 34.2 % when first scored.
@@ -125,13 +125,13 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     // Written 2026-11-27 (afternoon, a new session) the same way; 40.0 % when first scored.
     ("plans-dev6.jsonl", 120, 71.5),
     // Written 2026-11-27 (afternoon) the same way; 46.7 % when first scored.
-    ("plans-dev7.jsonl", 120, 69.5),
+    ("plans-dev7.jsonl", 120, 70.5),
     // Written 2026-11-27 (evening, a new session) the same way; 49.2 % when first scored, then
     // used like the unseen set (its score only) for the rest of that session; tuned on since.
     ("plans-dev8.jsonl", 120, 77.0),
     // Written 2026-11-27 (night, a new session) the same way; 51.7 % when first scored, then
     // used like the unseen set (its score only) for the rest of that session; tuned on since.
-    ("plans-dev9.jsonl", 120, 61.5),
+    ("plans-dev9.jsonl", 120, 66.5),
     // Written 2026-11-27 (late night, a new session) the same way; 49.2 % when first scored,
     // then used like the unseen set (its score only).
     ("plans-dev10.jsonl", 120, 49.0),

@@ -4,44 +4,8 @@
 
 mod support;
 
-use config::PipelineConfig;
 use serde_json::Value;
-use support::PlanningWorld;
-
-/// Each step planned for `text`, as `skill/tool` and its parameters.
-fn steps(world: &PlanningWorld, text: &str) -> Vec<(String, Value)> {
-    support::rule_plan(world, text)
-        .into_iter()
-        .map(|s| (format!("{}/{}", s.skill, s.tool), Value::Object(s.params)))
-        .collect()
-}
-
-/// A request, the tools planned for it in order, and `(step, key, value)` that must hold.
-type Case<'a> = (&'a str, &'a [&'a str], &'a [(usize, &'a str, Value)]);
-
-/// Checks every case, reporting all that are read wrong.
-fn check(cases: &[Case]) {
-    let world = PlanningWorld::shipped(PipelineConfig::default());
-    let mut wrong = Vec::new();
-    for (text, tools, values) in cases {
-        let got = steps(&world, text);
-        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
-        if names != *tools {
-            wrong.push(format!("{text}\n  expected {tools:?}\n  got      {got:?}"));
-            continue;
-        }
-        for (at, key, value) in *values {
-            if got[*at].1.get(*key) != Some(value) {
-                wrong.push(format!(
-                    "{text}\n  step {} `{key}`: expected {value}, got {:?}",
-                    at + 1,
-                    got[*at].1.get(*key)
-                ));
-            }
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
+use support::check_readings as check;
 
 #[test]
 fn a_question_naming_the_agents_skills_looks_them_up_and_asking_for_a_new_one_makes_it() {

@@ -105,3 +105,74 @@ impl PlanBuilder<'_, '_> {
             .map(|(i, _)| format!("$step({}).created[0]", i + 1))
     }
 }
+
+/// How to do it, said in a clause whose own steps have no place for it: "read each letter and
+/// split them into Lab Results, Referrals and Invoices" names the categories of the step that
+/// read the letters. Filters are not handed back: they select, and an earlier selection is done.
+const HANDED_BACK: &[&str] = &[
+    "categories",
+    "tags",
+    "keep",
+    "priority",
+    "format",
+    "case",
+    "sentences",
+    "content",
+    "compression",
+];
+
+impl PlanBuilder<'_, '_> {
+    /// Gives a value of `slots` that none of `new` steps took to the earlier step they read
+    /// from (a `$step(n)` reference), when that step's tool takes it and has none yet.
+    pub(super) fn hand_back(&mut self, new: &[(PlanStep, Emitted)], slots: &super::Slots) {
+        let read_from: Vec<usize> = new
+            .iter()
+            .flat_map(|(s, _)| s.params.values().flat_map(step_refs))
+            .filter(|n| (1..=self.steps.len()).contains(n))
+            .collect();
+        let Some(&earlier) = read_from.first() else {
+            return;
+        };
+        for (slot, has) in super::values::slot_presence(slots) {
+            if !has || !HANDED_BACK.contains(&slot) {
+                continue;
+            }
+            if new.iter().any(|(s, _)| s.params.contains_key(slot)) {
+                continue;
+            }
+            let Some((value, _)) = super::values::slot_value(slot, slots) else {
+                continue;
+            };
+            let step = &self.steps[earlier - 1];
+            let takes = self
+                .cx
+                .skills
+                .tool(&step.skill, &step.tool)
+                .is_some_and(|(_, t)| {
+                    t.required_params
+                        .iter()
+                        .chain(&t.optional_params)
+                        .any(|p| p == slot)
+                });
+            if takes && !step.params.contains_key(slot) {
+                self.steps[earlier - 1]
+                    .params
+                    .insert(slot.to_owned(), value);
+            }
+        }
+    }
+}
+
+/// The step numbers `value` refers to (`"$step(2).nodes"`, in a list too).
+fn step_refs(value: &Value) -> Vec<usize> {
+    match value {
+        Value::String(s) => s
+            .strip_prefix("$step(")
+            .and_then(|r| r.split_once(')'))
+            .and_then(|(n, _)| n.parse().ok())
+            .into_iter()
+            .collect(),
+        Value::Array(items) => items.iter().flat_map(step_refs).collect(),
+        _ => Vec::new(),
+    }
+}

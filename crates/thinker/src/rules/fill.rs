@@ -762,5 +762,21 @@ fn chain_evidence(
         .filter_map(|(s, _)| skill.tool(&s.tool))
         .map(|t| keyword_fit(skill, t, said))
         .fold(own_words, f32::max);
-    (triggers - own) + (keywords - own_words)
+    // "rename all of em": a chain that has a model read the files first (an inserted `llm`
+    // step), when nothing in the clause asks for what that reading gives, is a guess.
+    let reads_unasked = chain.iter().any(|(s, _)| {
+        s.skill == skill.name
+            && s.tool != tool.name
+            && skill
+                .tool(&s.tool)
+                .is_some_and(|t| t.primitive.kind() == contracts::PrimitiveKind::Llm)
+    }) && triggers < ASKED_FOR
+        && keywords == 0.0;
+    let unasked = if reads_unasked { UNASKED_READING } else { 0.0 };
+    (triggers - own) + (keywords - own_words) - unasked
 }
+
+/// Trigger backing below which a clause has not asked for what a tool does.
+const ASKED_FOR: f32 = 0.05;
+/// What a chain costs that has a model read the files when the clause did not ask for it.
+const UNASKED_READING: f32 = 0.2;

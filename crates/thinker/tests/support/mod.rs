@@ -91,3 +91,47 @@ pub fn rule_plan(world: &PlanningWorld, text: &str) -> Vec<contracts::PlanStep> 
         .plan
         .steps
 }
+
+/// Each step planned for `text`, as `skill/tool` and its parameters.
+pub fn planned_steps(world: &PlanningWorld, text: &str) -> Vec<(String, serde_json::Value)> {
+    rule_plan(world, text)
+        .into_iter()
+        .map(|s| {
+            (
+                format!("{}/{}", s.skill, s.tool),
+                serde_json::Value::Object(s.params),
+            )
+        })
+        .collect()
+}
+
+/// A request, the tools planned for it in order, and `(step, key, value)` that must hold.
+pub type ReadingCase<'a> = (
+    &'a str,
+    &'a [&'a str],
+    &'a [(usize, &'a str, serde_json::Value)],
+);
+
+/// Checks every case, reporting all that are read wrong.
+pub fn check_readings(cases: &[ReadingCase]) {
+    let world = PlanningWorld::shipped(PipelineConfig::default());
+    let mut wrong = Vec::new();
+    for (text, tools, values) in cases {
+        let got = planned_steps(&world, text);
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+        if names != *tools {
+            wrong.push(format!("{text}\n  expected {tools:?}\n  got      {got:?}"));
+            continue;
+        }
+        for (at, key, value) in *values {
+            if got[*at].1.get(*key) != Some(value) {
+                wrong.push(format!(
+                    "{text}\n  step {} `{key}`: expected {value}, got {:?}",
+                    at + 1,
+                    got[*at].1.get(*key)
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

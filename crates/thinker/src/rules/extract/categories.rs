@@ -21,7 +21,8 @@ pub(super) fn category_list(
 
 /// The names `tail` lists, two or more, up to how to sort or a remark after a dash.
 fn names_listed(tail: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<Vec<String>> {
-    let tail = tail.trim_end_matches(['.', '!', '?', ' ']);
+    // "… into Family, Bank and Doctor — then list …": the dash before the next clause.
+    let tail = tail.trim_end_matches(['.', '!', '?', ' ', '—', '–']);
     // "into Work, Family and Health by what they're about", "… based on content": how to sort
     // is not a category; nor is a remark after a dash ("… or Methods — judge by the topic").
     let tail = [

@@ -96,6 +96,16 @@ pub(in crate::rules) fn file_path_end(words: &[&str], i: usize) -> Option<usize>
     (next > i + 1 && crate::rules::looks_like_file(&path)).then_some(next)
 }
 
+/// `words` up to the first that ends a part of the sentence (with a comma, a colon …), that
+/// one included: a file named after "…, e.g." is not the end of the name before it.
+fn up_to_a_stop<'w>(words: &'w [&'w str]) -> &'w [&'w str] {
+    let end = words
+        .iter()
+        .position(|w| w.ends_with([',', ';', ':', '!', '?']))
+        .map_or(words.len(), |i| i + 1);
+    &words[..end]
+}
+
 /// Words after a number that make it a count or an amount, not part of a name ("3 kb", "10 mb").
 const UNIT_WORDS: &[&str] = &["b", "kb", "mb", "gb", "tb", "gig", "megs", "day", "min"];
 
@@ -136,7 +146,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
     // word that links or acts.
     let lower_case_file = !named(&last_part(&path))
         && !ends(words[i])
-        && words[end..]
+        && up_to_a_stop(&words[end..])
             .iter()
             .take(5)
             .take_while(|w| {
@@ -240,7 +250,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         // "Taxes 2024/draft return (old).pdf", "Scans/Untitled scan 14.pdf": lower-case words up
         // to the file name they end in.
         let leads_to_a_file = (path.contains(' ') || lower_case_file || named(&last_part(&path)))
-            && words[end..]
+            && up_to_a_stop(&words[end..])
                 .iter()
                 .take(5)
                 .take_while(|w| plain_word(w) && !w.contains('/'))
@@ -259,7 +269,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         let bracketed_name = bracketed_name(raw);
         // "Nguyen 2024 - soil microbiome.pdf": a dash inside a file's name.
         let dash_in_a_name = matches!(word, "-" | "–")
-            && words[end + 1..]
+            && up_to_a_stop(&words[end + 1..])
                 .iter()
                 .take(4)
                 .take_while(|w| plain_word(w) && !w.contains('/'))

@@ -12,7 +12,7 @@ use super::lexicon::{EXAMPLE_NAMES, ONE_EXAMPLE_NAME, re, unquote};
 /// "like 2024-05-01_scan.pdf", "e.g. summary_2024-05-01.docx": one example of a new name.
 static EXAMPLE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:like|e\.g\.?|such as|for example|for instance|as in)\s+([\w\-]+\.[a-z0-9]{1,6})\b",
+        r"(?i)\b(?:like|e\.g\.?|such as|for example|for instance|as in)\s+([\w\-]+(?:\s\d[\w\-.]*)?\.[a-z0-9]{1,6})\b",
     )
 });
 /// A date written in an example name: digit groups with or without separators.
@@ -62,7 +62,7 @@ static AFFIX_WITH: LazyLock<Regex> =
 /// "add _final to the end of", "put inv- in front of", "append -old", "stick a final_ prefix on".
 static AFFIX_ADD: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:add|put|stick|slap|prepend|append|attach|gets?|give)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
+        r#"(?i)\b(?:add|put|stick|slap|prepend|append|attach|gets?|give)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at|on|onto)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
     )
 });
 /// "should end in _EN", "names start with 'draft '": literal text a name ends or starts with.
@@ -116,8 +116,10 @@ pub(super) struct Renaming {
 pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -> Renaming {
     let mut r = Renaming::default();
     let says_names = text.to_lowercase().contains("name");
+    let mut found = None;
     if let Some((find, replace, range)) = replacement(text, lookup, says_names) {
         r.find = Some(literal_pattern(&find));
+        found = Some(find);
         r.replace = Some(replace);
         text.replace_range(range, " ");
     }
@@ -130,7 +132,7 @@ pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -
             || words.iter().any(|w| TAKEN_WORDS.contains(w))
                 && words
                     .iter()
-                    .any(|w| matches!(*w, "date" | "dates" | "when" | "time"))
+                    .any(|w| matches!(*w, "date" | "dates" | "when" | "time" | "moment"))
     };
     if let Some((pattern, start, range)) =
         numbered_example(text).or_else(|| dated_example(text, taken))
@@ -138,7 +140,10 @@ pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -
         r.pattern = Some(pattern);
         r.start = start.filter(|s| *s != 1);
         text.replace_range(range, " ");
-    } else if let Some((pattern, range)) = affix(text, lookup) {
+    } else if let Some((pattern, range)) = affix(text, lookup)
+        // "all start with 'lichess_pgn_' … swap that for …": what the names start with now.
+        .filter(|(p, _)| found.as_ref().is_none_or(|f| !p.contains(f.as_str())))
+    {
         r.pattern = Some(pattern);
         text.replace_range(range, " ");
         // "…, e.g. contract_EN.docx": the example shows the new name; it names no file.
@@ -240,7 +245,17 @@ fn replacement(
         let raw = c.get(i).map_or("", |m| m.as_str());
         lookup(raw).unwrap_or_else(|| unquote(raw))
     };
-    let (from, to) = (read(i), read(j));
+    let (mut from, to) = (read(i), read(j));
+    // "all start with 'lichess_pgn_' … swap that for 'autumn26_'": "that" is the text quoted
+    // before.
+    let before = &text[..c.get(0)?.start()];
+    if matches!(from.to_lowercase().as_str(), "that" | "it" | "this")
+        && let Some((_, after)) = before.rsplit_once('⟦')
+        && let Some((n, _)) = after.split_once('⟧')
+        && let Some(quoted) = lookup(&format!("⟦{n}⟧"))
+    {
+        from = quoted;
+    }
     if NOT_NAME_TEXT.contains(&from.to_lowercase().as_str()) || from.contains('/') {
         return None;
     }
@@ -441,6 +456,10 @@ mod tests {
                 "{exif.date:%Y%m%d_%H%M%S}.{ext}",
             ),
             (
+                "name every photo after the moment it was taken, e.g. 2026-10-30 18.42.jpg",
+                "{exif.date:%Y-%m-%d %H.%M}.{ext}",
+            ),
+            (
                 "number them like beach_001.jpg, beach_002.jpg",
                 "beach_{n:03}.{ext}",
             ),
@@ -475,6 +494,10 @@ mod tests {
             (
                 "put the date in front of their names",
                 Some("{date:%Y-%m-%d}_{name}.{ext}"),
+            ),
+            (
+                "yo slap WIP_ on the front of every file name in Comics/Issue 6/Pencils",
+                Some("WIP_{name}.{ext}"),
             ),
             (
                 "stick a final_ prefix on the renders in Renders/Client Cut",

@@ -1,0 +1,85 @@
+//! What one clause says reaches the step it belongs to, and a plain rename stays a rename: the
+//! categories of a letter-reading step said with the sorting, a pronoun for a quoted name, an
+//! example name's date, text put on the front of names (issue 19, dev9 set).
+
+mod support;
+
+use serde_json::json;
+use support::check_readings as check;
+
+#[test]
+fn what_a_later_clause_says_about_how_reaches_the_step_it_reads_from() {
+    check(&[
+        // The categories are said with the sorting, and the letters are read by the step
+        // before it (n013).
+        (
+            "Vet Clinic/Inbox Scans — read each letter and split them into Lab Results, Referrals and Invoices",
+            &["organize-by-content/classify", "organize-by-content/sort"],
+            &[(0, "categories", json!("Lab Results, Referrals, Invoices"))],
+        ),
+        // A dash before the next clause ends the list (n030).
+        (
+            "Retirement/Letters/Scanned: the PDFs sorted by topic into Family, Bank and Doctor — then list what's left loose in Retirement/Letters/Scanned",
+            &[
+                "organize-by-content/classify",
+                "organize-by-content/sort",
+                "manage-files/list",
+            ],
+            &[(0, "categories", json!("Family, Bank, Doctor"))],
+        ),
+        // The archive made is not what "the folder" deletes (n051).
+        (
+            "Dorm Move-Out/Semester 1 Notes → Archive/sem1-notes.zip and delete the folder once zipped; after that list Dorm Move-Out",
+            &["archive-files/create", "manage-files/list"],
+            &[
+                (0, "delete_originals", json!(true)),
+                (1, "path", json!("Dorm Move-Out")),
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn renames_said_plainly_are_renames_with_their_pattern() {
+    check(&[
+        // "that" is the text quoted before; what the names start with now is no prefix (n018).
+        (
+            "lichess exports all start with 'lichess_pgn_' … in Chess Club/PGN/Autumn League swap that for 'autumn26_' on every file",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (1, "find", json!("lichess_pgn_")),
+                (1, "replace", json!("autumn26_")),
+                (1, "pattern", json!("{name}")),
+            ],
+        ),
+        // The example's date and time are the layout; "the moment it was taken" is the photo's
+        // own date (n019).
+        (
+            "Food Blog/Shoots/Pumpkin Risotto — name every photo after the moment it was taken, e.g. 2026-10-30 18.42.jpg",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (0, "path", json!("Food Blog/Shoots/Pumpkin Risotto")),
+                (1, "pattern", json!("{exif.date:%Y-%m-%d %H.%M}.{ext}")),
+            ],
+        ),
+        // "on the front of" puts text before every name (n078).
+        (
+            "yo slap WIP_ on the front of every file name in Comics/Issue 6/Pencils",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("WIP_{name}.{ext}"))],
+        ),
+        // Nothing asks for the files to be read: no model reading, a rename that asks for its
+        // pattern (n028).
+        (
+            "Comics/Issue 5/Pages — rename all of em",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(0, "path", json!("Comics/Issue 5/Pages"))],
+        ),
+        // Said, the reading stays (plans.jsonl).
+        (
+            "give the files in Scans descriptive names",
+            &["organize-by-content/name", "organize-by-content/rename"],
+            &[(0, "path", json!("Scans"))],
+        ),
+    ]);
+}
