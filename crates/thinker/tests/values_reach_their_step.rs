@@ -27,6 +27,18 @@ fn what_a_later_clause_says_about_how_reaches_the_step_it_reads_from() {
             ],
             &[(0, "categories", json!("Family, Bank, Doctor"))],
         ),
+        // A word that chose a value filters nothing, and a clause that only says more of how
+        // the last step is done joins it (n006).
+        (
+            "which .tif scans in Stamps/Scans are exact duplicates? csv report please, don't delete anything yet",
+            &["remove-duplicates/scan"],
+            &[(0, "extension", json!("tif")), (0, "format", json!("csv"))],
+        ),
+        (
+            "report the duplicates in Stamps/Scans as csv",
+            &["remove-duplicates/scan"],
+            &[(0, "format", json!("csv"))],
+        ),
         // The archive made is not what "the folder" deletes (n051).
         (
             "Dorm Move-Out/Semester 1 Notes → Archive/sem1-notes.zip and delete the folder once zipped; after that list Dorm Move-Out",
@@ -80,6 +92,42 @@ fn renames_said_plainly_are_renames_with_their_pattern() {
             "give the files in Scans descriptive names",
             &["organize-by-content/name", "organize-by-content/rename"],
             &[(0, "path", json!("Scans"))],
+        ),
+    ]);
+}
+
+#[test]
+fn every_file_so_named_and_what_a_file_holds() {
+    check(&[
+        // "every" before a file's name means every file so called, at any depth (n092, m097).
+        (
+            "zap every .DS_Store in DJ/Crates, mac junk is everywhere lol",
+            &["manage-files/find", "manage-files/delete"],
+            &[
+                (0, "path", json!("DJ/Crates")),
+                (0, "name", json!(".DS_Store")),
+                (0, "recursive", json!(true)),
+            ],
+        ),
+        (
+            "delete Pictures/Thumbs.db",
+            &["manage-files/delete"],
+            &[(0, "path", json!(["Pictures/Thumbs.db"]))],
+        ),
+        // Minutes and pages are what a file's metadata says (n010, n062).
+        (
+            "Language/Polish/Audio/lekcja 12 – dialog.mp3, how many minutes is it",
+            &["parse-content/metadata"],
+            &[(
+                0,
+                "path",
+                json!("Language/Polish/Audio/lekcja 12 – dialog.mp3"),
+            )],
+        ),
+        (
+            "Garage/Manuals/Haynes VW Golf Mk4 (1998-2004).pdf — the copy shop charges per page, so how many are there?",
+            &["parse-content/metadata"],
+            &[],
         ),
     ]);
 }

@@ -163,6 +163,35 @@ impl PlanBuilder<'_, '_> {
     }
 }
 
+impl PlanBuilder<'_, '_> {
+    /// "which .tif scans in Stamps/Scans are exact duplicates? csv report please": a clause that
+    /// is the last step's tool again, on the same things, only says more of how. Its values join
+    /// that step (true when they did); a value said differently is a step of its own.
+    pub(super) fn said_again(&mut self, new: &[(PlanStep, Emitted)]) -> bool {
+        let [(step, _)] = new else {
+            return false;
+        };
+        let Some(last) = self.steps.last_mut() else {
+            return false;
+        };
+        if last.skill != step.skill || last.tool != step.tool {
+            return false;
+        }
+        let differs = step
+            .params
+            .iter()
+            .any(|(k, v)| last.params.get(k).is_some_and(|old| old != v));
+        let adds = step.params.keys().any(|k| !last.params.contains_key(k));
+        if differs || !adds {
+            return false;
+        }
+        for (k, v) in &step.params {
+            last.params.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        true
+    }
+}
+
 /// The step numbers `value` refers to (`"$step(2).nodes"`, in a list too).
 fn step_refs(value: &Value) -> Vec<usize> {
     match value {

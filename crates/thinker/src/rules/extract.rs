@@ -459,6 +459,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     s.sentences = sentences_in(&lower_text);
 
     places::read_words(&mut s, &text, g, &lookup);
+    every_file_named(&mut s, &text, &lookup);
     // "can u convert wav to flac?": asking what the agent can do, about nothing in particular
     // (not "can you sort my photos", "can u extract that thing" or "can you zip Downloads").
     let lex = super::lexicon::lexicon();
@@ -516,6 +517,33 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
 }
 
 /// The quoted (or protected) text a placeholder word `⟦n⟧` stands for.
+/// "delete every .DS_Store in DJ/Crates", "all the Thumbs.db in Pictures": a file's name after
+/// "every" or "all" names every file so called, at any depth, not one file.
+fn every_file_named(s: &mut Slots, text: &str, lookup: &dyn Fn(&str) -> Option<String>) {
+    if s.name.is_some() || s.objects.len() != 1 || s.objects[0].contains('/') {
+        return;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let named = words.iter().enumerate().any(|(i, w)| {
+        let bare = w.trim_end_matches([',', ';', ':', '!', '?']);
+        let word = lookup(bare).unwrap_or_else(|| bare.to_owned());
+        let before = |k: usize| {
+            i >= k
+                && matches!(
+                    words[i - k].to_lowercase().as_str(),
+                    "every" | "all" | "each"
+                )
+        };
+        word == s.objects[0]
+            && (super::looks_like_file(&word) || word.starts_with('.') && word.len() > 2)
+            && (before(1) || i >= 2 && words[i - 1].eq_ignore_ascii_case("the") && before(2))
+    });
+    if named {
+        s.name = s.objects.pop();
+        s.recursive.get_or_insert(true);
+    }
+}
+
 fn quoted_at(quoted: &[String], w: &str) -> Option<String> {
     let t = w.trim_end_matches([',', ';', ':', '.', '!', '?']);
     t.strip_prefix('⟦')

@@ -241,6 +241,32 @@ impl PlanBuilder<'_, '_> {
             }
             fills.push((name.as_str(), fill));
         }
+        // "report the duplicates as csv": a word that chose a value (`when_said`) is not also
+        // the kind of file to look at.
+        let choosing: BTreeSet<&str> = tool
+            .planning
+            .when_said
+            .iter()
+            .flat_map(|r| &r.words)
+            .filter(|w| words.contains(w.as_str()))
+            .map(String::as_str)
+            .collect();
+        for (name, fill) in &mut fills {
+            if tool.planning.slot_for(name) != Some("extensions") || *fill != Fill::Stated {
+                continue;
+            }
+            let Some(Value::String(list)) = d.params.get(*name) else {
+                continue;
+            };
+            let kept: Vec<&str> = list.split(',').filter(|e| !choosing.contains(e)).collect();
+            if kept.is_empty() {
+                d.params.remove(*name);
+                *fill = Fill::Missing;
+            } else {
+                let kept = kept.join(",");
+                d.params.insert((*name).to_owned(), Value::String(kept));
+            }
+        }
         // What the request did not say: the tool's defaults (templates may use other params).
         for (name, fill) in &mut fills {
             if *fill == Fill::Missing

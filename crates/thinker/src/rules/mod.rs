@@ -685,6 +685,9 @@ impl PlanBuilder<'_, '_> {
                     self.last_target = Some(t.to_owned());
                 }
                 self.hand_back(&c.steps, slots);
+                if self.said_again(&c.steps) {
+                    return;
+                }
                 for (step, ret) in c.steps {
                     self.confidence.insert(step.step, margin.unwrap_or(0.0));
                     self.steps.push(step);

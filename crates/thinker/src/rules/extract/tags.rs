@@ -18,7 +18,7 @@ static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// "with tags work, backup", "tagged music, rename", "tags: a, b" closing the clause.
 static TAGS_LIST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:with\s+(?:the\s+)?)?(?:tags|tagged|labels|labelled)\s*:?\s+(.+?)(?:,\s+(?:that|which|so|to|for)\s.*)?[.!?]*$")
+    Regex::new(r"(?i)\b(?:with\s+(?:the\s+)?)?(?:tags|tagged|labels|labelled)\s*:?\s+(.+?)(?:(?:,\s+(?:that|which|so|to|for)|:)\s.*)?[.!?]*$")
         .unwrap()
 });
 /// "(tags: audio, stems)": a list in brackets ends where they close.
@@ -153,6 +153,11 @@ mod tests {
             ),
             // What the skill does, after the list, is no tag; "all of them" gets the name after
             // it, and so does a named file (m008, m033, m035).
+            (
+                "make a skill pgn-splitter with tags chess, pgn: one giant PGN in, a file per game out",
+                vec!["chess", "pgn"],
+                "make a skill pgn-splitter",
+            ),
             (
                 "create a skill called gpx-trimmer, tags cycling and gps, that cuts the café stops",
                 vec!["cycling", "gps"],
