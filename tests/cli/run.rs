@@ -501,3 +501,32 @@ fn skill_create_with_the_llm_planner_drafts_tools_that_load() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// "delete the 2 largest files in Videos" deletes the two largest, not the first two found
+/// (issue 19: the count was a cap on an unsorted find).
+#[test]
+fn the_largest_files_are_the_ones_changed() {
+    let env = Env::new(&[
+        ("Videos/a-small.mp4", &"a".repeat(100)),
+        ("Videos/b-huge.mp4", &"b".repeat(5_000)),
+        ("Videos/c-tiny.mp4", &"c".repeat(10)),
+        ("Videos/d-big.mp4", &"d".repeat(3_000)),
+        ("Videos/e-mid.mp4", &"e".repeat(1_000)),
+    ]);
+    let before = files_below(env.root.path());
+    let out = env.run(&[
+        "run",
+        "--root",
+        env.root.path().to_str().unwrap(),
+        "--dry-run",
+        "-y",
+        "delete the 2 largest files in Videos",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("- delete Videos/b-huge.mp4"), "{stderr}");
+    assert!(stderr.contains("- delete Videos/d-big.mp4"), "{stderr}");
+    assert!(!stderr.contains("a-small"), "{stderr}");
+    assert!(!stderr.contains("c-tiny"), "{stderr}");
+    assert_eq!(files_below(env.root.path()), before);
+}

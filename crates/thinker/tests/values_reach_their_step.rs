@@ -131,3 +131,34 @@ fn every_file_so_named_and_what_a_file_holds() {
         ),
     ]);
 }
+
+#[test]
+fn the_biggest_files_are_ranked_by_size_before_a_change() {
+    check(&[
+        // The three biggest, not the first three found (n036).
+        (
+            "delete the 3 largest files in Videos",
+            &["analyze-directory/analyze", "manage-files/delete"],
+            &[
+                (0, "top_n", json!(3)),
+                (1, "path", json!("$step(1).largest")),
+            ],
+        ),
+        (
+            "three fattest files in Video Work/Renders → External/renders-biggest.tar.zst; originals can go once they're in there",
+            &["analyze-directory/analyze", "archive-files/create"],
+            &[
+                (0, "path", json!("Video Work/Renders")),
+                (0, "top_n", json!(3)),
+                (1, "source", json!("$step(1).largest")),
+                (1, "delete_originals", json!(true)),
+            ],
+        ),
+        // "over the last 48 hours" is how recent, not how old (n025).
+        (
+            "zip whatever changed in Docs over the last 48 hours into Backup/recent.zip",
+            &["search-files/find", "archive-files/create"],
+            &[(0, "modified_after", json!("48hours"))],
+        ),
+    ]);
+}

@@ -54,6 +54,8 @@ pub struct Slots {
     /// `file` or `dir` when the clause is about one kind only.
     pub kind: Option<String>,
     pub limit: Option<u64>,
+    /// The limit ranks by size: "the three biggest files", "which five shots weigh most".
+    pub by_size: bool,
     /// The first number of a numbering given by example ("report_5.pdf, report_6.pdf").
     pub start: Option<u64>,
     /// "the first 8 KB": read at most this many bytes of a file.
@@ -185,6 +187,8 @@ impl Slots {
             || self.modified_before.is_some()
             || self.empty
             || self.name.is_some()
+            // "the three biggest files in Renders" are some of its files, not the folder.
+            || self.by_size && self.limit.is_some()
     }
 
     /// The first location or object: the folder the clause is about.
@@ -454,6 +458,12 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
                 let n = m.as_str().to_lowercase();
                 n.parse().ok().or_else(|| number_word(&n))
             });
+        let said = c[0].to_lowercase();
+        s.by_size = [
+            "largest", "biggest", "heaviest", "fattest", "weigh", "take up", "hog", "eat",
+        ]
+        .iter()
+        .any(|w| said.contains(w));
     }
 
     s.sentences = sentences_in(&lower_text);

@@ -232,7 +232,7 @@ pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
 pub(in crate::rules) const NUMBER_WORDS: &str = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|ninety|hundred";
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(older than|more than|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS})?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
+        r"(?i)\b(older than|more than|over the last|over the past|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS})?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
     ))
 });
 pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {

@@ -102,31 +102,50 @@ impl PlanBuilder<'_, '_> {
             .copied()
             .filter(|f| slot_value(f, slots).is_some())
             .collect();
-        let mut choice: Option<(&SkillDefinition, &ToolDefinition)> = None;
-        for loaded in self.cx.skills.skills() {
-            for t in loaded.definition.tools.values() {
-                let ok = t.planning.selects.is_some()
-                    && !t.mutates()
-                    && t.primitive.kind() == PrimitiveKind::Graph
-                    && t.required_params.iter().all(|r| r == "path")
-                    && accepts(t, "kind")
-                    && filters.iter().all(|f| accepts(t, param_for_filter(f)));
-                // Prefer the tool with the fewest params that still accepts everything.
-                let better =
-                    choice.is_none_or(|(_, c)| t.optional_params.len() < c.optional_params.len());
-                if ok && better {
-                    choice = Some((&loaded.definition, t));
+        // "the three biggest files": a selection ranked by size takes a tool that ranks
+        // (`top_n`), where one takes every filter; else the first files found would do.
+        let choose = |ranked: bool| {
+            let mut choice: Option<(&SkillDefinition, &ToolDefinition)> = None;
+            for loaded in self.cx.skills.skills() {
+                for t in loaded.definition.tools.values() {
+                    // A preview shows a change; it selects nothing for one.
+                    let ok = t.planning.selects.is_some()
+                        && t.planning.previews.is_none()
+                        && !t.mutates()
+                        && t.primitive.kind() == PrimitiveKind::Graph
+                        && t.required_params.iter().all(|r| r == "path")
+                        && (if ranked {
+                            accepts(t, "top_n")
+                        } else {
+                            accepts(t, "kind")
+                        })
+                        && filters.iter().all(|f| accepts(t, param_for_filter(f)));
+                    // Prefer the tool with the fewest params that still accepts everything.
+                    let better = choice
+                        .is_none_or(|(_, c)| t.optional_params.len() < c.optional_params.len());
+                    if ok && better {
+                        choice = Some((&loaded.definition, t));
+                    }
                 }
             }
-        }
-        let (skill, tool) = choice?;
+            choice
+        };
+        let ranked = slots.by_size && slots.limit.is_some();
+        let (skill, tool) = ranked
+            .then(|| choose(true))
+            .flatten()
+            .or_else(|| choose(false))?;
         let mut params = Map::new();
         params.insert(
             "path".into(),
             json!(place.clone().unwrap_or_else(|| ".".into())),
         );
         let used = optional_from_slots(tool, slots, &mut params);
-        if !params.contains_key("kind") && !slots.empty && top != Some(Entries::All) {
+        if !params.contains_key("kind")
+            && accepts(tool, "kind")
+            && !slots.empty
+            && top != Some(Entries::All)
+        {
             params.insert("kind".into(), json!("file"));
         }
         // The files directly in the folder unless the request says everywhere.
