@@ -162,3 +162,36 @@ fn the_biggest_files_are_ranked_by_size_before_a_change() {
         ),
     ]);
 }
+
+#[test]
+fn quoted_text_is_said_whole_and_a_preview_carried_out_by_its_verb() {
+    check(&[
+        // The comma inside the quote splits nothing; "jot '…' into" is the file's text (n048).
+        (
+            "read Brewery/Batch Sheets/Batch 113 – Hazy IPA.md first, then jot 'order Citra, check FG on day 10' into a new file Brewery/Batch Sheets/todo.txt",
+            &["parse-content/extract_text", "manage-files/create"],
+            &[
+                (1, "name", json!("todo.txt")),
+                (1, "content", json!("order Citra, check FG on day 10")),
+            ],
+        ),
+        // "from 2 GB up" is a least size; "should be over on" moves (n064).
+        (
+            "the FITS captures are filling my internal drive; every one from 2 GB up in Astronomy/FITS should be over on External/Astro Raw instead",
+            &["search-files/find", "manage-files/move"],
+            &[
+                (0, "min_size", json!("2GB")),
+                (1, "target", json!("External/Astro Raw")),
+            ],
+        ),
+        // "then actually sort it" after a preview carries it out (n054).
+        (
+            "Architecture/Downloads – gimme a type-by-type preview first, then actually sort it; if two names collide keep both",
+            &[
+                "organize-by-type/preview_categories",
+                "organize-by-type/organize",
+            ],
+            &[(1, "on_conflict", json!("rename"))],
+        ),
+    ]);
+}

@@ -438,6 +438,28 @@ const SEQUENCERS: &[&str] = &[
 
 /// Splits `request` into clauses; `extra_verbs` start actions too.
 pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> {
+    // "jot 'order Citra, check FG on day 10' into todo.txt": what is quoted is said whole, its
+    // commas split nothing.
+    let mut held: Vec<String> = Vec::new();
+    let request = super::extract::QUOTED.replace_all(request, |c: &regex::Captures| {
+        let quote = c[0].to_owned();
+        if quote.contains([',', ';']) {
+            held.push(quote);
+            format!("⟪{}⟫", held.len() - 1)
+        } else {
+            quote
+        }
+    });
+    let mut clauses = split_unquoted(&request, extra_verbs);
+    for c in &mut clauses {
+        for (i, quote) in held.iter().enumerate() {
+            c.text = c.text.replace(&format!("⟪{i}⟫"), quote);
+        }
+    }
+    clauses
+}
+
+fn split_unquoted(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> {
     let verbs = Verbs { extra: extra_verbs };
     // "biger then 50MB": "then" between a comparison and a number is a misspelt "than", not
     // the start of a step.

@@ -13,6 +13,7 @@ mod tags;
 
 pub(super) use lexicon::DELETE_ORIGINALS;
 pub(super) use lexicon::NUMBER_WORDS;
+pub(in crate::rules) use lexicon::QUOTED;
 use lexicon::*;
 pub(super) use names::only_a_name;
 pub(in crate::rules) use paths::file_path_end;
@@ -273,18 +274,20 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     }
     if let Some(c) = CONTENT.captures(&text) {
         // "write Garden/to-buy.txt with 'borage, calendula'": the file stays what is written.
-        let (raw, r) = match c.get(3) {
-            Some(m) => (
+        let (raw, r) = match (c.get(3), c.get(4)) {
+            (Some(m), _) => (
                 m.as_str(),
                 text[..m.start()].rfind("with").unwrap_or(m.start())..m.end(),
             ),
-            None => (
+            // "jot 'order Citra' into a new file todo.txt": the text, the rest stays.
+            (_, Some(m)) => (m.as_str(), m.range()),
+            (None, None) => (
                 c.get(1).or(c.get(2)).map_or("", |m| m.as_str()),
                 c.get(0).expect("match").range(),
             ),
         };
         let content = lookup(raw).unwrap_or_else(|| unquote(raw));
-        if c.get(3).is_none() || !names_a_path(&content) {
+        if c.get(3).or(c.get(4)).is_none() || !names_a_path(&content) {
             s.content = Some(content);
             cut(&mut text, r);
         }

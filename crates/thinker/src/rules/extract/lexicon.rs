@@ -185,7 +185,7 @@ pub(in crate::rules) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(||
 });
 /// Quoted text. A single quote opens only where no letter or digit comes before it and closes
 /// only where none follows: the apostrophes of "what's … it's" quote nothing.
-pub(super) static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
+pub(in crate::rules) static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#""([^"]+)"|“([^”]+)”|„([^“”]+)[“”]|«([^»]+)»|»([^«]+)«|\B'([^']+)'\B|`([^`]+)`|‘([^’]+)’|‚([^‘’]+)[‘’]"#,
     )
@@ -221,10 +221,10 @@ pub(super) static READ_LIMIT: LazyLock<Regex> = LazyLock::new(|| {
 /// "new empty file ideas.md", "make an empty folder": made empty, not selected for being empty.
 pub(super) static MADE_EMPTY: LazyLock<Regex> =
     LazyLock::new(|| re(r"\b(?:new|create|make|add|touch)\s+(?:an?\s+|a\s+new\s+|new\s+)?empty\b"));
-/// "500MB+", "4 GB or more", "2 GB and up" (group 3 is "less" or "smaller" for "10 MB or less").
+/// "500MB+", "4 GB or more", "2 GB and up", "from 2 GB up" (group 3 is "less" or "smaller" for "10 MB or less").
 pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\b(?:\s*\+|\s+(?:or|and)\s+(more|bigger|larger|above|over|up|less|smaller|under|below))",
+        r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\b(?:\s*\+|\s+up\b|\s+(?:or|and)\s+(more|bigger|larger|above|over|up|less|smaller|under|below))",
     )
 });
 /// Numbers written as words from two on ("eighteen months", "top fifteen"), for the regexes;
@@ -334,7 +334,7 @@ pub(super) static NAMES_LIKE: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that (?:just |only |simply )?says|saying)\s+("[^"]+"|'[^']+'|.+)$|\bwith\s+(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:in it|inside|in there|as (?:its )?(?:text|content|contents))\b|\b(?:write|create|make|jot|start)\s+\S+\s+with\s+(⟦\d+⟧|"[^"]+"|'[^']+')[.!]*$"#,
+        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that (?:just |only |simply )?says|saying)\s+("[^"]+"|'[^']+'|.+)$|\bwith\s+(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:in it|inside|in there|as (?:its )?(?:text|content|contents))\b|\b(?:write|create|make|jot|start)\s+\S+\s+with\s+(⟦\d+⟧|"[^"]+"|'[^']+')[.!]*$|\b(?:jot|write|put|note|type|add)\s+(?:down\s+)?(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:down\s+)?(?:into|in|to|inside)\s"#,
     )
 });
 pub(super) static DURATION: LazyLock<Regex> = LazyLock::new(|| {
