@@ -39,6 +39,16 @@ fn what_a_later_clause_says_about_how_reaches_the_step_it_reads_from() {
             &["remove-duplicates/scan"],
             &[(0, "format", json!("csv"))],
         ),
+        // A name that opens a path said is that folder, not the later path ending in it (n034).
+        (
+            "Fire Brigade/Rosters: anything older than 1 Jan 2023 goes to Archive/Fire Brigade, and then an overview of Fire Brigade please",
+            &[
+                "search-files/find",
+                "manage-files/move",
+                "analyze-directory/analyze",
+            ],
+            &[(2, "path", json!("Fire Brigade"))],
+        ),
         // The archive made is not what "the folder" deletes (n051).
         (
             "Dorm Move-Out/Semester 1 Notes → Archive/sem1-notes.zip and delete the folder once zipped; after that list Dorm Move-Out",

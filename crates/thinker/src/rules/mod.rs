@@ -559,9 +559,16 @@ impl PlanBuilder<'_, '_> {
         }
         // "wipe the 0 KB files out of Dev/api-server/logs, then tar.gz that logs folder": a
         // bare name that ends a path said before is that path.
+        // "Fire Brigade/Rosters: … goes to Archive/Fire Brigade, then an overview of Fire
+        // Brigade": a name that opens a path said is that folder itself.
         let said_before = self.paths_said();
         for p in slots.locations.iter_mut().chain(slots.objects.iter_mut()) {
+            let opens_a_path = said_before.iter().any(|k| {
+                k.split_once('/')
+                    .is_some_and(|(first, _)| first.eq_ignore_ascii_case(p))
+            });
             if !p.contains('/')
+                && !opens_a_path
                 && let Some(full) = said_before.iter().find(|k| {
                     k.rsplit('/')
                         .next()
