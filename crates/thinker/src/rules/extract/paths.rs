@@ -183,16 +183,18 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
     // "Semester 3", "Week 5/notes.pdf": a small number after a name goes on with it, unless it
     // counts what follows ("Photos/Trip 10 biggest files").
     // "Music Production/Album 2 Sessions": a word written with a capital goes on naming.
+    // "Raw 2 GB or heavier": a unit in capitals counts too.
     let counts_what_follows = |next: Option<&&str>| {
-        next.filter(|w| !w.starts_with(char::is_uppercase))
-            .map(|w| {
-                w.trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
-                    .to_lowercase()
-            })
-            .is_some_and(|w| {
-                w.chars().all(char::is_alphabetic)
-                    && (w.len() > 3 && w.ends_with('s') || UNIT_WORDS.contains(&w.as_str()))
-            })
+        next.is_some_and(|raw| {
+            let w = raw
+                .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+                .to_lowercase();
+            UNIT_WORDS.contains(&w.as_str())
+                || !raw.starts_with(char::is_uppercase)
+                    && w.chars().all(char::is_alphabetic)
+                    && w.len() > 3
+                    && w.ends_with('s')
+        })
     };
     let small_number =
         |x: &str| (1..=3).contains(&x.len()) && x.chars().all(|c| c.is_ascii_digit());
@@ -231,6 +233,8 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 || small_number(part)
                 // "Halvorsen Wedding (2026)/Proxies", "Biscuit (Beagle)/xray.dcm".
                 || part.len() > 2 && part.starts_with('(') && part.ends_with(')')
+                // "Documents/Book club/chapter 3 notes.docx".
+                || lower_case_tail(&path, part, None)
         });
         if goes_on {
             path = format!("{path} {word}");
@@ -267,6 +271,18 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 && capital(last_part(&path).rsplit(' ').next().unwrap_or_default()))
             && words.get(end + 1).is_some_and(|n| capital(n));
         let bracketed_name = bracketed_name(raw);
+        // "2026-14 Mill Lane (point clouds) into …", "Mrs Okafor (consultant) 2026-11.pdf": one
+        // or two plain words in brackets go on naming; a remark says more ("(so ep42.docx …").
+        if !bracketed_name && let Some(close) = short_bracket(&words[end..]) {
+            let inner = words[end..end + close].join(" ");
+            let closed = inner.trim_end_matches([',', ';', ':', '!', '?', '.']);
+            path = format!("{path} {closed}");
+            end += close;
+            if ends(closed.trim_end_matches(')')) || closed.len() != inner.len() {
+                break;
+            }
+            continue;
+        }
         // "Nguyen 2024 - soil microbiome.pdf": a dash inside a file's name.
         let dash_in_a_name = matches!(word, "-" | "–")
             && up_to_a_stop(&words[end + 1..])
@@ -278,8 +294,17 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     crate::rules::looks_like_file(w)
                         && !FORMAT_WORDS.contains(&w.to_lowercase().as_str())
                 });
+        // "Final (so ep42.docx becomes …)": a bracket that opens a remark ends the name.
+        // Not "Wellcome call 2027 (guidance notes).pdf": there the bracket closes in the file's name.
+        let opens_a_remark = raw.starts_with('(')
+            && !file_name
+            && !bracketed_name
+            && !words[end..].iter().take(4).any(|w| w.contains(")."));
+        let lower_tail = lower_case_tail(&path, raw, words.get(end + 1).copied());
         let joins = !word.contains('/')
-            && (file_name
+            && !opens_a_remark
+            && (lower_tail
+                || file_name
                 || title_word
                 || bracketed_name
                 || dash_in_a_name
@@ -336,4 +361,182 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
         }
     }
     (path, end)
+}
+
+/// "(point clouds)", "(consultant)": one or two plain words in brackets that close (how many
+/// words they take), not a remark ("(so ep42.docx becomes …)", "(the old ones)", "(e.g. …)").
+fn short_bracket(words: &[&str]) -> Option<usize> {
+    let first = words.first()?.strip_prefix('(')?;
+    let inner: Vec<&str> = std::iter::once(first)
+        .chain(words.iter().skip(1).copied())
+        .take(2)
+        .collect();
+    let close = inner.iter().position(|w| {
+        w.trim_end_matches([',', ';', ':', '!', '?', '.'])
+            .ends_with(')')
+    })?;
+    let plain = inner[..=close].iter().all(|w| {
+        let w = w
+            .trim_end_matches([',', ';', ':', '!', '?', '.'])
+            .trim_end_matches(')')
+            .to_lowercase();
+        !w.is_empty()
+            && w.chars().all(|c| c.is_alphanumeric() || c == '-')
+            && !DETERMINERS.contains(&w.as_str())
+            && !NEVER_NAME_STARTS.contains(&w.as_str())
+            && !places::LOCATION_PREPS.contains(&w.as_str())
+            && !places::TARGET_PREPS.contains(&w.as_str())
+            && !crate::rules::lexicon::lexicon().action_verbs.contains(&w)
+            && ![
+                "mostly", "maybe", "approx", "roughly", "about", "ish", "etc", "eg", "ie",
+            ]
+            .contains(&w.as_str())
+    });
+    plain.then_some(close + 1)
+}
+
+/// Words that never go on a name in lower case: they link, ask, point or say when and how
+/// ("Documents/Taxes first", "Desktop/Old stuff hold?").
+const NEVER_IN_A_NAME: &[&str] = &[
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "has",
+    "have",
+    "had",
+    "does",
+    "do",
+    "did",
+    "hold",
+    "holds",
+    "contain",
+    "contains",
+    "take",
+    "takes",
+    "use",
+    "uses",
+    "need",
+    "needs",
+    "should",
+    "could",
+    "would",
+    "can",
+    "will",
+    "than",
+    "that",
+    "which",
+    "who",
+    "where",
+    "when",
+    "what",
+    "how",
+    "if",
+    "because",
+    "since",
+    "while",
+    "before",
+    "after",
+    "as",
+    "by",
+    "me",
+    "you",
+    "we",
+    "they",
+    "them",
+    "there",
+    "here",
+    "first",
+    "now",
+    "too",
+    "again",
+    "instead",
+    "later",
+    "today",
+    "tonight",
+    "asap",
+    "afterwards",
+    "everywhere",
+    "recursively",
+    "please",
+    "pls",
+    "thanks",
+    "thx",
+    "not",
+    "up",
+    "out",
+    "off",
+    "down",
+    "over",
+    "away",
+    "folder",
+    "folders",
+    "directory",
+    "dir",
+    "subfolders",
+    "right",
+    "already",
+    "yet",
+    "still",
+    "also",
+    "then",
+    "plz",
+    "pronto",
+    "rn",
+    "tho",
+    "lol",
+    "fr",
+    "ty",
+    "around",
+    "ought",
+    "must",
+    "might",
+    "may",
+    "shall",
+];
+
+/// Whether a word ends a name or starts what comes after one.
+fn never_in_a_name(word: &str) -> bool {
+    let l = word
+        .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+        .to_lowercase();
+    l.is_empty()
+        || NEVER_IN_A_NAME.contains(&l.as_str())
+        || DETERMINERS.contains(&l.as_str())
+        || NEVER_NAME_STARTS.contains(&l.as_str())
+        || places::LOCATION_PREPS.contains(&l.as_str())
+        || places::TARGET_PREPS.contains(&l.as_str())
+        || crate::rules::clause::is_question_word(&l)
+        || crate::rules::lexicon::lexicon().action_verbs.contains(&l)
+        || l.contains('\'')
+        || l.contains('’')
+}
+
+/// "Documents/Job search", "Documents/Car insurance": one word in lower case after a part written
+/// with a capital goes on the name when the name clearly ends there (the request or the clause
+/// ends, or a preposition or "and"/"then" follows). Not a kind of file ("Work/Reports
+/// documents"), a manner ("quickly"), a participle ("keeping", "turned"), a word the lexicon
+/// reads ("ovr", "lowercase") or one that never names.
+fn lower_case_tail(path: &str, raw: &str, after: Option<&str>) -> bool {
+    let last = path.rsplit(['/', ' ']).next().unwrap_or(path);
+    let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    let lex = crate::rules::lexicon::lexicon();
+    let read_by_the_lexicon = lex.synonyms.contains_key(word)
+        || lex.common_words.contains(word)
+        || lex.case_words.values().flatten().any(|w| w == word)
+        || lex.filler_leads.iter().any(|w| w == word);
+    last.starts_with(char::is_uppercase)
+        && last.chars().skip(1).any(char::is_lowercase)
+        && word.len() > 2
+        && word.chars().all(|c| c.is_lowercase() || c == '-')
+        // Nor "what Bakery/Invoices covers": a verb said of the folder.
+        && !["ly", "ing", "ed", "er", "s"].iter().any(|end| word.ends_with(end))
+        && !read_by_the_lexicon
+        && !never_in_a_name(word)
+        // "Desktop/Old stuff": a word for anything at all names too, a kind of file does not.
+        && (!places::describes_files(word) || word == "stuff")
+        && !known_extension(word.trim_end_matches('s'))
+        && (raw.ends_with(['.', '!', '?'])
+            || after.is_none_or(|a| places::TARGET_PREPS.contains(&a.to_lowercase().as_str())))
 }

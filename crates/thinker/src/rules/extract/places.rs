@@ -31,6 +31,19 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         }
     }
     let next_is_folder = words.get(i + 1).is_some_and(|n| is_folder_noun(n));
+    // "in monthly folders", "give each kind its own home": folders described, not named.
+    let described = i > 0 && words[i - 1].eq_ignore_ascii_case("own")
+        || words.get(i + 1).is_some_and(|n| {
+            let n = n
+                .trim_end_matches([',', ';', ':', '.', '!', '?'])
+                .to_lowercase();
+            n.ends_with('s') && is_folder_noun(&n)
+        }) && w.starts_with(char::is_lowercase)
+            && !w.contains('/')
+            && g.entry(w).is_none();
+    if described {
+        return None;
+    }
     let used = if next_is_folder { i + 2 } else { i + 1 };
     if w.contains('/') || w.starts_with('~') {
         return Some((w.trim_end_matches('/').to_owned(), used));
@@ -256,7 +269,7 @@ fn opens_with_a_folder(raw: &str) -> bool {
 
 /// A word saying what kind of files ("installers", "photos", "pdfs"): the word before it is an
 /// adjective ("the old installers"), not a folder called "old".
-fn describes_files(word: &str) -> bool {
+pub(super) fn describes_files(word: &str) -> bool {
     let singular = word.strip_suffix('s').unwrap_or(word);
     KIND_WORDS.iter().any(|(w, _, _)| *w == word)
         || CATEGORY_WORDS.iter().any(|(w, _)| *w == word)
@@ -331,15 +344,33 @@ pub(super) fn read_words(
         });
         // "put Screenshots/a.png in Taxes/Proof", "stash it in X": after a verb of placing and
         // the thing placed (a path or a pointer back), where it goes.
+        // So is "…, put the category folders in Tabletop/Sorted": a placing verb a few words
+        // back, what it places said as "the …" with no preposition between.
+        let placing_verb_before = (i.saturating_sub(5)..i.saturating_sub(1)).rev().find(|&k| {
+            lex.placing_verbs.contains(&words[k].to_lowercase())
+                && (DETERMINERS.contains(&words[k + 1].to_lowercase().as_str())
+                    || ["those", "these", "all", "every", "each"]
+                        .contains(&words[k + 1].to_lowercase().as_str()))
+                && words[k + 1..i].iter().all(|x| {
+                    let x = x.to_lowercase();
+                    !x.ends_with([',', ';'])
+                        && !LOCATION_PREPS.contains(&x.as_str())
+                        && !TARGET_PREPS.contains(&x.as_str())
+                })
+                // Not "put the pictures in Pictures/Inbox into one folder per year": there the
+                // place after "in" is where they are.
+                && !words[i + 1..]
+                    .iter()
+                    .any(|x| TARGET_PREPS.contains(&x.to_lowercase().as_str()))
+        });
         let placed = matches!(w.as_str(), "in" | "inside" | "on" | "under")
             && i >= 2
-            && lex.placing_verbs.contains(&words[0].to_lowercase())
-            && {
+            && (lex.placing_verbs.contains(&words[0].to_lowercase()) && {
                 let thing = prev.trim_end_matches([',', ';']);
                 lex.back_references.contains(thing)
                     || lookup(words[i - 1])
                         .is_some_and(|p| p.contains('/') || super::super::looks_like_file(&p))
-            };
+            } || placing_verb_before.is_some());
         let w = if after_a_copy_of
             || placed
             || [

@@ -399,3 +399,93 @@ fn brackets_ranges_and_dashed_names_stay_in_the_path() {
             delete_originals=true"#]],
     );
 }
+
+#[test]
+fn a_short_bracket_and_a_last_word_in_lower_case_end_a_name() {
+    check(
+        "summarize Midwifery/Letters/Referral – Mrs Okafor (consultant) 2026-11.pdf in 3 sentences",
+        expect![[r#"
+            objects=["Midwifery/Letters/Referral – Mrs Okafor (consultant) 2026-11.pdf"]
+            sentences=Some(3)"#]],
+    );
+    check(
+        "pack Surveying/Jobs/2026-14 Mill Lane (point clouds) into External/mill-lane.tar.zst",
+        expect![[r#"
+            objects=["Surveying/Jobs/2026-14 Mill Lane (point clouds)"]
+            targets=["External/mill-lane.tar.zst"]
+            format=Some("tar.zst")"#]],
+    );
+    check(
+        "add _clean to the end of each name in Podcast Transcripts/Final (so ep42.docx becomes ep42_clean.docx)",
+        expect![[r#"
+            locations=["Podcast Transcripts/Final"]
+            objects=["ep42.docx"]
+            pattern=Some("{name}_clean.{ext}")"#]],
+    );
+    check(
+        "move Photos/Trip (the old ones) to Archive",
+        expect![[r#"
+        objects=["Photos/Trip", "old"]
+        targets=["Archive"]"#]],
+    );
+    check(
+        "creat a new foldr Documents/Car insurance",
+        expect![[r#"objects=["Documents/Car insurance"]"#]],
+    );
+    check(
+        "zip Photos/Italy trip into Backup/italy.zip",
+        expect![[r#"
+        objects=["Photos/Italy trip"]
+        targets=["Backup/italy.zip"]
+        format=Some("zip")"#]],
+    );
+    check(
+        "sumarize Documents/Book club/chapter 3 notes.docx",
+        expect![[r#"objects=["Documents/Book club/chapter 3 notes.docx"]"#]],
+    );
+    // Not a name's word: a kind of file, a verb said of the folder, a word of the lexicon.
+    check(
+        "show Work/Reports documents I've worked on in the past few days",
+        expect![[r#"objects=["Work/Reports", "documents"]"#]],
+    );
+    check(
+        "divide each bill by what Bakery/Invoices covers",
+        expect![[r#"objects=["Bakery/Invoices"]"#]],
+    );
+    check(
+        "cpoy Recipes/Baking ovr to Backup/Recipes plz",
+        expect![[r#"
+        objects=["Recipes/Baking"]
+        targets=["Backup/Recipes"]"#]],
+    );
+    check(
+        "Surveying/Scans/Raw — is even one of them 2 GB or heavier?",
+        expect![[r#"
+        objects=["Surveying/Scans/Raw"]
+        refers_back=true"#]],
+    );
+}
+
+#[test]
+fn described_folders_are_no_places() {
+    check(
+        "Pharmacy/Reports would be easier to browse in monthly folders",
+        expect![[r#"
+            objects=["Pharmacy/Reports"]
+            kind=Some("dir")"#]],
+    );
+    check("give each kind its own home", expect![[r#""#]]);
+    check(
+        "sort Tabletop/Strahd Dump by file type, put the category folders in Tabletop/Sorted",
+        expect![[r#"
+            objects=["Tabletop/Strahd Dump"]
+            targets=["Tabletop/Sorted"]
+            kind=Some("dir")"#]],
+    );
+    check(
+        "put the pictures in Pictures/Inbox into one folder per year",
+        expect![[r#"
+        locations=["Pictures/Inbox"]
+        extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]"#]],
+    );
+}
