@@ -38,7 +38,12 @@ fn german_phrases_with_no_word_for_word_english() {
         (
             "Mietvertrag_Wohnheim_Zimmer_214.pdf – hab keine Ahnung mehr, in welchem Ordner der liegt",
             &["search-files/find"],
-            &[(0, "path", json!("Mietvertrag_Wohnheim_Zimmer_214.pdf"))],
+            // Looked for by its name everywhere, not read as a folder.
+            &[
+                (0, "name", json!("Mietvertrag_Wohnheim_Zimmer_214.pdf")),
+                (0, "path", json!(".")),
+                (0, "recursive", json!(true)),
+            ],
         ),
         (
             "FITS nach PNG konvertieren – kannst du das von Haus aus?",

@@ -505,8 +505,9 @@ fn more_german_and_casual_readings() {
             &[(0, "on_conflict", Value::from("rename"))],
         ),
         (
+            // Why a folder is big is the full breakdown (what takes the room), not its totals.
             "why is Podcast/Raw Takes so enormous?",
-            &["analyze-directory/summary"],
+            &["analyze-directory/analyze"],
             &[],
         ),
         (

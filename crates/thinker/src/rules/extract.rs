@@ -378,7 +378,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let name = lookup(raw).unwrap_or_else(|| unquote(raw));
         // "zip up Pictures/Kyoto, call it Backup/kyoto-trip.zip": an archive's path is the one
         // to make, not a name to look for.
-        if name.contains('/') && places::is_archive_name(&name) {
+        // "move the pdfs into a new folder called Taxes", "put the spare copies in a folder
+        // called Pictures/Doubles": the folder they go to.
+        let into_a_folder = INTO_A_FOLDER.is_match(&text[..c.get(0).expect("match").start()]);
+        if name.contains('/') && places::is_archive_name(&name) || into_a_folder {
             s.targets.push(name);
         } else {
             s.name = Some(name);

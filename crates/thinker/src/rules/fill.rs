@@ -523,6 +523,33 @@ impl PlanBuilder<'_, '_> {
                 .or(slots.targets.first().filter(|_| !takes_target).cloned())
                 .or(slots.objects.first().cloned())
         };
+        // "where is driving-licence.pdf": a tool that looks through a folder for things by name
+        // looks for a file named without its folder everywhere, not inside it.
+        let takes = |p: &str| {
+            d.tool
+                .required_params
+                .iter()
+                .chain(&d.tool.optional_params)
+                .any(|x| x == p)
+        };
+        // So does "find report.pdf in Documents", in that folder.
+        if acts_on == ActsOn::Folder
+            && !d.tool.mutates()
+            && takes("name")
+            && slots.name.is_none()
+            && let Some(file) = slots
+                .objects
+                .first()
+                .filter(|o| looks_like_file(o) && !o.contains('/'))
+        {
+            d.params.insert("name".into(), json!(file));
+            if takes("recursive") {
+                d.params.insert("recursive".into(), json!(true));
+            }
+            let place = d.clause_place.clone().unwrap_or_else(|| ".".to_owned());
+            d.params.insert(name.into(), json!(place));
+            return Fill::Stated;
+        }
         if let Some(v) = value {
             // The request is about that folder from now on ("…, and show me the folder").
             if d.new_place.is_none() && !looks_like_file(&v) {

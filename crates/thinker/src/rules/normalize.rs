@@ -373,8 +373,19 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
         t = mask_whole(&t, &p);
     }
     let t = phrases_read(&t);
+    // "not opened for 6 months": a time read as how old is no ask to sort by month ("added in
+    // the past two weeks" still says recent).
+    let spent_time = |w: &str| {
+        slots.modified_before.is_some()
+            && slots.modified_after.is_none()
+            && slots.spent.contains(w)
+            && ["day", "week", "month", "year", "hour"]
+                .iter()
+                .any(|u| w == *u || w.strip_suffix('s') == Some(u))
+    };
     let words: Vec<String> = t
         .split_whitespace()
+        .filter(|w| !spent_time(w.trim_matches(|c: char| !c.is_alphanumeric())))
         .enumerate()
         .map(|(i, w)| {
             let core = w.trim_matches(|c: char| !c.is_alphanumeric());
@@ -390,7 +401,31 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             correct_at(core, vocab, i == 0).unwrap_or_else(|| w.to_owned())
         })
         .collect();
-    words.join(" ")
+    going_is_moving(words, slots).join(" ")
+}
+
+/// "files in Downloads not opened in 6 months go to Archive/Downloads": a verb of going
+/// (`going_verbs`) right before where things go is a move.
+fn going_is_moving(mut words: Vec<String>, slots: &Slots) -> Vec<String> {
+    let into_an_archive = slots.targets.iter().any(|t| {
+        t.rsplit_once('.')
+            .is_some_and(|(_, ext)| sandbox::category_of(Some(&ext.to_lowercase())) == "Archives")
+    });
+    if slots.targets.is_empty() || into_an_archive {
+        return words;
+    }
+    for i in 0..words.len().saturating_sub(1) {
+        let next = words[i + 1].as_str();
+        if lexicon().going_verbs.contains_key(words[i].as_str())
+            && matches!(
+                next,
+                "to" | "into" | "in" | "inside" | "under" | "onto" | "on"
+            )
+        {
+            "move".clone_into(&mut words[i]);
+        }
+    }
+    words
 }
 
 /// `t` (lower case) with the lexicon's phrases in the words the skills use, in file order. A

@@ -24,6 +24,12 @@ pub(super) fn read(
     g: &Grounding,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) {
+    // "nobody has opened for half a year": six months.
+    for half in ["half a year", "a half year"] {
+        while let Some(at) = text.to_lowercase().find(half) {
+            text.replace_range(at..at + half.len(), "6 months");
+        }
+    }
     // "its opening kilobyte": one of the unit.
     static ONE_UNIT: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?i)\b(first|top|opening|initial)\s+(kilobyte|kb|megabyte|mb)\b"));
@@ -172,6 +178,8 @@ pub(super) fn read(
             || op.starts_with("not ")
             || op.starts_with("never ")
             || op.starts_with("untouched")
+            // "nobody has opened for half a year".
+            || ["nobody", "no one", "noone"].iter().any(|w| op.starts_with(w))
             || (op == "more than" || op == "over") && c.get(4).is_some()
             // "that I haven't opened in the last month".
             || denied(text, c.get(0).expect("match").start());

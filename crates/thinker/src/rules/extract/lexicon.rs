@@ -232,7 +232,7 @@ pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
 pub(in crate::rules) const NUMBER_WORDS: &str = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|ninety|hundred";
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(older than|more than|over the last|over the past|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS})?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
+        r"(?i)\b(older than|more than|over the last|over the past|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|(?:nobody|no one|noone) (?:has |have |had )?(?:opened|touched|used|edited|changed|looked at)(?: (?:it|them|those))?(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS})?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
     ))
 });
 pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
@@ -316,6 +316,13 @@ pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
         r"(?i)\b(?:(?:top|first|best|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+\w+\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh(?: the)? most|take up the most|hog the most|eat the most))\b"
     ))
+});
+/// Text ending "into a new folder", "in a folder", "to a separate directory": a folder named next
+/// ("called X") is where things go.
+pub(super) static INTO_A_FOLDER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:in|into|to|inside)\s+(?:a|an|the|one)?\s*(?:new\s+|separate\s+|own\s+|single\s+)?(?:sub)?(?:folder|directory|dir)\s*,?\s*$",
+    )
 });
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
     // "called Receipts 2024": a name and the year after it are one name, and so are words

@@ -40,8 +40,17 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
             n.ends_with('s') && is_folder_noun(&n)
         }) && w.starts_with(char::is_lowercase)
             && !w.contains('/')
-            && g.entry(w).is_none();
-    if described {
+            && g.entry(w).is_none()
+            // "into year folders" says how they are sorted (the date tool reads it).
+            && !matches!(lower.as_str(), "year" | "month" | "day" | "week" | "date");
+    // "into a new folder called Taxes": a folder said to be new is named after it, if at all.
+    if described
+        || next_is_folder
+            && matches!(
+                lower.as_str(),
+                "new" | "separate" | "own" | "single" | "another" | "sub" | "one" | "extra"
+            )
+    {
         return None;
     }
     let used = if next_is_folder { i + 2 } else { i + 1 };
@@ -344,33 +353,15 @@ pub(super) fn read_words(
         });
         // "put Screenshots/a.png in Taxes/Proof", "stash it in X": after a verb of placing and
         // the thing placed (a path or a pointer back), where it goes.
-        // So is "…, put the category folders in Tabletop/Sorted": a placing verb a few words
-        // back, what it places said as "the …" with no preposition between.
-        let placing_verb_before = (i.saturating_sub(5)..i.saturating_sub(1)).rev().find(|&k| {
-            lex.placing_verbs.contains(&words[k].to_lowercase())
-                && (DETERMINERS.contains(&words[k + 1].to_lowercase().as_str())
-                    || ["those", "these", "all", "every", "each"]
-                        .contains(&words[k + 1].to_lowercase().as_str()))
-                && words[k + 1..i].iter().all(|x| {
-                    let x = x.to_lowercase();
-                    !x.ends_with([',', ';'])
-                        && !LOCATION_PREPS.contains(&x.as_str())
-                        && !TARGET_PREPS.contains(&x.as_str())
-                })
-                // Not "put the pictures in Pictures/Inbox into one folder per year": there the
-                // place after "in" is where they are.
-                && !words[i + 1..]
-                    .iter()
-                    .any(|x| TARGET_PREPS.contains(&x.to_lowercase().as_str()))
-        });
         let placed = matches!(w.as_str(), "in" | "inside" | "on" | "under")
             && i >= 2
-            && (lex.placing_verbs.contains(&words[0].to_lowercase()) && {
+            && lex.placing_verbs.contains(&words[0].to_lowercase())
+            && {
                 let thing = prev.trim_end_matches([',', ';']);
                 lex.back_references.contains(thing)
                     || lookup(words[i - 1])
                         .is_some_and(|p| p.contains('/') || super::super::looks_like_file(&p))
-            } || placing_verb_before.is_some());
+            };
         let w = if after_a_copy_of
             || placed
             || [

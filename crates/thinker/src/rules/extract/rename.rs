@@ -18,10 +18,11 @@ static EXAMPLE: LazyLock<Regex> = LazyLock::new(|| {
 /// A date written in an example name: digit groups with or without separators.
 static DATE_IN_NAME: LazyLock<Regex> =
     LazyLock::new(|| re(r"(19|20)\d\d(?:[-_.]?\d\d){2}(?:[-_ T]?\d\d(?:[-_.:]?\d\d){1,2})?"));
-/// "replace X with Y", "swap X for Y", "replace in every name in Scans the spaces with dashes".
+/// "replace X with Y", "swap X for Y", "replace in every name in Scans the spaces with dashes",
+/// "swap every space in the file names for a dash".
 static REPLACE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:replace|swap|substitute|exchange)\s+(?:in\s+.*?\s+)??(?:all\s+|every\s+|each\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:(?:bit|bits|part|parts|piece|text|string|prefix|suffix)\s+)?(?:out\s+)?(?:with|for|by)\s+(?:an?\s+)?(?:blank\s+|real\s+|plain\s+|single\s+|normal\s+)?("[^"]*"|'[^']*'|\S+)"#,
+        r#"(?i)\b(?:replace|swap|substitute|exchange)\s+(?:in\s+.*?\s+)??(?:all\s+|every\s+|each\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:(?:bit|bits|part|parts|piece|text|string|prefix|suffix)\s+)?(?:in\s+(?:the\s+|all\s+|every\s+)?(?:file\s*)?names?\s+)?(?:out\s+)?(?:with|for|by)\s+(?:an?\s+)?(?:blank\s+|real\s+|plain\s+|single\s+|normal\s+)?("[^"]*"|'[^']*'|\S+)"#,
     )
 });
 /// "'Aktivität' durch 'Tour' ersetzen" ("'Aktivität' with 'Tour' replace"): quoted text, then
@@ -31,10 +32,11 @@ static REPLACED_WITH_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)("[^"]*"|'[^']*'|⟦\d+⟧)\s+(?:with|by|for)\s+("[^"]*"|'[^']*'|⟦\d+⟧)\s+(?:\w+\s+)?(?:replace|replaced|swap|swapped|substitute|substituted)\b"#,
     )
 });
-/// "underscores in file names should become spaces", "turn the dots into dashes".
+/// "underscores in file names should become spaces", "turn the dots into dashes", "turn each
+/// space into a hyphen".
 static BECOME: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)(?:\bturn\s+(?:all\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+into\s+("[^"]*"|'[^']*'|\S+))|(?:("[^"]*"|'[^']*'|\S+)\s+(?:in\s+(?:the\s+)?(?:file\s*)?names\s+)?(?:should\s+)?(?:become|turn\s+into|be\s+replaced\s+(?:with|by))\s+("[^"]*"|'[^']*'|\S+))"#,
+        r#"(?i)(?:\bturn\s+(?:all\s+|each\s+|every\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+into\s+(?:an?\s+)?("[^"]*"|'[^']*'|\S+))|(?:("[^"]*"|'[^']*'|\S+)\s+(?:in\s+(?:the\s+)?(?:file\s*)?names\s+)?(?:should\s+)?(?:become|turn\s+into|be\s+replaced\s+(?:with|by))\s+("[^"]*"|'[^']*'|\S+))"#,
     )
 });
 /// "change IMG_ to Rome_ (in the file names)".
@@ -72,15 +74,15 @@ static AFFIX_SAID: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 /// Where the date goes when no example shows it: "the date in front of their names", "the date
-/// at the start of its filename".
+/// at the start of its filename"; "the date in their file names" goes in front.
 static DATE_PLACE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\bdate\b.*?\b(in front of|before|at the (?:start|beginning|end) of|after|behind)\s+(?:the\s+|each\s+|every\s+|their\s+|its\s+|all\s+)?(?:file\s*|photo\s*)?names?\b",
+        r"(?i)\bdate\b.*?\b(in front of|before|at the (?:start|beginning|end) of|after|behind|in)\s+(?:the\s+|each\s+|every\s+|their\s+|its\s+|all\s+)?(?:file\s*|photo\s*)?names?\b",
     )
 });
 
 /// Words that say the date is when a photo was taken (EXIF), not when the file changed.
-const TAKEN_WORDS: &[&str] = &["taken", "shot", "captured", "exif"];
+const TAKEN_WORDS: &[&str] = &["taken", "shot", "shooting", "captured", "capture", "exif"];
 /// What "spaces", "dashes" in "replace spaces with dashes" stand for.
 const CHARACTER_NAMES: &[(&str, &str)] = &[
     ("space", " "),
@@ -459,6 +461,15 @@ mod tests {
                 "name every photo after the moment it was taken, e.g. 2026-10-30 18.42.jpg",
                 "{exif.date:%Y-%m-%d %H.%M}.{ext}",
             ),
+            // No example: "the date in their names" goes in front.
+            (
+                "could the pictures from Pictures/Crete 2024 carry the shooting date in their file names?",
+                "{exif.date:%Y-%m-%d}_{name}.{ext}",
+            ),
+            (
+                "put each scan's date in its file name in Documents/Receipts scans",
+                "{date:%Y-%m-%d}_{name}.{ext}",
+            ),
             (
                 "number them like beach_001.jpg, beach_002.jpg",
                 "beach_{n:03}.{ext}",
@@ -534,6 +545,16 @@ mod tests {
                 "in Fahrrad/Touren should in all file names 'Aktivität' with 'Tour' replace be",
                 "Aktivität",
                 "Tour",
+            ),
+            (
+                "in Work/Reports, swap every space in the file names for a dash",
+                " ",
+                "-",
+            ),
+            (
+                "blanks in names choke it, so in Embroidery/Designs/Roses turn each space into a hyphen",
+                " ",
+                "-",
             ),
             (
                 "change IMG_ to Rome_ in the file names in Pictures/Rome",

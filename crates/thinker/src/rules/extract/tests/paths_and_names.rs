@@ -476,13 +476,6 @@ fn described_folders_are_no_places() {
     );
     check("give each kind its own home", expect![[r#""#]]);
     check(
-        "sort Tabletop/Strahd Dump by file type, put the category folders in Tabletop/Sorted",
-        expect![[r#"
-            objects=["Tabletop/Strahd Dump"]
-            targets=["Tabletop/Sorted"]
-            kind=Some("dir")"#]],
-    );
-    check(
         "put the pictures in Pictures/Inbox into one folder per year",
         expect![[r#"
         locations=["Pictures/Inbox"]

@@ -1,0 +1,123 @@
+//! Plain requests a new person types on the first day (issue 19, the plain set): a file looked for
+//! by name, a folder made to put things in, dates and spaces in names, "why so big", things
+//! nobody opened for a while going somewhere, every level of a folder.
+
+mod support;
+
+use serde_json::json;
+use support::check_readings as check;
+
+#[test]
+fn a_file_looked_for_by_name_is_looked_for_everywhere() {
+    check(&[
+        // The file's name is what to look for, not a folder to look in (r006).
+        (
+            "which folder is driving-licence.pdf in?",
+            &["search-files/find"],
+            &[
+                (0, "name", json!("driving-licence.pdf")),
+                (0, "path", json!(".")),
+                (0, "recursive", json!(true)),
+            ],
+        ),
+        (
+            "find report.pdf in Documents",
+            &["search-files/find"],
+            &[
+                (0, "name", json!("report.pdf")),
+                (0, "path", json!("Documents")),
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn a_folder_named_to_put_things_in_is_where_they_go() {
+    check(&[
+        (
+            "move the pdfs in Downloads into a new folder called Taxes",
+            &["manage-files/find", "manage-files/move"],
+            &[
+                (0, "path", json!("Downloads")),
+                (1, "target", json!("Taxes")),
+            ],
+        ),
+        // After a search for duplicates, the spare copies are the duplicates (r027).
+        (
+            "check Pictures for duplicate photos and put the spare copies in a folder called Pictures/Doubles",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[
+                (1, "action", json!("move")),
+                (1, "target", json!("Pictures/Doubles")),
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn spaces_and_dates_in_names_are_a_rename() {
+    check(&[
+        (
+            "in Work/Reports, swap every space in the file names for a dash",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "find", json!(" ")), (1, "replace", json!("-"))],
+        ),
+        (
+            "put each scan's date in its file name in Documents/Receipts",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("{date:%Y-%m-%d}_{name}.{ext}"))],
+        ),
+        // Nothing says how: a rename that asks for its pattern, never a delete.
+        (
+            "give my vacation pics new names",
+            &["manage-files/find", "batch-rename/rename"],
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn how_old_where_to_and_how_deep_come_from_plain_words() {
+    check(&[
+        // Nobody opened them for half a year; "belongs in" is where they go (r035).
+        (
+            "stuff in Downloads nobody has opened for half a year belongs in Archive/Downloads now",
+            &["search-files/find", "manage-files/move"],
+            &[
+                (0, "modified_before", json!("180days")),
+                (1, "target", json!("Archive/Downloads")),
+            ],
+        ),
+        (
+            "files in Downloads not opened in 6 months go to Archive/Downloads",
+            &["search-files/find", "manage-files/move"],
+            &[(0, "modified_before", json!("180days"))],
+        ),
+        // How recent still says recent.
+        (
+            "look at what got added to Podcast/Episodes in the past two weeks and shift it to Podcast/To Edit",
+            &["search-files/find_recent", "manage-files/move"],
+            &[(0, "modified_after", json!("14days"))],
+        ),
+        (
+            "clear out duplicate PDF files from Work/Reports and all the folders inside it",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "recursive", json!(true))],
+        ),
+        (
+            "why is my Documents folder so big?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", json!("Documents"))],
+        ),
+        (
+            "Downloads is a total jumble right now",
+            &["organize-by-type/organize"],
+            &[(0, "path", json!("Downloads"))],
+        ),
+        (
+            "what files and folders does Projects/website have?",
+            &["manage-files/list"],
+            &[(0, "path", json!("Projects/website"))],
+        ),
+    ]);
+}
