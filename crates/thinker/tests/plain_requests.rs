@@ -51,6 +51,16 @@ fn a_folder_named_to_put_things_in_is_where_they_go() {
                 (1, "target", json!("Pictures/Doubles")),
             ],
         ),
+        // "them" after a scan is what the scan found: the removal takes its groups; a move
+        // had no source at all.
+        (
+            "check Pictures for duplicate photos and put them in a folder called Pictures/Doubles",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[
+                (1, "groups", json!("$step(1).groups")),
+                (1, "target", json!("Pictures/Doubles")),
+            ],
+        ),
     ]);
 }
 

@@ -664,6 +664,29 @@ impl PlanBuilder<'_, '_> {
                 }
             }
         }
+        // "check Pictures for duplicate photos and put them in a folder called X": a clause
+        // pointing back at the last step is offered the sibling that takes that step's result
+        // (`takes_from`), ranked or not.
+        if slots.refers_back
+            && let Some(last) = self.steps.last()
+            && let Some(s) = self
+                .cx
+                .skills
+                .skills()
+                .find(|s| s.definition.name == last.skill)
+        {
+            let d = &s.definition;
+            for (name, tool) in &d.tools {
+                let takes_the_last = tool
+                    .planning
+                    .takes_from
+                    .values()
+                    .any(|from| from.split_once('.').is_some_and(|(t, _)| t == last.tool));
+                if takes_the_last && !hits.iter().any(|h| h.skill == d.name && h.tool == *name) {
+                    hits.push(as_ranked(ranking, &d.name, name));
+                }
+            }
+        }
         for l in lessons {
             let Some((skill, tool)) = l.chosen.split_once('/') else {
                 continue;
