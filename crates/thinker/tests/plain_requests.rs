@@ -1,6 +1,6 @@
 //! Plain requests a new person types on the first day (issue 19, the plain set): a file looked for
 //! by name, a folder made to put things in, dates and spaces in names, "why so big", things
-//! nobody opened for a while going somewhere, every level of a folder.
+//! nobody opened for a while going somewhere, every level of a folder, what not to do.
 
 mod support;
 
@@ -128,6 +128,43 @@ fn how_old_where_to_and_how_deep_come_from_plain_words() {
             "what files and folders does Projects/website have?",
             &["manage-files/list"],
             &[(0, "path", json!("Projects/website"))],
+        ),
+    ]);
+}
+
+/// What the person says not to do is never a step, said first ("don't delete anything, just …")
+/// or after the step it restricts; what to do on a clash, said as a short order, is how the step
+/// behaves (dev10 q058, q031).
+#[test]
+fn what_not_to_do_is_never_done_and_a_clash_order_is_no_step() {
+    check(&[
+        // Regression: a delete with nothing to delete came first.
+        (
+            "don't delete anything, just list the duplicates in Downloads",
+            &["remove-duplicates/scan"],
+            &[(0, "path", json!("Downloads"))],
+        ),
+        // Regression: "do not unzip" extracted the archive.
+        (
+            "do not unzip Backup/a.zip, only show what is inside",
+            &["archive-files/list"],
+            &[(0, "path", json!("Backup/a.zip"))],
+        ),
+        // Regression: a move with no target came first, and the negation became a tag.
+        (
+            "don't move any of the forms in Kindergarten/Consent Forms 2026, just label each one with what it covers",
+            &["organize-by-content/classify"],
+            &[(0, "path", json!("Kindergarten/Consent Forms 2026"))],
+        ),
+        // Regression: "and rename on clash" planned a batch rename of all of Downloads.
+        (
+            "move every .fit file from Downloads into Running/Watch Exports/2026 and rename on clash",
+            &["manage-files/find", "manage-files/move"],
+            &[
+                (0, "extension", json!("fit")),
+                (1, "target", json!("Running/Watch Exports/2026")),
+                (1, "on_conflict", json!("rename")),
+            ],
         ),
     ]);
 }

@@ -378,6 +378,13 @@ pub(super) fn about_a_clash(text: &str) -> bool {
         .any(|w| lex.clash_words.contains(&w))
 }
 
+/// "rename on clash", "and skip on conflict": what to do when a name is taken, in a few words
+/// naming no file, folder or type.
+pub(super) fn only_says_what_to_do_on_a_clash(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    about_a_clash(text) && words.len() <= 5 && !words.iter().any(|w| super::normalize::is_name(w))
+}
+
 /// "like" alone before a comma opens a restatement ("like, which years it comes from"): what
 /// follows is not a clause of its own.
 fn only_elaborates(piece: &str) -> bool {
@@ -671,7 +678,12 @@ pub fn without_negations(text: &str) -> String {
 /// the action, to the end of its part ("unzip it into Restore, and if a name is taken keep both
 /// by renaming" is an extraction; the condition still chooses values).
 pub fn affirmed(text: &str) -> String {
-    leave_out(text, true)
+    // "do not unzip X.zip, only show what is inside": when the negation and the restriction
+    // together are all there is, what is asked is the restriction.
+    match leave_out(text, true) {
+        all if all == text => leave_out(text, false),
+        out => out,
+    }
 }
 
 /// Whether `text` opens with a negation ("don't …"), or a casual phrase for one ("keep it
@@ -700,13 +712,15 @@ fn leave_out(text: &str, conditions: bool) -> String {
                 || ["and", "but", "or"].contains(&words[i - 1].to_lowercase().as_str()));
         // "…, only files over 20 MB matter": a restriction after a break narrows the step (its
         // values count) but says nothing about which step it is.
+        // "…, rename on clash" says how the step behaves, not which step it is.
         let condition = conditions
             && after_a_break
-            && lex
+            && (lex
                 .condition_leads
                 .iter()
                 .chain(&lex.qualifier_leads)
-                .any(|n| strip_lead(&rest, n).is_some());
+                .any(|n| strip_lead(&rest, n).is_some())
+                || only_says_what_to_do_on_a_clash(&rest));
         let negation = opens_with_a_negation(&rest);
         if !skipping && (condition || negation) {
             skipping = true;

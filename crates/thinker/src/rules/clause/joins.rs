@@ -297,6 +297,11 @@ fn qualifies_previous(c: &Clause, verbs: &Verbs) -> bool {
     {
         return true;
     }
+    // "…, and rename on clash", "skip on conflict": what to do on a clash, said as a short
+    // order that names nothing of its own.
+    if about_a_clash(text) && !c.sequenced && only_says_what_to_do_on_a_clash(text) {
+        return true;
+    }
     if about_a_clash(text)
         && lex.condition_leads.iter().any(|lead| {
             let lead: Vec<&str> = lead.split(' ').collect();
@@ -413,9 +418,43 @@ fn names_what_a_question_was_about(prev: &Clause, c: &Clause) -> Option<String> 
         .map(|name| format!("rename it to {name}"))
 }
 
+/// "don't delete anything, just list the duplicates in Downloads": a clause that only says what
+/// not to do, before a clause that acts, restricts that step; said after it ("list the
+/// duplicates in Downloads, don't delete anything") it is left out of what is asked, never a step.
+fn say_negations_after_their_step(clauses: &mut Vec<Clause>, verbs: &Verbs) {
+    let lex = crate::rules::lexicon::lexicon();
+    let mut i = 0;
+    while i + 1 < clauses.len() {
+        let (negation, next) = (&clauses[i], &clauses[i + 1]);
+        let restricts = !negation.header
+            && !next.header
+            && !next.sequenced
+            && opens_with_a_negation(&negation.text)
+            // "don't need three versions of every song, just one each" says what to remove.
+            && !lex
+                .unwanted_leads
+                .iter()
+                .any(|lead| strip_lead(&negation.text, lead).is_some())
+            && !opens_with_a_negation(&next.text)
+            && has_action(&next.text, verbs);
+        if restricts {
+            let negation = clauses.remove(i);
+            let step = &mut clauses[i];
+            step.text = format!(
+                "{}, {}",
+                step.text.trim_end_matches([',', ';', ' ']),
+                negation.text.trim_end_matches([',', ';', ' '])
+            );
+            step.sequenced = negation.sequenced;
+        }
+        i += 1;
+    }
+}
+
 /// Joins every clause that only qualifies the one before onto it, and a leading "show me" onto
 /// what it asks to see ("show me, what is in notes.txt").
 pub(super) fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
+    say_negations_after_their_step(clauses, verbs);
     let mut merged: Vec<Clause> = Vec::with_capacity(clauses.len());
     let mut lead_in: Option<String> = None;
     for mut c in clauses.drain(..) {

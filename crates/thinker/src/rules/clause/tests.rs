@@ -93,6 +93,11 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
         texts("every .stl in Downloads → 3D Prints/Inbox; keep both if names clash"),
         ["every .stl in Downloads move to 3D Prints/Inbox, keep both if names clash"]
     );
+    // What to do on a clash, said as a short order after "and", is no step of its own.
+    assert_eq!(
+        texts("move every .fit file from Downloads into Running/2026 and rename on clash"),
+        ["move every .fit file from Downloads into Running/2026, rename on clash"]
+    );
     assert_eq!(
         texts("Downloads/pack.zip → Ableton/Vol3 (extract)"),
         ["Downloads/pack.zip to Ableton/Vol3 (extract)"]
@@ -219,6 +224,12 @@ fn what_a_clause_says_not_to_do_is_left_out_of_matching() {
     assert_eq!(
         affirmed("if there are duplicates in Music delete them"),
         "if there are duplicates in Music delete them"
+    );
+    // Regression: a negation and a restriction that were all of the clause gave it back whole,
+    // so "do not unzip" chose the extraction.
+    assert_eq!(
+        affirmed("do not unzip Backup/a.zip, only show what is inside"),
+        "only show what is inside"
     );
     // What is left out is kept when it was the only action.
     assert_eq!(

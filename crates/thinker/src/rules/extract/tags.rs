@@ -46,6 +46,9 @@ static TAG_IT_NAME: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+/// Words that open a description of a file rather than a tag ("with what it covers").
+const DESCRIBES: &[&str] = &["what", "whatever", "which", "how", "where", "who", "whom"];
+
 /// The tags and the range of `text` they (with their "with", "as" or "the tag … to") take.
 pub(super) fn tag_list(
     text: &str,
@@ -69,6 +72,17 @@ pub(super) fn tag_list(
         let c = TAGS_LIST.captures(&masked)?;
         (at(c.get(1)?).0, c.get(0)?.range())
     };
+    // "label each one with what it covers": what a file is about is no tag's name.
+    let first = raw.split_whitespace().next().unwrap_or("").to_lowercase();
+    if DESCRIBES.contains(&first.as_str()) {
+        return None;
+    }
+    // "tag them with Paid, don't move them": what the person says not to do is no tag.
+    let raw = raw
+        .split(", ")
+        .take_while(|part| !crate::rules::clause::opens_with_a_negation(part))
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut list = format!(" {raw} ");
     for sep in [" and ", " & ", ";"] {
         list = list.replace(sep, ",");
@@ -196,5 +210,14 @@ mod tests {
             ),
             None
         );
+        // What a file is about is no tag.
+        assert_eq!(
+            tag_list("label each letter in Inbox with what it covers", &none),
+            None
+        );
+        // Regression: what not to do, after the tags, was read as one of them.
+        let (got, _) =
+            tag_list("tag the pdfs in Inbox with Paid, don't move them", &none).expect("tags");
+        assert_eq!(got, ["Paid"]);
     }
 }
