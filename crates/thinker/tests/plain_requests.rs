@@ -156,6 +156,24 @@ fn what_not_to_do_is_never_done_and_a_clash_order_is_no_step() {
             &["organize-by-content/classify"],
             &[(0, "path", json!("Kindergarten/Consent Forms 2026"))],
         ),
+        // Regression: "nothing should be deleted" added the removal, "I don't want to delete"
+        // a delete step.
+        (
+            "nothing should be deleted — find duplicates in Music",
+            &["remove-duplicates/scan"],
+            &[(0, "path", json!("Music"))],
+        ),
+        (
+            "I don't want to delete anything yet. which files in Downloads are duplicates?",
+            &["remove-duplicates/scan"],
+            &[(0, "path", json!("Downloads"))],
+        ),
+        // Regression: the folder after "how" was no place, so the preview had none.
+        (
+            "without moving anything, show how Downloads would be sorted by type",
+            &["organize-by-type/preview_categories"],
+            &[(0, "path", json!("Downloads"))],
+        ),
         // Regression: "and rename on clash" planned a batch rename of all of Downloads.
         (
             "move every .fit file from Downloads into Running/Watch Exports/2026 and rename on clash",

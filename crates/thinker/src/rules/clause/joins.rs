@@ -440,9 +440,15 @@ fn say_negations_after_their_step(clauses: &mut Vec<Clause>, verbs: &Verbs) {
         if restricts {
             let negation = clauses.remove(i);
             let step = &mut clauses[i];
+            let said = step.text.trim_end_matches([',', ';', ' ']);
+            // "which files are duplicates?" ends a sentence already.
+            let link = if said.ends_with(['?', '.', '!']) {
+                " "
+            } else {
+                ", "
+            };
             step.text = format!(
-                "{}, {}",
-                step.text.trim_end_matches([',', ';', ' ']),
+                "{said}{link}{}",
                 negation.text.trim_end_matches([',', ';', ' '])
             );
             step.sequenced = negation.sequenced;

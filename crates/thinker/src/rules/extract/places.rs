@@ -604,8 +604,9 @@ pub(super) fn read_words(
         } else if !(consumed[i]
             // "Archive the old logs": the verb opening the request is no place.
             || i == 0 && crate::rules::lexicon::lexicon().action_verbs.contains(&w)
-            // "how old is all that": a word asked how much of.
-            || prev == "how")
+            // "how old is all that": a word asked how much of ("how Downloads would look
+            // sorted" names a folder).
+            || prev == "how" && !raw.starts_with(char::is_uppercase))
             && (g.entry(&w).is_some()
                 || (COMMON_FOLDERS.contains(&w.as_str())
                     || raw.starts_with(char::is_uppercase) && is_common_folder(&w))
