@@ -186,3 +186,20 @@ fn what_not_to_do_is_never_done_and_a_clash_order_is_no_step() {
         ),
     ]);
 }
+
+/// A question that asks for no change is answered by looking, whatever the ranking says (dev10
+/// q014).
+#[test]
+fn a_question_about_the_files_changes_nothing() {
+    check(&[
+        // Regression: "or heavier" was no size and the question planned a removal of duplicates.
+        (
+            "scanner exports in Surveying/Scans/Raw — is even one of them 2 GB or heavier?",
+            &["search-files/find_large"],
+            &[
+                (0, "path", json!("Surveying/Scans/Raw")),
+                (0, "min_size", json!("2GB")),
+            ],
+        ),
+    ]);
+}

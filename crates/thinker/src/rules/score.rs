@@ -38,12 +38,30 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, no_change: bool) -
         (false, false, true) => 0.05,
         (true, false, true) if asks => -0.2,
         (true, false, true) => -0.1,
+        // "is even one of them 2 GB or heavier?": a question that says no change asks about
+        // the files, even without a verb of looking.
+        (true, false, false) if opens_a_question(&words, text.contains('?')) => -0.1,
         // "make an empty file called notes.md": a clause that only asks for a change is no
         // look-up, least of all when it opens with the change ("remove the empty folders in X").
         (false, true, false) if opens_with_a_change(text) => -0.2,
         (false, true, false) => -0.1,
         _ => 0.0,
     }
+}
+
+/// Whether the clause opens as a question about the files: a question word, or a verb that
+/// opens a yes/no question and is not addressed to the agent ("is X over 2 GB?", not "can you
+/// zip X?" or "do you …").
+fn opens_a_question(words: &[String], question_mark: bool) -> bool {
+    let second = words.get(1).map(String::as_str);
+    words.first().is_some_and(|w| match w.as_str() {
+        "how" | "what" | "which" | "where" | "when" | "who" | "why" => true,
+        // "Desktop is chaos again": without a question mark, a statement.
+        "is" | "are" | "was" | "were" | "does" | "do" | "did" | "has" | "have" => {
+            question_mark && second != Some("you") && second != Some("u")
+        }
+        _ => false,
+    })
 }
 
 /// Whether the clause's first word asks for a change ("remove the empty folders in X").

@@ -107,7 +107,7 @@ pub(super) fn read(
         let below = c.get(3).is_some_and(|m| {
             matches!(
                 m.as_str().to_lowercase().as_str(),
-                "less" | "smaller" | "under" | "below"
+                "less" | "smaller" | "lighter" | "under" | "below"
             )
         });
         if below {

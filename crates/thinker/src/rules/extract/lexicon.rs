@@ -224,7 +224,7 @@ pub(super) static MADE_EMPTY: LazyLock<Regex> =
 /// "500MB+", "4 GB or more", "2 GB and up", "from 2 GB up" (group 3 is "less" or "smaller" for "10 MB or less").
 pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\b(?:\s*\+|\s+up\b|\s+(?:or|and)\s+(more|bigger|larger|above|over|up|less|smaller|under|below))",
+        r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kb|mb|gb|tb|k|m|g)\b(?:\s*\+|\s+up\b|\s+(?:or|and)\s+(more|bigger|larger|heavier|greater|above|over|up|less|smaller|lighter|under|below))",
     )
 });
 /// Numbers written as words from two on ("eighteen months", "top fifteen"), for the regexes;

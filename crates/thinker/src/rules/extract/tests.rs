@@ -223,6 +223,13 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
         min_size=Some("1GB")
         whole_root=true"#]],
     );
+    // Regression: "or heavier" after a size was no threshold.
+    check(
+        "is even one of the scans in Surveying/Raw 2 GB or heavier?",
+        expect![[r#"
+        locations=["Surveying/Raw"]
+        min_size=Some("2GB")"#]],
+    );
     check(
         "whatever I edited this past week in Projects",
         expect![[r#"

@@ -461,8 +461,9 @@ fn a_short_bracket_and_a_last_word_in_lower_case_end_a_name() {
     check(
         "Surveying/Scans/Raw — is even one of them 2 GB or heavier?",
         expect![[r#"
-        objects=["Surveying/Scans/Raw"]
-        refers_back=true"#]],
+            objects=["Surveying/Scans/Raw"]
+            min_size=Some("2GB")
+            refers_back=true"#]],
     );
 }
 
