@@ -203,3 +203,27 @@ fn a_question_about_the_files_changes_nothing() {
         ),
     ]);
 }
+
+/// A date said of files to spare selects the others (regression: "delete the logs in Logs but keep
+/// the ones from this week" selected exactly this week's logs for deletion).
+#[test]
+fn files_said_to_be_spared_are_not_the_ones_acted_on() {
+    check(&[
+        (
+            "delete the logs in Logs but keep the ones from this week",
+            &["search-files/find", "manage-files/delete"],
+            &[(0, "modified_before", json!("7days"))],
+        ),
+        (
+            "delete everything in Temp except what changed in the last 30 days",
+            &["search-files/find", "manage-files/delete"],
+            &[(0, "modified_before", json!("30days"))],
+        ),
+        // One range cannot say "all but 2024": what is older moves, the year stays.
+        (
+            "move the pdfs from Downloads to Taxes but leave the ones from 2024",
+            &["search-files/find", "manage-files/move"],
+            &[(0, "modified_before", json!("2024-01-01"))],
+        ),
+    ]);
+}

@@ -430,6 +430,9 @@ fn say_negations_after_their_step(clauses: &mut Vec<Clause>, verbs: &Verbs) {
             && !next.header
             && !next.sequenced
             && opens_with_a_negation(&negation.text)
+            // "I don't want to lose Writing/Novel, copy it to Backup": "it" is what the
+            // clause before named, so that clause stays first.
+            && !acts_on_what_was_named(&next.text)
             // "don't need three versions of every song, just one each" says what to remove.
             && !lex
                 .unwanted_leads
@@ -455,6 +458,27 @@ fn say_negations_after_their_step(clauses: &mut Vec<Clause>, verbs: &Verbs) {
         }
         i += 1;
     }
+}
+
+/// Whether the clause's action is done to "it"/"them" ("copy it to Backup", "just move them").
+fn acts_on_what_was_named(text: &str) -> bool {
+    let lex = crate::rules::lexicon::lexicon();
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .filter(|w| {
+            !matches!(
+                w.as_str(),
+                "just" | "only" | "then" | "and" | "please" | "instead"
+            )
+        })
+        .collect();
+    words
+        .get(1)
+        .is_some_and(|w| lex.back_references.contains(w))
 }
 
 /// Joins every clause that only qualifies the one before onto it, and a leading "show me" onto

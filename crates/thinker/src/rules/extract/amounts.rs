@@ -120,8 +120,11 @@ pub(super) fn read(
     }
 
     // After sizes: "ignore anything under 100 MB" is a size, not a place to leave out.
-    while let Some(c) = EXCLUDE.captures(text) {
+    // "but leave the ones from 2024" names no place: its words stay for the date.
+    let mut from = 0;
+    while let Some(c) = EXCLUDE.captures_at(text, from) {
         let list = c.get(1).map_or("", |m| m.as_str());
+        let mut named = false;
         for part in list.split([',']).flat_map(|p| p.split(" and ")) {
             let p = part.trim();
             if p.is_empty() {
@@ -132,14 +135,42 @@ pub(super) fn read(
             // "ignore anything under 100 MB" leaves out by size (read above), not a place.
             if DETERMINERS.contains(&lower.as_str())
                 || NOT_A_PLACE.contains(&lower.as_str())
-                || ["anything", "everything", "files", "all"].contains(&lower.as_str())
+                || [
+                    "anything",
+                    "everything",
+                    "files",
+                    "all",
+                    "what",
+                    "whatever",
+                    "those",
+                    "these",
+                    "ones",
+                ]
+                .contains(&lower.as_str())
             {
                 continue;
             }
             s.exclude.push(g.entry(&value).map_or(value, str::to_owned));
+            named = true;
         }
         let r = c.get(0).expect("match").range();
-        cut(text, r);
+        let lead = c[0].to_lowercase();
+        let sparing = [
+            "leave",
+            "except",
+            "excluding",
+            "but not",
+            "apart from",
+            "other than",
+        ]
+        .iter()
+        .any(|l| lead.starts_with(l));
+        if named || !sparing {
+            cut(text, r.clone());
+            from = r.start + 1;
+        } else {
+            from = r.end;
+        }
     }
 
     while let Some(c) = WORD_DATE.captures(text) {
@@ -154,7 +185,9 @@ pub(super) fn read(
             "before" | "until" | "till" | "older than" | "earlier than" => {
                 s.modified_before = Some(date);
             }
-            _ if denied(text, c.get(0).expect("match").start()) => s.modified_before = Some(date),
+            _ if denied_or_spared(text, c.get(0).expect("match").start()) => {
+                s.modified_before = Some(date)
+            }
             _ => s.modified_after = Some(date),
         }
         let r = c.get(0).expect("match").range();
@@ -164,7 +197,9 @@ pub(super) fn read(
         let date = c[2].to_owned();
         match c[1].to_lowercase().as_str() {
             "before" | "until" | "till" | "older than" => s.modified_before = Some(date),
-            _ if denied(text, c.get(0).expect("match").start()) => s.modified_before = Some(date),
+            _ if denied_or_spared(text, c.get(0).expect("match").start()) => {
+                s.modified_before = Some(date)
+            }
             _ => s.modified_after = Some(date),
         }
         let r = c.get(0).expect("match").range();
@@ -182,8 +217,11 @@ pub(super) fn read(
             || ["nobody", "no one", "noone"].iter().any(|w| op.starts_with(w))
             || (op == "more than" || op == "over") && c.get(4).is_some()
             // "that I haven't opened in the last month".
-            || denied(text, c.get(0).expect("match").start());
-        if older || (op == "more than" || op == "over") {
+            || denied(text, c.get(0).expect("match").start())
+            || (op == "more than" || op == "over");
+        // "delete the logs but keep the ones from the last 30 days": the others go.
+        let older = older != spared(text, c.get(0).expect("match").start());
+        if older {
             s.modified_before = Some(value);
         } else {
             s.modified_after = Some(value);
@@ -203,7 +241,7 @@ pub(super) fn read(
             _ => "365days",
         };
         // "I haven't opened since last year": last changed before then.
-        if denied(text, c.get(0).expect("match").start()) {
+        if denied_or_spared(text, c.get(0).expect("match").start()) {
             s.modified_before.get_or_insert_with(|| v.into());
         } else if s.modified_after.is_none() {
             s.modified_after = Some(v.into());
@@ -222,7 +260,7 @@ pub(super) fn read(
         && let Some(c) = SINCE_YEAR.captures(text)
     {
         let date = format!("{}-01-01", &c[1]);
-        if denied(text, c.get(0).expect("match").start()) {
+        if denied_or_spared(text, c.get(0).expect("match").start()) {
             s.modified_before = Some(date);
         } else {
             s.modified_after = Some(date);
@@ -240,8 +278,14 @@ pub(super) fn read(
             .is_some_and(|w| is_folder_noun(w) && !w.ends_with('s'))
     {
         let y: u32 = c[1].parse().unwrap_or(2000);
-        s.modified_after = Some(format!("{y}-01-01"));
-        s.modified_before = Some(format!("{}-01-01", y + 1));
+        // "move the pdfs but leave the ones from 2024": one range cannot say "all but 2024",
+        // so the step keeps to what is older and leaves the year (and anything newer) alone.
+        if spared(text, c.get(0).expect("match").start()) {
+            s.modified_before = Some(format!("{y}-01-01"));
+        } else {
+            s.modified_after = Some(format!("{y}-01-01"));
+            s.modified_before = Some(format!("{}-01-01", y + 1));
+        }
         let r = c.get(0).expect("match").range();
         cut(text, r);
     }
@@ -280,6 +324,48 @@ pub(super) fn read(
             .into(),
         );
     }
+}
+
+/// Whether a date is said of files to spare ("… but keep the ones from this week", "except
+/// those from 2024"): the step acts on the others.
+fn spared(text: &str, at: usize) -> bool {
+    const SPARING: &[&str] = &[
+        "except",
+        "excluding",
+        "besides",
+        "apart from",
+        "other than",
+        "but keep",
+        "but leave",
+        "but not",
+        "not the ones",
+        "not those",
+        "keep the ones",
+        "keep those",
+        "leave the ones",
+        "leave those",
+        "spare the ones",
+        "spare those",
+    ];
+    let before: Vec<String> = text[..at]
+        .split_whitespace()
+        .rev()
+        .take(6)
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let before = format!(
+        " {} ",
+        before.into_iter().rev().collect::<Vec<_>>().join(" ")
+    );
+    SPARING.iter().any(|m| before.contains(&format!(" {m} ")))
+}
+
+/// A date said as denied or of files to spare.
+fn denied_or_spared(text: &str, at: usize) -> bool {
+    denied(text, at) || spared(text, at)
 }
 
 /// Whether the few words before `at` deny what a date says ("not opened since", "I haven't
