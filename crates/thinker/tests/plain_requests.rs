@@ -227,3 +227,83 @@ fn files_said_to_be_spared_are_not_the_ones_acted_on() {
         ),
     ]);
 }
+
+#[test]
+fn what_a_later_part_points_at_is_what_the_person_meant() {
+    check(&[
+        // "that folder" after a deletion is the folder, not the files just deleted.
+        (
+            "delete every .bak file in Projects/booth and then compress that folder to Backup/photo-booth.zip",
+            &[
+                "manage-files/find",
+                "manage-files/delete",
+                "archive-files/create",
+            ],
+            &[(2, "source", json!(["Projects/booth"]))],
+        ),
+        // A heading that names a file is about that file, whatever else it calls a folder.
+        (
+            "my e-reader backup is Downloads/ebooks.zip: unpack it to Documents/Books",
+            &["archive-files/extract"],
+            &[(0, "path", json!("Downloads/ebooks.zip"))],
+        ),
+        // A tool that acts on one file takes the file named, not a name said before it.
+        (
+            "Aunt Rosa sent Downloads/family-tree.zip — unpack it into Documents/Family",
+            &["archive-files/extract"],
+            &[(0, "path", json!("Downloads/family-tree.zip"))],
+        ),
+        // "just list them" after a look is what the look shows already: no second step.
+        (
+            "are there any duplicate files in Documents/Family? just list them, don't delete anything",
+            &["remove-duplicates/scan"],
+            &[(0, "path", json!("Documents/Family"))],
+        ),
+        // "in" is no query: the size says which files.
+        (
+            "which files in Downloads are over 1 GB? list them",
+            &["search-files/find_large"],
+            &[(0, "min_size", json!("1GB"))],
+        ),
+        // A reason said after a tag is no part of it.
+        (
+            "tag Documents/Home/boiler manual.pdf with Heating so it's easy to spot",
+            &["manage-files/tag"],
+            &[(0, "add", json!("Heating"))],
+        ),
+        // A kind said after an extension only describes it.
+        (
+            "move the .xlsx spreadsheets from Downloads to Work/Spreadsheets",
+            &["manage-files/find", "manage-files/move"],
+            &[(0, "extension", json!("xlsx"))],
+        ),
+        // Names with spaces, in lower case too, end where a word that never names begins.
+        (
+            "delete the folder Downloads/Old printer drivers, I don't have that printer anymore",
+            &["manage-files/delete"],
+            &[(0, "path", json!(["Downloads/Old printer drivers"]))],
+        ),
+        (
+            "read Projects/bird feeder/parts list.txt and then copy it to Desktop",
+            &["parse-content/extract_text", "manage-files/copy"],
+            &[
+                (0, "path", json!("Projects/bird feeder/parts list.txt")),
+                (1, "target", json!("Desktop")),
+            ],
+        ),
+        (
+            "shift every video above 2 GB out of Videos and onto External drive/Videos",
+            &["search-files/find", "manage-files/move"],
+            &[
+                (0, "path", json!("Videos")),
+                (1, "target", json!("External drive/Videos")),
+            ],
+        ),
+        // A statement about the person is no step.
+        (
+            "I'm new here; what jobs are you good at?",
+            &["skill-search/search"],
+            &[],
+        ),
+    ]);
+}

@@ -657,6 +657,28 @@ pub fn carries_out(text: &str) -> bool {
     })
 }
 
+/// "…? just list them", "and show them to me": the clause only asks to see what the step
+/// before found, which that step's result already shows (a look adds nothing to a look).
+pub(super) fn only_asks_to_see_them(text: &str) -> bool {
+    const SHOW: &[&str] = &["show", "list", "display", "see", "print", "tell"];
+    const SAYS_NOTHING_MORE: &[&str] = &[
+        "me", "us", "them", "those", "these", "the", "results", "result", "matches", "hits", "all",
+        "just", "only", "please", "pls", "and", "then", "to", "so", "i", "can", "let", "want",
+        "what", "you", "found", "find", "out", "up", "first", "now", "of", "em", "ones", "which",
+        "they", "are", "were",
+    ];
+    let lex = super::lexicon::lexicon();
+    let words: Vec<String> = retrieval::text::words(&without_negations(text))
+        .into_iter()
+        .map(|w| lex.synonyms.get(&w).cloned().unwrap_or(w))
+        .collect();
+    words.iter().any(|w| SHOW.contains(&w.as_str()))
+        && words.iter().any(|w| lex.back_references.contains(w))
+        && words
+            .iter()
+            .all(|w| SHOW.contains(&w.as_str()) || SAYS_NOTHING_MORE.contains(&w.as_str()))
+}
+
 /// "got anything for trimming silence off podcast audio": a question about the agent's skills
 /// is something to answer, not where the rest happens.
 fn asks_what_the_agent_can_do(text: &str) -> bool {
@@ -806,7 +828,7 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
 }
 
 /// Words after which a verb is a noun ("the file", "every copy").
-const NOUN_MARKERS: &[&str] = &[
+pub(super) const NOUN_MARKERS: &[&str] = &[
     "the", "a", "an", "each", "every", "this", "that", "my", "your", "any",
 ];
 

@@ -212,13 +212,26 @@ pub struct Grounding {
 
 impl Grounding {
     /// The entry whose name or path equals `word` (case-insensitive).
+    /// A whole path wins over a name met deeper down ("Videos" is the top folder, not
+    /// "External drive/Videos"), and a shallower entry over a deeper one.
     pub(super) fn entry(&self, word: &str) -> Option<&str> {
         let w = word.to_lowercase();
+        self.path(word).or_else(|| {
+            self.entries
+                .iter()
+                .filter(|e| e.rsplit('/').next().is_some_and(|n| n.to_lowercase() == w))
+                .min_by_key(|e| e.matches('/').count())
+                .map(String::as_str)
+        })
+    }
+
+    /// The entry whose whole relative path is `path` (case-insensitive): "Projects/garden
+    /// planner", not an entry named "planner" anywhere.
+    pub(super) fn path(&self, path: &str) -> Option<&str> {
+        let p = path.to_lowercase();
         self.entries
             .iter()
-            .find(|e| {
-                e.to_lowercase() == w || e.rsplit('/').next().is_some_and(|n| n.to_lowercase() == w)
-            })
+            .find(|e| e.to_lowercase() == p)
             .map(String::as_str)
     }
 
@@ -310,7 +323,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let r = m.range();
         cut(&mut text, r);
     }
-    protect_paths(&mut text, &mut quoted);
+    protect_paths(&mut text, &mut quoted, g);
     let lookup = |w: &str| quoted_at(&quoted, w);
     let lower_text = text.to_lowercase();
     // "number them" with no example: a running number after the name.
@@ -511,7 +524,10 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         s.format = Some(f.to_owned());
     }
 
-    if let Some(c) = QUERY.captures(clause) {
+    if let Some(c) = MENTIONED
+        .captures(clause)
+        .or_else(|| QUERY.captures(clause))
+    {
         let q = c[1].trim();
         // Stop at the location phrase: "about taxes in Documents" → "taxes"; and at a request
         // said after it ("about the broken boiler, can you dig it up").

@@ -447,17 +447,20 @@ impl PlanBuilder<'_, '_> {
                     .clone()
                     .unwrap_or_else(|| topic_text(text, slots));
                 // "what can you do": a trigger said whole with no topic left is itself the query.
-                let q = if q.is_empty()
-                    && super::score::says_trigger_whole(d.skill, &d.tool.name, text)
-                {
+                let whole_trigger = super::score::says_trigger_whole(d.skill, &d.tool.name, text);
+                tracing::trace!(%q, %text, "query");
+                let q = if q.is_empty() && whole_trigger {
                     text.trim().trim_end_matches(['?', '!', '.']).to_owned()
                 } else {
                     q
                 };
                 // "that thing I was working on" names nothing to look for.
-                let vague = retrieval::text::content_words(&q)
-                    .iter()
-                    .all(|w| super::lexicon::lexicon().vague_words.contains(w));
+                // Nor does "in", all that is left of "which files in Downloads are over 1 GB?".
+                let vague = !whole_trigger
+                    && retrieval::text::words(&q).iter().all(|w| {
+                        retrieval::text::is_stop_word(w)
+                            || super::lexicon::lexicon().vague_words.contains(w)
+                    });
                 if q.is_empty() || vague {
                     Fill::Missing
                 } else {
@@ -501,7 +504,14 @@ impl PlanBuilder<'_, '_> {
         // A tool that takes a file or a folder takes the file the clause names, in its folder.
         let names_a_file = slots.objects.first().is_some_and(|o| looks_like_file(o));
         let value = if acts_on == ActsOn::File || acts_on == ActsOn::Node && names_a_file {
-            let joined = slots.objects.first().map(|o| match &d.clause_place {
+            // "unpack Aunt Rosa sent Downloads/family-tree.zip": a tool that acts on one file
+            // takes the file named, not a name said before it.
+            let object = slots
+                .objects
+                .iter()
+                .find(|o| looks_like_file(o))
+                .or(slots.objects.first());
+            let joined = object.map(|o| match &d.clause_place {
                 Some(l) if l != "." && !o.contains('/') && !looks_like_file(l) => {
                     format!("{l}/{o}")
                 }

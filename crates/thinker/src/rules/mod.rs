@@ -134,16 +134,19 @@ impl RulePlanner {
                 }
                 builder.take_place(&slots);
                 builder.header_place = builder.place.clone().filter(|p| p != ".");
-                builder.header_object = slots
-                    .objects
-                    .iter()
-                    .find(|o| !looks_like_file(o) && *o != ".")
-                    .cloned();
                 builder.header_file = slots
                     .locations
                     .iter()
                     .chain(&slots.objects)
                     .find(|p| looks_like_file(p))
+                    .cloned();
+                // "my e-reader backup is Downloads/ebooks.zip: unpack it": a heading that
+                // names a file is about that file, whatever else it calls a folder.
+                builder.header_object = slots
+                    .objects
+                    .iter()
+                    .find(|o| !looks_like_file(o) && *o != ".")
+                    .filter(|_| builder.header_file.is_none())
                     .cloned();
                 // A heading that names no place may still say what the rest is ("new skill:
                 // receipt-filer, it moves …"); read as anything else it is taken back.
@@ -372,6 +375,16 @@ impl PlanBuilder<'_, '_> {
         );
         self.bind_references(text, &mut slots);
         tracing::trace!(clause = %text, ?slots, "slots");
+        // "are there duplicates in X? just list them": the look before shows them already.
+        if clause::only_asks_to_see_them(text)
+            && self
+                .steps
+                .last()
+                .and_then(|s| self.cx.skills.tool(&s.skill, &s.tool))
+                .is_some_and(|(_, t)| !t.mutates())
+        {
+            return Ok(());
+        }
         // What the clause says not to do is no evidence for a tool that does it.
         let affirmed = clause::affirmed(text);
         let matched = normalize::for_matching(&affirmed, &slots, self.vocab, true);
@@ -499,16 +512,30 @@ impl PlanBuilder<'_, '_> {
         let in_there = ["in there", "from there", "inside there", "under there"]
             .iter()
             .any(|p| lower.contains(p));
+        let that_folder = ["that folder", "that directory", "the same folder"]
+            .iter()
+            .any(|p| lower.contains(p));
+        let put_somewhere = self
+            .last_target
+            .clone()
+            .or_else(|| self.last_created().filter(|_| in_there));
         if slots.there
             && slots.locations.is_empty()
-            && let Some(t) = self
-                .last_target
+            && let Some(t) = put_somewhere
                 .clone()
-                .or_else(|| self.last_created().filter(|_| in_there))
                 .or_else(|| self.place.clone().filter(|p| p != "." && in_there))
         {
             slots.locations.push(t);
             slots.whole_root &= !in_there;
+        } else if that_folder
+            && put_somewhere.is_none()
+            && slots.locations.is_empty()
+            && slots.objects.is_empty()
+            && let Some(p) = self.place.clone().filter(|p| p != ".")
+        {
+            // "delete every .bak file in X, then compress that folder": with nothing put
+            // anywhere before, the folder the request is about (not the files just deleted).
+            slots.objects.push(p);
         } else if slots.there
             && slots.targets.is_empty()
             && let Some(t) = self.last_created().or(self.last_target.clone())

@@ -22,8 +22,12 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, no_change: bool) -
         .is_some_and(|w| matches!(w.as_str(), "what" | "where" | "when" | "which"))
         && words.iter().any(|w| w == "did");
     // "any built-in way to make PDFs smaller?": a change asked about, not asked for.
-    let change =
-        !asked_about && !no_change && words.iter().any(|w| lexicon().change_verbs.contains(w));
+    let question = opens_a_question(&words, text.contains('?'));
+    let change = !asked_about
+        && !no_change
+        && words.iter().enumerate().any(|(i, w)| {
+            lexicon().change_verbs.contains(w) && said_as_a_verb(&words, i, question)
+        });
     let look = words.iter().any(|w| lexicon().look_verbs.contains(w));
     // "roughly how old is everything in X": a question asks about the files, not for anything
     // done to them.
@@ -40,13 +44,25 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, no_change: bool) -
         (true, false, true) => -0.1,
         // "is even one of them 2 GB or heavier?": a question that says no change asks about
         // the files, even without a verb of looking.
-        (true, false, false) if opens_a_question(&words, text.contains('?')) => -0.1,
+        (true, false, false) if question => -0.3,
         // "make an empty file called notes.md": a clause that only asks for a change is no
         // look-up, least of all when it opens with the change ("remove the empty folders in X").
         (false, true, false) if opens_with_a_change(text) => -0.2,
         (false, true, false) => -0.1,
         _ => 0.0,
     }
+}
+
+/// Whether `words[i]`, a verb, is said as one: not after an article in a question ("is there an
+/// archive of Photos in Backup?" asks about one) nor as the kind of a file ("list the zip files
+/// in Downloads").
+fn said_as_a_verb(words: &[String], i: usize, question: bool) -> bool {
+    let after_an_article = i > 0
+        && (super::clause::NOUN_MARKERS.contains(&words[i - 1].as_str()) || words[i - 1] == "all");
+    let names_a_kind = words.get(i + 1).is_some_and(|n| {
+        super::extract::names_a_kind_of_thing(n) || n == "archives" || n == "archive"
+    });
+    !(after_an_article && (question || names_a_kind))
 }
 
 /// Whether the clause opens as a question about the files: a question word, or a verb that
@@ -101,8 +117,12 @@ pub(super) fn object_fit(
     // "show the spreadsheets in Finance I've edited since March": files chosen by a filter are
     // many, which a tool reading one file cannot take.
     let filtered_many = slots.has_filter() && !named.iter().any(|o| is_file(o));
+    // "show me what I've saved in Downloads since Monday" is no one file to read.
     if filtered_many && tool.planning.acts_on == ActsOn::File {
-        return -FIT + kind_fit(tool, named, is_file);
+        // ("what's that pdf say again" names no folder: it may be one file.)
+        let folder_named = named.iter().any(|o| o != ".");
+        let unfit = if folder_named { FOLDER_FOR_A_FILE } else { FIT };
+        return -unfit + kind_fit(tool, named, is_file);
     }
     let fit = match (one_file, one_folder, tool.planning.acts_on) {
         (true, _, ActsOn::File) | (_, true, ActsOn::Folder) => FIT,
@@ -303,7 +323,22 @@ pub(super) fn trigger_bonus(
     if let Some(words) = trigger_frame_said(skill, tool, text) {
         return (FRAME_WORD_BONUS * words as f32).min(WHOLE_TRIGGER_BONUS);
     }
-    let clause: BTreeSet<String> = content_words(text).iter().map(|w| stem(w)).collect();
+    // "move the zip files to Archive": a verb said as the kind of a file backs no trigger.
+    let words = retrieval::text::words(text);
+    let question = opens_a_question(&words, text.contains('?'));
+    let nouns: BTreeSet<&String> = words
+        .iter()
+        .enumerate()
+        .filter(|(i, w)| {
+            lexicon().change_verbs.contains(*w) && !said_as_a_verb(&words, *i, question)
+        })
+        .map(|(_, w)| w)
+        .collect();
+    let clause: BTreeSet<String> = content_words(text)
+        .iter()
+        .filter(|w| !nouns.contains(w))
+        .map(|w| stem(w))
+        .collect();
     triggers(skill, tool)
         .iter()
         .map(|t| {

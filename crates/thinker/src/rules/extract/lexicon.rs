@@ -354,6 +354,12 @@ pub(super) static QUERY: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:about|mentioning|mention|mentions|where (?:i|we) (?:said|wrote|mentioned|promised|told|agreed)|in which (?:i|we) (?:said|wrote|mentioned)|where it says|containing|contain|contains|that talk about|talking about|related to|regarding|referring to|that discuss|discussing|with the words?|with the phrase|for)\s+(.+)$",
     )
 });
+/// "the documents in which the deposit is mentioned": what is mentioned, said before the verb.
+pub(super) static MENTIONED: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:in which|where|that)\s+(?:the\s+|a\s+|an\s+)?(.+?)\s+(?:is|are|was|were|gets?|got)\s+mentioned\b",
+    )
+});
 pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(them|these|those|it|its (?:entries|contents?|files|members|listing|text)|they|their|the (?:zip|archive|tarball)|the results?|the matches|the hits|what you found|the ones? (?:you )?found|the found files|the selection|the same files|such files|the rest|the remaining|the remainder|the leftovers?|the (?:best|top|closest) (?:match|hit|one|result)|the first (?:match|hit|one|result))\b",

@@ -18,7 +18,22 @@ pub(super) const NEVER_NAME_STARTS: &[&str] = &[
 /// are taken off `out`.
 pub(super) fn name_before_path(out: &mut Vec<String>, path: String) -> String {
     if !path.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) {
-        return path;
+        // "onto External drive/Videos": a word in lower case goes on a name written with a
+        // capital before it.
+        let first = path.split('/').next().unwrap_or_default();
+        return match out.last() {
+            Some(w)
+                if path.contains('/')
+                    && name_like(w)
+                    && super::paths::tail_word(first)
+                    && !COMMON_FOLDERS.contains(&first) =>
+            {
+                let name = format!("{w} {path}");
+                out.pop();
+                name
+            }
+            _ => path,
+        };
     }
     let mut name = path;
     for _ in 0..2 {

@@ -2,6 +2,7 @@
 //! "Farm_old_backup (2)") and set aside as placeholders so the words inside them are never read
 //! as dates, extensions or folders. Pure.
 
+use super::Grounding;
 use super::lexicon::*;
 use super::names::{NEVER_NAME_STARTS, name_before_path};
 use super::places;
@@ -56,7 +57,7 @@ fn with_first_folder_spelt_right(path: &str) -> String {
 /// Paths and file names are names, like quoted text: each becomes a placeholder, so the words
 /// inside them are not read as dates, extensions or folders ("recent" and "zip" of
 /// "Work/recent.zip").
-pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
+pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>, g: &Grounding) {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
@@ -64,8 +65,16 @@ pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
         let word = words[i];
         let bare = word.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
         if names_a_path(bare) {
-            let (name, next) = path_with_spaces(&words, i, bare);
-            let name = name_before_path(&mut out, name);
+            let (name, next) = match grounded_path(&words, i, g) {
+                Some((back, name, next)) => {
+                    out.truncate(out.len() - back);
+                    (name, next)
+                }
+                None => {
+                    let (name, next) = path_with_spaces(&words, i, bare);
+                    (name_before_path(&mut out, name), next)
+                }
+            };
             let last_raw = words[next - 1];
             // "Farm_old_backup (2)": a bracket that closes in the name is the name's.
             let last = if name.ends_with(')') {
@@ -82,6 +91,34 @@ pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>) {
         }
     }
     *text = out.join(" ");
+}
+
+/// "Projects/garden planner", "External drive/Videos": the longest run of words around the path
+/// at `words[i]` (up to two before it, five after) that is a path under the root. What exists
+/// decides where a name with spaces ends; the guesses of `path_with_spaces` are for names the
+/// folder does not have (yet). Returns how many words before `i` it takes, the path as it
+/// exists, and the index after it.
+fn grounded_path(words: &[&str], i: usize, g: &Grounding) -> Option<(usize, String, usize)> {
+    if g.entries.is_empty() {
+        return None;
+    }
+    for back in (0..=i.min(2)).rev() {
+        // The words before the path go with it only when none ends a part of the sentence.
+        if words[i - back..i]
+            .iter()
+            .any(|w| w.ends_with([',', ';', ':', '.', '!', '?']))
+        {
+            continue;
+        }
+        for end in (i + 1..=(i + 6).min(words.len())).rev() {
+            let phrase = words[i - back..end].join(" ");
+            let phrase = phrase.trim_end_matches([',', ';', ':', '.', '!', '?', ')', '/']);
+            if let Some(path) = g.path(phrase) {
+                return Some((back, path.to_owned(), end));
+            }
+        }
+    }
+    None
 }
 
 /// "Downloads/Dienstplan Feuerwehr Dezember 2026.pdf": where a file's path that goes on past a
@@ -172,9 +209,17 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 .ends_with(')')
             && raw[1..].starts_with(char::is_uppercase)
     };
+    // "Projects/garden planner", "Projects/bird feeder/parts list.txt": lower-case words go on
+    // a name in lower case too.
+    let lower_tail_follows = lower_case_tail(&path, words, end)
+        || words
+            .get(end)
+            .and_then(|w| w.split_once('/'))
+            .is_some_and(|(part, _)| goes_on_before_a_slash(&path, part));
     if ends(words[i])
         || !named(&last_part(&path))
             && !lower_case_file
+            && !lower_tail_follows
             && !words.get(end).is_some_and(|w| bracketed_name(w))
         || crate::rules::looks_like_file(&path)
     {
@@ -234,7 +279,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                 // "Halvorsen Wedding (2026)/Proxies", "Biscuit (Beagle)/xray.dcm".
                 || part.len() > 2 && part.starts_with('(') && part.ends_with(')')
                 // "Documents/Book club/chapter 3 notes.docx".
-                || lower_case_tail(&path, part, None)
+                || goes_on_before_a_slash(&path, part)
         });
         if goes_on {
             path = format!("{path} {word}");
@@ -300,7 +345,7 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
             && !file_name
             && !bracketed_name
             && !words[end..].iter().take(4).any(|w| w.contains(")."));
-        let lower_tail = lower_case_tail(&path, raw, words.get(end + 1).copied());
+        let lower_tail = lower_case_tail(&path, words, end);
         let joins = !word.contains('/')
             && !opens_a_remark
             && (lower_tail
@@ -513,30 +558,134 @@ fn never_in_a_name(word: &str) -> bool {
         || l.contains('’')
 }
 
-/// "Documents/Job search", "Documents/Car insurance": one word in lower case after a part written
-/// with a capital goes on the name when the name clearly ends there (the request or the clause
-/// ends, or a preposition or "and"/"then" follows). Not a kind of file ("Work/Reports
-/// documents"), a manner ("quickly"), a participle ("keeping", "turned"), a word the lexicon
-/// reads ("ovr", "lowercase") or one that never names.
-fn lower_case_tail(path: &str, raw: &str, after: Option<&str>) -> bool {
-    let last = path.rsplit(['/', ' ']).next().unwrap_or(path);
+/// "Documents/Job search", "Downloads/Old printer drivers", "Projects/garden planner": one or
+/// two words in lower case after a path's last part go on its name when the name clearly ends
+/// after them: the request or its part ends, or a word follows that never goes on a name
+/// ("and", "to", "has", "needs", "folder"). `words[at]` is the first of them.
+fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
+    let last = path.rsplit('/').next().unwrap_or(path);
+    if !ends_in_a_name_of_words(path) {
+        return false;
+    }
+    // After a part in lower case ("Projects/site say") a word is as likely a verb: only a
+    // clear end makes it a name.
+    let capital = last.starts_with(char::is_uppercase);
+    let Some(raw) = words.get(at) else {
+        return false;
+    };
+    let clear_end = |raw: &str, after: Option<&str>| {
+        raw.ends_with([',', ';', ':'])
+            || !raw.ends_with(['.', '!', '?']) && after.is_some_and(ends_a_name)
+    };
+    // "Documents/Old job.": the end of the sentence ends a name written with a capital, unless
+    // the word may be a verb said of the folder ("what Bakery/Invoices covers?").
+    let sentence_end = |raw: &str, after: Option<&str>| {
+        capital
+            && !raw.trim_end_matches(['.', '!', '?']).ends_with('s')
+            && (raw.ends_with(['.', '!', '?']) || after.is_none())
+    };
+    let after = words.get(at + 1).copied();
+    tail_word(raw) && (clear_end(raw, after) || sentence_end(raw, after))
+        // Two words: "Old printer drivers,".
+        || !last.contains(' ')
+            && !raw.ends_with([',', ';', ':', '.', '!', '?'])
+            && tail_word(raw)
+            && after.is_some_and(|next| {
+                tail_word(next) && clear_end(next, words.get(at + 2).copied())
+            })
+}
+
+/// Whether the last part of `path` is a name of words ("Job", "garden", "Phone backup"), not a
+/// number or a file, with room for one more word (three at most).
+fn ends_in_a_name_of_words(path: &str) -> bool {
+    let last = path.rsplit('/').next().unwrap_or(path);
+    let last_word = last.rsplit(' ').next().unwrap_or(last);
+    last_word.chars().count() >= 2
+        && last_word.chars().any(char::is_alphabetic)
+        && last_word
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '\'' | '’'))
+        && !crate::rules::looks_like_file(last_word)
+        && last.split(' ').count() < 3
+}
+
+/// "Projects/bird feeder/parts list.txt": a word in lower case before a slash goes on the name
+/// before it (the slash ends it).
+fn goes_on_before_a_slash(path: &str, part: &str) -> bool {
+    ends_in_a_name_of_words(path) && tail_word(part)
+}
+
+/// A word in lower case that may go on a name: not a kind of file ("Work/Reports documents"), a
+/// manner ("quickly"), a participle ("keeping", "turned"), a comparison ("older"), a verb said of
+/// the folder ("looks", "moves"), a word the lexicon reads ("ovr", "lowercase") or one that never
+/// names.
+pub(super) fn tail_word(raw: &str) -> bool {
+    const COMPARED: &[&str] = &[
+        "old", "new", "big", "larg", "small", "lat", "earli", "young", "fast", "slow", "high",
+        "low", "long", "short", "heavi", "light", "bigg", "fatt", "nic", "clos", "wid",
+    ];
     let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
     let lex = crate::rules::lexicon::lexicon();
     let read_by_the_lexicon = lex.synonyms.contains_key(word)
         || lex.common_words.contains(word)
         || lex.case_words.values().flatten().any(|w| w == word)
         || lex.filler_leads.iter().any(|w| w == word);
-    last.starts_with(char::is_uppercase)
-        && last.chars().skip(1).any(char::is_lowercase)
-        && word.len() > 2
+    let verb_said_of_it = word.ends_with('s')
+        && (lex.statement_verbs.contains(word)
+            || lex.action_verbs.contains(word.trim_end_matches('s'))
+            || lex.action_verbs.contains(word.trim_end_matches("es")));
+    word.len() > 2
         && word.chars().all(|c| c.is_lowercase() || c == '-')
-        // Nor "what Bakery/Invoices covers": a verb said of the folder.
-        && !["ly", "ing", "ed", "er", "s"].iter().any(|end| word.ends_with(end))
+        && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
+        && !word
+            .strip_suffix("er")
+            .is_some_and(|stem| COMPARED.contains(&stem))
+        && !verb_said_of_it
         && !read_by_the_lexicon
         && !never_in_a_name(word)
         // "Desktop/Old stuff": a word for anything at all names too, a kind of file does not.
         && (!places::describes_files(word) || word == "stuff")
         && !known_extension(word.trim_end_matches('s'))
-        && (raw.ends_with(['.', '!', '?'])
-            || after.is_none_or(|a| places::TARGET_PREPS.contains(&a.to_lowercase().as_str())))
+}
+
+/// Whether a word plainly starts what comes after a name, so the one before it ends there: a
+/// word linking parts ("and", "then", "instead"), where things go ("to"), a verb said of the
+/// folder that cannot be a name ("has", "needs", "should") or "folder".
+fn ends_a_name(word: &str) -> bool {
+    const LINKS: &[&str] = &[
+        "and",
+        "then",
+        "so",
+        "because",
+        "since",
+        "once",
+        "rather",
+        "instead",
+        "afterwards",
+        "but",
+        "or",
+        "while",
+        "if",
+        "when",
+        "please",
+        "pls",
+        "should",
+        "could",
+        "would",
+        "must",
+        "ought",
+        "can",
+        "will",
+        "might",
+        "may",
+        "shall",
+    ];
+    let l = word
+        .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+        .to_lowercase();
+    let lex = crate::rules::lexicon::lexicon();
+    LINKS.contains(&l.as_str())
+        || places::TARGET_PREPS.contains(&l.as_str())
+        || lex.statement_verbs.contains(&l)
+        || is_folder_noun(&l)
 }

@@ -515,6 +515,22 @@ pub(super) fn read_words(
                 break;
             }
         }
+        // "the .xlsx spreadsheets", "mp4 videos": a kind said after an extension only
+        // describes it; it adds no other extensions of its kind.
+        let after_its_extension = i > 0 && {
+            let before = words[i - 1]
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '.')
+                .trim_start_matches('.')
+                .to_lowercase();
+            !before.is_empty() && s.extensions.contains(&before)
+        };
+        if !consumed[i]
+            && after_its_extension
+            && (CATEGORY_WORDS.iter().any(|(word, _)| *word == w)
+                || KIND_WORDS.iter().any(|(word, _, _)| *word == w))
+        {
+            consumed[i] = true;
+        }
         // "Photos" written with a capital, naming a folder that exists, is that folder.
         // So is a common folder's name written with a capital inside the sentence ("dedupe
         // Pictures"; "the pictures" is the kind).

@@ -49,6 +49,12 @@ static TAG_IT_NAME: LazyLock<Regex> = LazyLock::new(|| {
 /// Words that open a description of a file rather than a tag ("with what it covers").
 const DESCRIBES: &[&str] = &["what", "whatever", "which", "how", "where", "who", "whom"];
 
+/// Words that start a reason or a time after a tag ("so it's easy to spot", "once done").
+const SAYS_WHY_OR_WHEN: &[&str] = &[
+    "so", "because", "cause", "cuz", "coz", "since", "once", "when", "whenever", "after", "before",
+    "until", "then", "while", "if",
+];
+
 /// The tags and the range of `text` they (with their "with", "as" or "the tag … to") take.
 pub(super) fn tag_list(
     text: &str,
@@ -78,9 +84,19 @@ pub(super) fn tag_list(
         return None;
     }
     // "tag them with Paid, don't move them": what the person says not to do is no tag.
+    // "with Heating so it's easy to spot", "with Taxes; once done, …": a reason or a time
+    // said after the tag is no part of it.
     let raw = raw
-        .split(", ")
-        .take_while(|part| !crate::rules::clause::opens_with_a_negation(part))
+        .split([',', ';'])
+        .map(|part| {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            let end = words
+                .iter()
+                .position(|w| SAYS_WHY_OR_WHEN.contains(&w.to_lowercase().as_str()))
+                .unwrap_or(words.len());
+            words[..end].join(" ")
+        })
+        .take_while(|part| !part.is_empty() && !crate::rules::clause::opens_with_a_negation(part))
         .collect::<Vec<_>>()
         .join(", ");
     let mut list = format!(" {raw} ");
@@ -139,6 +155,17 @@ mod tests {
                 "create a skill music-renamer tagged music, rename",
                 vec!["music", "rename"],
                 "create a skill music-renamer",
+            ),
+            // Regression: the reason and the time after the tag were part of it.
+            (
+                "tag the manual with Heating so it's easy to spot",
+                vec!["Heating"],
+                "tag the manual",
+            ),
+            (
+                "label each pdf in Taxes with Taxes; once done, list that folder",
+                vec!["Taxes"],
+                "label each pdf in Taxes",
             ),
             (
                 "label the invoices in Inbox as paid, urgent and work",

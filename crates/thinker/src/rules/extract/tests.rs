@@ -93,6 +93,89 @@ fn places_targets_and_the_root_name() {
     );
 }
 
+/// A path with spaces ends where the folder that exists ends (regression: with "Projects/garden
+/// planner" on disk, "list Projects/garden planner" listed "Projects/garden").
+#[test]
+fn a_path_with_spaces_is_read_as_far_as_the_folder_that_exists() {
+    let g = Grounding {
+        root_name: Some("home".into()),
+        entries: vec![
+            "Projects".into(),
+            "Projects/garden planner".into(),
+            "External drive".into(),
+            "External drive/Videos".into(),
+            "Videos".into(),
+            "Documents".into(),
+            "Documents/From the bank".into(),
+        ],
+    };
+    let read = |text: &str| {
+        let s = extract(text, &g);
+        format!("{:?} {:?} {:?}", s.locations, s.objects, s.targets)
+    };
+    expect![[r#"["Projects/garden planner"] [] []"#]].assert_eq(&read(
+        "I forgot what I saved in Projects/garden planner, can you list it for me?",
+    ));
+    expect![[r#"["Videos"] [] ["External drive/Videos"]"#]].assert_eq(&read(
+        "move every video out of Videos and onto External drive/Videos",
+    ));
+    expect![[r#"["Documents/From the bank"] [] []"#]].assert_eq(&read(
+        "the letters in Documents/From the bank all have meaningless names",
+    ));
+    // A name the folder does not have is still read by its shape.
+    expect![[r#"[] ["Projects/Robot Kit"] []"#]].assert_eq(&read("list Projects/Robot Kit"));
+}
+
+/// With no folder to go by, words in lower case go on a name when it plainly ends after them
+/// (regression: "Projects/garden planner" was read as "Projects/garden"), and not when they
+/// may be a verb said of the folder.
+#[test]
+fn names_with_words_in_lower_case_end_where_the_sentence_goes_on() {
+    let g = Grounding {
+        root_name: None,
+        entries: Vec::new(),
+    };
+    let read = |text: &str| {
+        let s = extract(text, &g);
+        format!("{:?} {:?} {:?}", s.locations, s.objects, s.targets)
+    };
+    let cases = [
+        "I forgot what I saved in Projects/garden planner, can you list it?",
+        "delete the folder Downloads/Old printer drivers, I don't need them",
+        "the Pictures/Phone backup folder holds pictures",
+        "a copy of Music/Wedding playlist needs to go to Backup/Music too",
+        "move the extra copies to Videos/Extra copies instead of deleting them",
+        "which document in Work/Clients mentions the late payment penalty",
+        "what does config.yaml in Projects/site say",
+        "everything in Downloads/Mac belongs on External/Big Files",
+        "how big is Unity/Projects total size?",
+    ];
+    let got: Vec<String> = cases
+        .iter()
+        .map(|c| format!("{c}\n  {}", read(c)))
+        .collect();
+    expect![[r#"
+        I forgot what I saved in Projects/garden planner, can you list it?
+          ["Projects/garden planner"] [] []
+        delete the folder Downloads/Old printer drivers, I don't need them
+          [] ["Downloads/Old printer drivers"] []
+        the Pictures/Phone backup folder holds pictures
+          [] ["Pictures/Phone backup"] []
+        a copy of Music/Wedding playlist needs to go to Backup/Music too
+          [] ["Music/Wedding playlist"] ["Backup/Music"]
+        move the extra copies to Videos/Extra copies instead of deleting them
+          [] [] ["Videos/Extra copies"]
+        which document in Work/Clients mentions the late payment penalty
+          ["Work/Clients"] [] []
+        what does config.yaml in Projects/site say
+          ["Projects/site"] ["config.yaml"] []
+        everything in Downloads/Mac belongs on External/Big Files
+          ["Downloads/Mac", "External/Big Files"] [] []
+        how big is Unity/Projects total size?
+          [] ["Unity/Projects"] []"#]]
+    .assert_eq(&got.join("\n"));
+}
+
 #[test]
 fn sizes_dates_keep_and_exclusions() {
     check(
