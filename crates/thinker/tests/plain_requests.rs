@@ -299,6 +299,48 @@ fn what_a_later_part_points_at_is_what_the_person_meant() {
                 (1, "target", json!("External drive/Videos")),
             ],
         ),
+        // After a verb of placing and the thing placed, "there" is where it goes.
+        (
+            "make a folder Taxes/2026 and put Downloads/payslip.pdf in there",
+            &["manage-files/create", "manage-files/move"],
+            &[
+                (1, "source", json!(["Downloads/payslip.pdf"])),
+                (1, "target", json!("$step(1).created[0]")),
+            ],
+        ),
+        // A change said in the passive is asked for.
+        (
+            "the choir sheets I changed in Hobbies/Choir over the last two weeks should be copied to USB/Choir",
+            &["search-files/find", "manage-files/copy"],
+            &[
+                (0, "modified_after", json!("14days")),
+                (1, "target", json!("USB/Choir")),
+            ],
+        ),
+        // Two names in a row opening the request are one folder.
+        (
+            "Camera Uploads has three years of pictures in one big heap. Make a folder per month, please",
+            &["organize-by-type/by_date"],
+            &[(0, "path", json!("Camera Uploads"))],
+        ),
+        // A part that only says when is no step; a look asks about "the archive".
+        (
+            "pack Documents/Pets into Backup/pets.zip; when it's made, tell me which files went into the archive",
+            &["archive-files/create", "archive-files/list"],
+            &[(1, "path", json!("$step(1).created[0]"))],
+        ),
+        // "dig it out" finds what was described before it.
+        (
+            "somewhere I wrote about the volcano model for science class; dig it out and tell me briefly what it says",
+            &["search-files/search", "parse-content/extract_text"],
+            &[(0, "query", json!("the volcano model for science class"))],
+        ),
+        // "what got added" says which files; it asks for nothing to be added.
+        (
+            "look at what got added to Podcast/Episodes in the past two weeks and shift it to Podcast/To Edit",
+            &["search-files/find_recent", "manage-files/move"],
+            &[(1, "target", json!("Podcast/To Edit"))],
+        ),
         // A statement about the person is no step.
         (
             "I'm new here; what jobs are you good at?",

@@ -300,9 +300,11 @@ impl PlanBuilder<'_, '_> {
                     .values()
                     .any(|from| from.split_once('.').is_some_and(|(s, _)| s == tool.name))
         });
-        let asks_a_change = retrieval::text::words(text)
-            .iter()
-            .any(|w| super::lexicon::lexicon().change_verbs.contains(w));
+        let words = retrieval::text::words(text);
+        let asks_a_change = words.iter().enumerate().any(|(i, w)| {
+            super::lexicon::lexicon().change_verbs.contains(w)
+                || super::score::asked_done_at(&words, i)
+        });
         // "move all files from Downloads, larger than 1 GB, to Archiv/Groß": a look cannot put
         // things where the clause says they go.
         let puts_somewhere = !slots.targets.is_empty() && !declared.iter().any(|p| *p == "target");

@@ -519,7 +519,23 @@ impl PlanBuilder<'_, '_> {
             .last_target
             .clone()
             .or_else(|| self.last_created().filter(|_| in_there));
+        // "make a folder Taxes/2026 and put payslip.pdf in there": after a verb of placing and
+        // the thing placed, "there" is where it goes.
+        let placing = retrieval::text::words(text)
+            .first()
+            .is_some_and(|w| lexicon::lexicon().placing_verbs.contains(w))
+            && !slots.objects.is_empty();
         if slots.there
+            && placing
+            && slots.targets.is_empty()
+            && let Some(t) = self
+                .last_created()
+                .or(self.last_target.clone())
+                .or_else(|| self.place.clone().filter(|p| p != "."))
+        {
+            slots.locations.retain(|l| *l != t);
+            slots.targets.push(t);
+        } else if slots.there
             && slots.locations.is_empty()
             && let Some(t) = put_somewhere
                 .clone()

@@ -22,11 +22,17 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, no_change: bool) -
         .is_some_and(|w| matches!(w.as_str(), "what" | "where" | "when" | "which"))
         && words.iter().any(|w| w == "did");
     // "any built-in way to make PDFs smaller?": a change asked about, not asked for.
-    let question = opens_a_question(&words, text.contains('?'));
+    // "tell me which files went into the archive": a clause opening with a look asks about
+    // what it names, as a question does.
+    let question = opens_a_question(&words, text.contains('?'))
+        || words
+            .first()
+            .is_some_and(|w| lexicon().look_verbs.contains(w));
     let change = !asked_about
         && !no_change
         && words.iter().enumerate().any(|(i, w)| {
-            lexicon().change_verbs.contains(w) && said_as_a_verb(&words, i, question)
+            (lexicon().change_verbs.contains(w) || asked_done_at(&words, i))
+                && said_as_a_verb(&words, i, question)
         });
     let look = words.iter().any(|w| lexicon().look_verbs.contains(w));
     // "roughly how old is everything in X": a question asks about the files, not for anything
@@ -51,6 +57,22 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, no_change: bool) -
         (false, true, false) => -0.1,
         _ => 0.0,
     }
+}
+
+/// "… should be copied to USB/Choir", "needs to get moved": a change said in the passive after
+/// a word that wants it asks for it (not "the files I moved" or "what got added", which say
+/// which files, nor "whatever didn't get moved").
+pub(super) fn asked_done_at(words: &[String], i: usize) -> bool {
+    let w = &words[i];
+    // "anything 5 GB or larger gets relocated to X": said as the rule, in the present.
+    let wanted = i > 1
+        && matches!(words[i - 1].as_str(), "be" | "get")
+        && matches!(
+            words[i - 2].as_str(),
+            "should" | "must" | "to" | "can" | "could" | "will" | "would" | "shall" | "may"
+        )
+        || i > 0 && words[i - 1] == "gets";
+    wanted && w.ends_with("ed") && lexicon().change_verbs.iter().any(|v| stem(v) == stem(w))
 }
 
 /// Whether `words[i]`, a verb, is said as one: not after an article in a question ("is there an

@@ -50,7 +50,7 @@ pub(super) fn name_before_path(out: &mut Vec<String>, path: String) -> String {
 
 /// A word written as a name: with a capital (or digits and a capital), and none the lexicon
 /// knows as something else (a verb, even misspelt, "in", "the", a question word).
-fn name_like(w: &str) -> bool {
+pub(super) fn name_like(w: &str) -> bool {
     let lex = crate::rules::lexicon::lexicon();
     let stem = w.trim_end_matches("'s").trim_end_matches("’s");
     let mut chars = stem.chars();

@@ -135,10 +135,11 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
     // "to USB", "on the NAS": a word in capitals that is no file type names a place too.
     let in_capitals =
         w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase()) && !known_extension(&lower);
+    let opens_with_a_name = i == 0 && opens_with_two_names(words);
     let capitalised = (w.chars().next().is_some_and(char::is_uppercase)
         && w.chars().skip(1).any(char::is_lowercase)
         || in_capitals)
-        && i > 0;
+        && (i > 0 || opens_with_a_name);
     if capitalised {
         // "Steuer 2024", "Clients 2022": a capitalised name followed by a year is one name.
         if let Some(year) = words
@@ -178,6 +179,20 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         return Some((w.to_owned(), used));
     }
     None
+}
+
+/// "Camera Uploads has three years of pictures": opening the request, two words written as
+/// names in a row are one name (the first word alone is written with a capital anyway).
+fn opens_with_two_names(words: &[&str]) -> bool {
+    let [first, second, ..] = words else {
+        return false;
+    };
+    let second = second.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    !first.ends_with([',', ';', ':', '.', '!', '?'])
+        && first.len() > 1
+        && second.len() > 1
+        && super::names::name_like(first)
+        && super::names::name_like(second)
 }
 
 pub(super) const LOCATION_PREPS: &[&str] = &[
@@ -637,6 +652,7 @@ pub(super) fn read_words(
                 // capital right after the opening verb or after "my" (requests are typed in
                 // lower case; a capital marks a name).
                 || (i == 1 || prev == "my") && names_with_a_capital(raw)
+                || i == 0 && opens_with_two_names(&words)
                 // "how much is Recordings hogging", "how big are Photos": a name asked about.
                 || matches!(prev.as_str(), "is" | "are") && names_with_a_capital(raw)
                 || is_folder_noun(&prev)

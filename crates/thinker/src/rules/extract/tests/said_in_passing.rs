@@ -72,7 +72,7 @@ fn a_name_with_a_capital_before_folder_opening_a_request() {
     check(
         "Steam Library: which 8 files are the fattest?",
         expect![[r#"
-        objects=["Library"]
+        objects=["Steam Library"]
         limit=Some(8)"#]],
     );
 }
