@@ -349,3 +349,80 @@ fn what_a_later_part_points_at_is_what_the_person_meant() {
         ),
     ]);
 }
+
+/// A heading, a question and the words around a name say what the person means (plain3): a
+/// longer heading set off by a dash, a question of its own after a heading that only says what a
+/// file lacks, an archive to make said as "into a zip file, X.zip", a time that says which files,
+/// the same look asked twice, a possessive that is no "what's".
+#[test]
+fn the_words_around_a_request_say_what_it_is_about() {
+    check(&[
+        // Regression: the clause end before "and then" did not end "Projects/photo booth".
+        (
+            "delete every .bak file in Projects/photo booth and then compress that folder to Backup/photo-booth.zip",
+            &[
+                "manage-files/find",
+                "manage-files/delete",
+                "archive-files/create",
+            ],
+            &[
+                (0, "path", json!("Projects/photo booth")),
+                (2, "source", json!(["Projects/photo booth"])),
+            ],
+        ),
+        // Regression: zip files inside the folder were selected, and the archive named after it.
+        (
+            "please put Documents/School/Year 10 into a zip file, Backup/year-10.zip",
+            &["archive-files/create"],
+            &[
+                (0, "source", json!(["Documents/School/Year 10"])),
+                (0, "target", json!("Backup/year-10.zip")),
+            ],
+        ),
+        // Regression: a heading of ten words was read as the request (an analysis).
+        (
+            "the Pictures/Phone backup folder holds pictures going back to 2016 — give every year its own folder",
+            &["organize-by-type/by_date"],
+            &[
+                (0, "path", json!("Pictures/Phone backup")),
+                (0, "pattern", json!("{year}")),
+            ],
+        ),
+        // Regression: "has no proper name" made a folder, and its words made a rename.
+        (
+            "Music/Unknown/track 12.mp3 has no proper name; which band or singer recorded it?",
+            &["parse-content/metadata"],
+            &[(0, "path", json!("Music/Unknown/track 12.mp3"))],
+        ),
+        // A heading that says what there is, then "which one?", is still one search.
+        (
+            "one of my DnD/Campaign notes mentions where the party buried the dragon egg — which?",
+            &["search-files/search"],
+            &[(0, "path", json!("DnD/Campaign"))],
+        ),
+        // Regression: a tool that ignores "since Monday" read the folder's metadata.
+        (
+            "show me what I've saved in Downloads since Monday morning",
+            &["search-files/find_recent"],
+            &[(0, "path", json!("Downloads"))],
+        ),
+        // Regression: the "'s" of "tenant's" backed the listing trigger "what's in {path}".
+        (
+            "find the tenant's email about the boiler in Rentals",
+            &["search-files/search"],
+            &[(0, "path", json!("Rentals"))],
+        ),
+        // Regression: the archive listing for a folder, then the same listing twice.
+        (
+            "whats inside Documets/School/Maths? list evrything",
+            &["manage-files/list"],
+            &[(0, "path", json!("Documents/School/Maths"))],
+        ),
+        // "collect" with nowhere to go selects; with a place it moves.
+        (
+            "collect all the pdfs into Work/PDFs",
+            &["manage-files/find", "manage-files/move"],
+            &[(1, "target", json!("Work/PDFs"))],
+        ),
+    ]);
+}

@@ -9,7 +9,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod joins;
+mod split;
 use joins::*;
+pub use split::{split, split_with};
 
 /// One action of the request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -415,232 +417,6 @@ fn ends_in_a_list(piece: &str) -> bool {
         .any(|w| LIST_WORDS.contains(&w.to_lowercase().as_str()))
 }
 
-/// Splits `request` into clauses with the lexicon's action verbs.
-pub fn split(request: &str) -> Vec<Clause> {
-    split_with(request, &BTreeSet::new())
-}
-
-/// Sequencing words: what follows one is a step of its own.
-const SEQUENCERS: &[&str] = &[
-    ", and then ",
-    " and then ",
-    ", then ",
-    " then ",
-    ", and after that ",
-    " and after that ",
-    ", after that ",
-    " after that ",
-    ", and afterwards ",
-    " and afterwards ",
-    ", afterwards ",
-    " afterwards ",
-    ", and once that's done ",
-    ", once that's done ",
-    " once that's done ",
-    ", and when that's done ",
-    " when that's done ",
-    ", after which ",
-    " after which ",
-];
-
-/// Splits `request` into clauses; `extra_verbs` start actions too.
-pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> {
-    // "jot 'order Citra, check FG on day 10' into todo.txt": what is quoted is said whole, its
-    // commas split nothing.
-    let mut held: Vec<String> = Vec::new();
-    let request = super::extract::QUOTED.replace_all(request, |c: &regex::Captures| {
-        let quote = c[0].to_owned();
-        if quote.contains([',', ';']) {
-            held.push(quote);
-            format!("⟪{}⟫", held.len() - 1)
-        } else {
-            quote
-        }
-    });
-    let mut clauses = split_unquoted(&request, extra_verbs);
-    for c in &mut clauses {
-        for (i, quote) in held.iter().enumerate() {
-            c.text = c.text.replace(&format!("⟪{i}⟫"), quote);
-        }
-    }
-    clauses
-}
-
-fn split_unquoted(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> {
-    let verbs = Verbs { extra: extra_verbs };
-    // "biger then 50MB": "then" between a comparison and a number is a misspelt "than", not
-    // the start of a step.
-    static THEN_FOR_THAN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(\w+er|more|less)\s+then(\s+\d)").expect("a valid pattern")
-    });
-    let text = THEN_FOR_THAN.replace_all(request.trim(), "$1 than$2");
-    // "tl;dr" is one word, not two clauses; "re:" is "about", not a header.
-    let text = text
-        .replace("tl;dr", "tldr")
-        .replace("TL;DR", "tldr")
-        .replace(" re: ", " about ");
-    let text = arrows_read(&text, &verbs);
-    let text = unwanted_removed(&text);
-    let text = folder_wished_for(&text);
-    let text = text.as_str();
-    let mut out = Vec::new();
-    // Header: "X – Y", "X - Y", "X: Y" with something actionable after it.
-    let mut body = text;
-    for sep in [" – ", " — ", " - ", ": "] {
-        if let Some((head, rest)) = text.split_once(sep)
-            && !head.contains('"')
-            && !rest.trim().is_empty()
-            && head.split_whitespace().count() <= 8
-            // "by topic: Tax, Medical, Car" ends with a list, not a header.
-            && !(sep == ": " && rest.contains(", ") && !has_action(rest, &verbs))
-            // "zoom-janitor: teach yourself to …" names what to make, in the clause.
-            && !(sep == ": " && looks_like_a_skill_name(head))
-            // "tl;dr pls: Zotero/paper.pdf": the action, then what it is done to; "delete
-            // X.wav — I kept take 3": the action, then a remark on it.
-            // "roll X into Y.tar — plain tar, no compression": a remark after an action.
-            && (!has_action(head, &verbs)
-                || starts_with_action(rest, &verbs)
-                // "räum Downloads auf: erst Duplikate weg, dann …": steps in order after it.
-                || has_action(rest, &verbs)
-                    && SEQUENCERS.iter().any(|s| rest.to_lowercase().contains(s)))
-            // "PhD/Literature/Nguyen 2024 - soil microbiome.pdf": a dash inside a file's name.
-            && !(sep != " — " && sep != ": " && dash_inside_a_name(head, rest))
-            // "…, target: Backup/blog.tar.gz" says where, in the clause it ends.
-            && !head
-                .rsplit(|c: char| c.is_whitespace() || c == ',')
-                .next()
-                .is_some_and(|w| ["target", "to", "into", "as"].contains(&w.to_lowercase().as_str()))
-        {
-            out.push(Clause {
-                text: head.trim().to_owned(),
-                header: true,
-                sequenced: false,
-            });
-            body = rest;
-            break;
-        }
-    }
-    let mut parts: Vec<String> = vec![body.to_owned()];
-    // Unconditional separators first (a sequencing word stays as the piece's first word, to mark
-    // it), then conditional ones.
-    for sep in SEQUENCERS {
-        parts = parts
-            .iter()
-            .flat_map(|p| {
-                split_ci(p, sep)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, piece)| {
-                        if i == 0 {
-                            piece
-                        } else {
-                            format!("then {piece}")
-                        }
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-    }
-    for sep in [";", ". ", "? "] {
-        parts = parts.iter().flat_map(|p| split_ci(p, sep)).collect();
-    }
-    for sep in [", and ", " and ", ", ", " & ", " plus "] {
-        parts = parts
-            .iter()
-            .flat_map(|p| {
-                let pieces = split_ci(p, sep);
-                // Re-join pieces that do not start with a verb onto the previous one.
-                let mut joined: Vec<String> = Vec::new();
-                for piece in pieces {
-                    match joined.last_mut() {
-                        Some(last)
-                            if !(starts_with_action(&piece, &verbs)
-                                || conditional_step(&piece, &verbs))
-                                || about_originals(&piece)
-                                || ends_in_a_list(last)
-                                || only_elaborates(last)
-                                || clash_condition(last)
-                                || conditions_a_question(last, &piece)
-                                || names_go_on(last, &piece)
-                                || changes_that_text(last, &piece) =>
-                        {
-                            last.push_str(sep);
-                            last.push_str(&piece);
-                        }
-                        // "… for that? if not, create one called x": a condition with no
-                        // action of its own says nothing a plan can do; the action after it is
-                        // the step.
-                        Some(last) if only_a_condition(last, &verbs) => *last = piece,
-                        _ => joined.push(piece),
-                    }
-                }
-                joined
-            })
-            .collect();
-    }
-    for p in parts {
-        let mut t = p
-            .trim()
-            .trim_start_matches(|c: char| c == ',' || c.is_whitespace())
-            .trim_end_matches(['.', ',', '!'])
-            .trim();
-        let mut sequenced = false;
-        for lead in [
-            "and then ",
-            "and then, ",
-            "then, ",
-            "afterwards, ",
-            "after that, ",
-            "then ",
-            "and ",
-            "plus ",
-            "after that ",
-            "afterwards ",
-            "after, ",
-        ] {
-            // `get`: a clause may start with a letter of two bytes ("Résumé/…").
-            if t.len() > lead.len()
-                && t.get(..lead.len())
-                    .is_some_and(|h| h.eq_ignore_ascii_case(lead))
-            {
-                t = t[lead.len()..].trim();
-                sequenced |= lead != "and " && lead != "plus ";
-            }
-        }
-        // "…? if nothing existing fits, build watermark-photos": a step done on a condition
-        // is a step of its own, never the rest of the one before.
-        sequenced |= conditional_step(t, &verbs);
-        if !t.is_empty() {
-            out.push(Clause {
-                text: t.to_owned(),
-                header: false,
-                sequenced,
-            });
-        }
-    }
-    drop_fillers(&mut out);
-    merge_qualifiers(&mut out, &verbs);
-    // "the desktop looks like a bomb went off, group everything by type": a first clause with
-    // no action in it only says where.
-    if out.len() >= 2
-        && !out[0].header
-        && !has_action(&out[0].text, &verbs)
-        && !opens_with_a_misspelt_action(&out[0].text)
-        && !asks_what_the_agent_can_do(&out[0].text)
-        // "Unity/Projects total size? plus squash …": a question is asked, not where.
-        && !text.contains(&format!("{}?", out[0].text))
-    {
-        out[0].header = true;
-    }
-    name_what_it_means(&mut out, &verbs);
-    say_what_to_clean_up(&mut out, &verbs);
-    say_which_one(&mut out, &verbs);
-    if out.len() == 1 {
-        out[0].header = false;
-    }
-    out
-}
-
 /// "actually do it, but the category folders should be made in Sorted/Brave": the clause asks
 /// to carry out what the step before showed.
 pub fn carries_out(text: &str) -> bool {
@@ -814,6 +590,8 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                 .to_lowercase()
         })
         .collect();
+    // As written: "no," answers, "no" names nothing.
+    let raw: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
     words
         .first()
         .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
@@ -821,8 +599,10 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
         || words.iter().enumerate().any(|(i, w)| {
             // "biggest file wins", "the file": a verb after a determiner or a superlative is
             // a noun there.
+            // So is one after "no" ("has no proper name"), one word between at most.
             let noun = i > 0
-                && (NOUN_MARKERS.contains(&words[i - 1].as_str()) || words[i - 1].ends_with("est"));
+                && (NOUN_MARKERS.contains(&words[i - 1].as_str()) || words[i - 1].ends_with("est"))
+                || (1..=2).any(|k| i >= k && raw[i - k] == "no");
             verbs.is_action(w) && !noun && words.get(i + 1).is_none_or(|n| n != "format")
         })
 }
@@ -831,37 +611,6 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
 pub(super) const NOUN_MARKERS: &[&str] = &[
     "the", "a", "an", "each", "every", "this", "that", "my", "your", "any",
 ];
-
-/// Words written with a full stop that ends no sentence.
-const ABBREVIATIONS: &[&str] = &[
-    "e.g", "i.e", "eg", "ie", "etc", "vs", "v", "approx", "ca", "mr", "mrs", "ms", "dr", "st",
-    "no", "nr",
-];
-
-/// Case-insensitive split on `sep` (ASCII separators only).
-fn split_ci(text: &str, sep: &str) -> Vec<String> {
-    let lower = text.to_ascii_lowercase();
-    let mut out = Vec::new();
-    let mut last = 0;
-    let mut from = 0;
-    while let Some(i) = lower[from..].find(sep) {
-        let at = from + i;
-        // "e.g. contract_EN.docx", "Okonkwo v. Hartley": an abbreviation's full stop ends no
-        // sentence.
-        if sep == ". " {
-            let before = lower[..at].rsplit(' ').next().unwrap_or_default();
-            if ABBREVIATIONS.contains(&before) {
-                from = at + sep.len();
-                continue;
-            }
-        }
-        out.push(text[last..at].to_owned());
-        last = at + sep.len();
-        from = last;
-    }
-    out.push(text[last..].to_owned());
-    out.into_iter().filter(|p| !p.trim().is_empty()).collect()
-}
 
 #[cfg(test)]
 mod tests;

@@ -166,7 +166,8 @@ impl PlanBuilder<'_, '_> {
 impl PlanBuilder<'_, '_> {
     /// "which .tif scans in Stamps/Scans are exact duplicates? csv report please": a clause that
     /// is the last step's tool again, on the same things, only says more of how. Its values join
-    /// that step (true when they did); a value said differently is a step of its own.
+    /// that step (true when they did); a value said differently is a step of its own. The same
+    /// look said again is no step at all (true).
     pub(super) fn said_again(&mut self, new: &[(PlanStep, Emitted)]) -> bool {
         let [(step, _)] = new else {
             return false;
@@ -182,6 +183,16 @@ impl PlanBuilder<'_, '_> {
             .iter()
             .any(|(k, v)| last.params.get(k).is_some_and(|old| old != v));
         let adds = step.params.keys().any(|k| !last.params.contains_key(k));
+        // "whats inside Documents/School/Maths? list everything": the same look again shows
+        // nothing more.
+        let looks = self
+            .cx
+            .skills
+            .tool(&step.skill, &step.tool)
+            .is_some_and(|(_, t)| !t.mutates());
+        if !differs && !adds && looks {
+            return true;
+        }
         if differs || !adds {
             return false;
         }

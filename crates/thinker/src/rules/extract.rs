@@ -489,6 +489,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
 
     places::read_words(&mut s, &text, g, &lookup);
     every_file_named(&mut s, &text, &lookup);
+    archive::archive_to_make(&mut s, clause);
     // "can u convert wav to flac?": asking what the agent can do, about nothing in particular
     // (not "can you sort my photos", "can u extract that thing" or "can you zip Downloads").
     let lex = super::lexicon::lexicon();

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use contracts::{ActsOn, ParamType, PlanStep, SkillDefinition, ToolDefinition};
+use contracts::{ParamType, PlanStep, SkillDefinition, ToolDefinition};
 use retrieval::SkillHit;
 use serde_json::{Map, Value, json};
 
@@ -16,6 +16,7 @@ use super::score::{
 use super::values::{default_value, slot_presence, slot_value};
 
 mod inserted;
+mod paths;
 use super::{Candidate, Emitted, PlanBuilder, looks_like_file};
 
 /// A clause whose "them" is exactly what this tool takes from an earlier step.
@@ -29,8 +30,17 @@ const RARE_SLOT_EVIDENCE: f32 = 0.12;
 const WHEN_SAID_EVIDENCE: f32 = 0.06;
 /// A look whose result a sibling changes things with, for a clause that asks for a change.
 const LOOK_ALONE_PENALTY: f32 = 0.15;
+/// What a tool loses for each thing said that it ignores.
+const IGNORED_SLOT: f32 = 0.07;
+/// … for a time or a size that says which files it is about.
+const IGNORED_SELECTION: f32 = 0.12;
+/// The slots that say which files by time or size.
+const SELECTING_SLOTS: &[&str] = &["modified_after", "modified_before", "min_size", "max_size"];
 /// A clause that says "them" but whose tool cannot bind it to anything earlier.
 const UNBOUND_PENALTY: f32 = 0.15;
+
+/// Whether a word of the clause is said (and not spent on a value).
+type WordSaid<'f> = dyn Fn(&str) -> bool + 'f;
 
 /// How a parameter got its value (drives the fit score).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +81,40 @@ struct Draft<'a> {
     taken: Vec<String>,
     /// Required parameters of inserted steps nothing filled (a scan with no folder).
     pending_missing: usize,
+}
+
+impl<'a> Draft<'a> {
+    /// A reading with nothing filled yet: where the clause says it happens, and the folder it
+    /// names as its object.
+    fn new(
+        skill: &'a SkillDefinition,
+        tool: &'a ToolDefinition,
+        slots: &'a Slots,
+        words: &'a BTreeSet<String>,
+    ) -> Draft<'a> {
+        let folder_object = slots.objects.iter().find(|o| !looks_like_file(o)).cloned();
+        // "everything" is everything in the folder the clause names, if it names one.
+        let clause_place = slots
+            .locations
+            .first()
+            .cloned()
+            .or_else(|| (slots.whole_root && folder_object.is_none()).then(|| ".".to_owned()));
+        Draft {
+            skill,
+            tool,
+            slots,
+            words,
+            new_place: clause_place.clone().or(folder_object.clone()),
+            clause_place,
+            folder_object,
+            pending: Vec::new(),
+            params: Map::new(),
+            used: BTreeSet::new(),
+            continues: false,
+            taken: Vec::new(),
+            pending_missing: 0,
+        }
+    }
 }
 
 impl PlanBuilder<'_, '_> {
@@ -116,53 +160,9 @@ impl PlanBuilder<'_, '_> {
             trigger_bonus(skill, tool, text, &unsaid)
                 .max(trigger_bonus(skill, tool, &unpathed, &unsaid))
         };
-        let fit = object_fit(tool, slots, self.place.as_deref(), &looks_like_file);
-        // "show what's in Freelance/Invoices" says extract_text's trigger "show me what's in
-        // {path}", but about a folder, which that tool cannot read: a trigger said about what
-        // the tool cannot take backs it less.
-        let backing = if fit < 0.0 {
-            backed(&tool.name) / 2.0
-        } else {
-            backed(&tool.name)
-        };
-        let parts = [
-            hit.score,
-            backing,
-            intent_bonus(tool, text, slots.asks_ability || slots.as_if),
-            meta_fit(skill, tool, text, slots.asks_ability)
-                + as_if_fit(tool, slots.as_if)
-                + topic_fit(
-                    skill,
-                    &|w| words.contains(w),
-                    self.steps.last().is_some_and(|s| s.skill == skill.name),
-                ),
-            keyword_fit(skill, tool, &said),
-            fit + target_fit(tool, slots),
-        ];
-        tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta and topic, keyword, object");
-        let mut score: f32 = parts.iter().sum();
-        let folder_object = slots.objects.iter().find(|o| !looks_like_file(o)).cloned();
-        // "everything" is everything in the folder the clause names, if it names one.
-        let clause_place = slots
-            .locations
-            .first()
-            .cloned()
-            .or_else(|| (slots.whole_root && folder_object.is_none()).then(|| ".".to_owned()));
-        let mut d = Draft {
-            skill,
-            tool,
-            slots,
-            words: &words,
-            new_place: clause_place.clone().or(folder_object.clone()),
-            clause_place,
-            folder_object,
-            pending: Vec::new(),
-            params: Map::new(),
-            used: BTreeSet::new(),
-            continues: false,
-            taken: Vec::new(),
-            pending_missing: 0,
-        };
+        let mut score =
+            self.reading_score((skill, tool), hit, text, slots, (&words, &said), &backed);
+        let mut d = Draft::new(skill, tool, slots, &words);
         let declared: Vec<&String> = tool
             .required_params
             .iter()
@@ -211,6 +211,44 @@ impl PlanBuilder<'_, '_> {
             steps: pending,
             place: new_place,
         })
+    }
+
+    /// What a reading scores before its parameters are filled: retrieval's rank, the triggers
+    /// said, what the clause asks for, the skill's topic and keywords, and what it acts on.
+    fn reading_score(
+        &self,
+        (skill, tool): (&SkillDefinition, &ToolDefinition),
+        hit: &SkillHit,
+        text: &str,
+        slots: &Slots,
+        (words, said): (&BTreeSet<String>, &WordSaid),
+        backed: &dyn Fn(&str) -> f32,
+    ) -> f32 {
+        let fit = object_fit(tool, slots, self.place.as_deref(), &looks_like_file);
+        // "show what's in Freelance/Invoices" says extract_text's trigger "show me what's in
+        // {path}", but about a folder, which that tool cannot read: a trigger said about what
+        // the tool cannot take backs it less.
+        let backing = if fit < 0.0 {
+            backed(&tool.name) / 2.0
+        } else {
+            backed(&tool.name)
+        };
+        let parts = [
+            hit.score,
+            backing,
+            intent_bonus(tool, text, slots.asks_ability || slots.as_if),
+            meta_fit(skill, tool, text, slots.asks_ability)
+                + as_if_fit(tool, slots.as_if)
+                + topic_fit(
+                    skill,
+                    &|w| words.contains(w),
+                    self.steps.last().is_some_and(|s| s.skill == skill.name),
+                ),
+            keyword_fit(skill, tool, &said),
+            fit + target_fit(tool, slots),
+        ];
+        tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta and topic, keyword, object");
+        parts.iter().sum()
     }
 
     /// Every declared parameter filled from the clause, an earlier step, a value a word chooses
@@ -345,10 +383,15 @@ impl PlanBuilder<'_, '_> {
             .filter_map(|slot| self.slot_takers.get(slot).filter(|n| **n > 0))
             .map(|n| RARE_SLOT_EVIDENCE / *n as f32)
             .fold(0.0, f32::max);
-        // Specific things the person said that this way of doing it ignores.
+        // Specific things the person said that this way of doing it ignores; a time or a size
+        // that says which files ("since Monday", "over 1 GB") most of all.
         for (slot, present) in slot_presence(slots) {
             if present && !d.used.contains(slot) {
-                score -= 0.07;
+                score -= if SELECTING_SLOTS.contains(&slot) {
+                    IGNORED_SELECTION
+                } else {
+                    IGNORED_SLOT
+                };
             }
         }
         score
@@ -369,35 +412,7 @@ impl PlanBuilder<'_, '_> {
             ("path", Some(ParamType::Path)) => self.path_param(d, name),
             ("path" | "source", Some(ParamType::Paths)) => self.paths_param(d, name)?,
             _ if d.tool.planning.takes_from.contains_key(name) => self.taken_from(d, name),
-            ("target", _) => {
-                if let Some(t) = slots.targets.first() {
-                    d.params.insert(name.into(), json!(t));
-                    Fill::Stated
-                } else if let Some(c) = self.last_created().filter(|_| slots.refers_back) {
-                    d.params.insert(name.into(), json!(c));
-                    Fill::Reference
-                } else if let [_, .., last] = slots.locations.as_slice()
-                    && d.tool.required_params.iter().any(|r| r == "target")
-                {
-                    // "a second copy of Pictures/Best sitting on Backup/USB": with no "to", the
-                    // last of two places is where a tool that needs a target puts things.
-                    d.params.insert(name.into(), json!(last));
-                    Fill::Stated
-                } else if let [place] = slots.locations.as_slice()
-                    && !slots.objects.is_empty()
-                    && slots
-                        .objects
-                        .iter()
-                        .all(|o| o.contains('/') && !o.starts_with(place.as_str()))
-                {
-                    // "stick ~/Desktop/W-2 2024.pdf in Taxes/2024": what is named with its
-                    // whole path is not in the place said after it; it goes there.
-                    d.params.insert(name.into(), json!(place));
-                    Fill::Stated
-                } else {
-                    Fill::Missing
-                }
-            }
+            ("target", _) => self.target_param(d, name),
             // "rename x.pdf in y.pdf" (German "in"): a second, bare file name is the new one.
             ("new_name", _) => match slots.targets.first().or(slots.name.as_ref()).or(
                 match slots.objects.as_slice() {
@@ -417,64 +432,10 @@ impl PlanBuilder<'_, '_> {
                 }
                 None => Fill::Missing,
             },
-            // A required name is the thing to make ("create a folder called X", "make X").
             ("name", _) if d.tool.required_params.iter().any(|r| r == "name") => {
-                match slots.name.clone().or(slots.objects.first().cloned()) {
-                    // "new folder Documents/Taxes/2025": the last part is the name, the rest
-                    // the folder it goes in.
-                    Some(n) if n.trim_end_matches('/').contains('/') => {
-                        let n = n.trim_end_matches('/');
-                        let (parent, last) = n.rsplit_once('/').expect("has a slash");
-                        d.used.insert("name");
-                        d.params.insert(name.into(), json!(last));
-                        let path_said_whole = d.params.get("path").is_none_or(|p| {
-                            p.as_str().is_some_and(|p| p.trim_end_matches('/') == n)
-                        });
-                        if path_said_whole && declared_param(d.tool, "path") {
-                            d.params.insert("path".into(), json!(parent));
-                        }
-                        Fill::Stated
-                    }
-                    Some(n) => {
-                        d.used.insert("name");
-                        d.params.insert(name.into(), json!(n));
-                        Fill::Stated
-                    }
-                    None => Fill::Missing,
-                }
+                self.name_param(d, name)
             }
-            ("query", _) => {
-                let q = slots
-                    .query
-                    .clone()
-                    .unwrap_or_else(|| topic_text(text, slots));
-                // "what can you do": a trigger said whole with no topic left is itself the query.
-                let whole_trigger = super::score::says_trigger_whole(d.skill, &d.tool.name, text);
-                tracing::trace!(%q, %text, "query");
-                let q = if q.is_empty() && whole_trigger {
-                    text.trim().trim_end_matches(['?', '!', '.']).to_owned()
-                } else {
-                    q
-                };
-                // "that thing I was working on" names nothing to look for.
-                // Nor does "in", all that is left of "which files in Downloads are over 1 GB?".
-                let vague = !whole_trigger
-                    && retrieval::text::words(&q).iter().all(|w| {
-                        retrieval::text::is_stop_word(w)
-                            || super::lexicon::lexicon().vague_words.contains(w)
-                    });
-                if q.is_empty() || vague {
-                    Fill::Missing
-                } else {
-                    // "a letter about my refund": what a file is about, said, is evidence for a
-                    // tool that looks by it.
-                    if slots.query.is_some() {
-                        d.taken.push("query".to_owned());
-                    }
-                    d.params.insert(name.into(), json!(q));
-                    Fill::Stated
-                }
-            }
+            ("query", _) => self.query_param(d, name, text),
             ("description", _) => {
                 d.params.insert(name.into(), json!(description));
                 Fill::Stated
@@ -499,269 +460,102 @@ impl PlanBuilder<'_, '_> {
         Some(fill)
     }
 
-    /// One path: a file the clause names (joined to its folder), or a folder.
-    fn path_param(&self, d: &mut Draft, name: &str) -> Fill {
+    /// Where things go: the place said after "to", the folder made before for "it", or the
+    /// last of two places said.
+    fn target_param(&self, d: &mut Draft, name: &str) -> Fill {
         let slots = d.slots;
-        let acts_on = d.tool.planning.acts_on;
-        // A tool that takes a file or a folder takes the file the clause names, in its folder.
-        let names_a_file = slots.objects.first().is_some_and(|o| looks_like_file(o));
-        let value = if acts_on == ActsOn::File || acts_on == ActsOn::Node && names_a_file {
-            // "unpack Aunt Rosa sent Downloads/family-tree.zip": a tool that acts on one file
-            // takes the file named, not a name said before it.
-            let object = slots
-                .objects
-                .iter()
-                .find(|o| looks_like_file(o))
-                .or(slots.objects.first());
-            let joined = object.map(|o| match &d.clause_place {
-                Some(l) if l != "." && !o.contains('/') && !looks_like_file(l) => {
-                    format!("{l}/{o}")
-                }
-                _ => o.clone(),
-            });
-            joined.or(d.clause_place.clone())
-        } else {
-            // "add a notes.txt to Projects/birdhouse": for a tool with no target, where things
-            // go is where it acts.
-            let takes_target = d
-                .tool
-                .required_params
-                .iter()
-                .chain(&d.tool.optional_params)
-                .any(|p| p == "target");
-            d.clause_place
-                .clone()
-                .or(d.folder_object.clone())
-                .or(slots.targets.first().filter(|_| !takes_target).cloned())
-                .or(slots.objects.first().cloned())
-        };
-        // "where is driving-licence.pdf": a tool that looks through a folder for things by name
-        // looks for a file named without its folder everywhere, not inside it.
-        let takes = |p: &str| {
-            d.tool
-                .required_params
-                .iter()
-                .chain(&d.tool.optional_params)
-                .any(|x| x == p)
-        };
-        // So does "find report.pdf in Documents", in that folder.
-        if acts_on == ActsOn::Folder
-            && !d.tool.mutates()
-            && takes("name")
-            && slots.name.is_none()
-            && let Some(file) = slots
-                .objects
-                .first()
-                .filter(|o| looks_like_file(o) && !o.contains('/'))
+        if let Some(t) = slots.targets.first() {
+            d.params.insert(name.into(), json!(t));
+            Fill::Stated
+        } else if let Some(c) = self.last_created().filter(|_| slots.refers_back) {
+            d.params.insert(name.into(), json!(c));
+            Fill::Reference
+        } else if let [_, .., last] = slots.locations.as_slice()
+            && d.tool.required_params.iter().any(|r| r == "target")
         {
-            d.params.insert("name".into(), json!(file));
-            if takes("recursive") {
-                d.params.insert("recursive".into(), json!(true));
-            }
-            let place = d.clause_place.clone().unwrap_or_else(|| ".".to_owned());
+            // "a second copy of Pictures/Best sitting on Backup/USB": with no "to", the
+            // last of two places is where a tool that needs a target puts things.
+            d.params.insert(name.into(), json!(last));
+            Fill::Stated
+        } else if let [place] = slots.locations.as_slice()
+            && !slots.objects.is_empty()
+            && slots
+                .objects
+                .iter()
+                .all(|o| o.contains('/') && !o.starts_with(place.as_str()))
+        {
+            // "stick ~/Desktop/W-2 2024.pdf in Taxes/2024": what is named with its
+            // whole path is not in the place said after it; it goes there.
             d.params.insert(name.into(), json!(place));
-            return Fill::Stated;
+            Fill::Stated
+        } else {
+            Fill::Missing
         }
-        if let Some(v) = value {
-            // The request is about that folder from now on ("…, and show me the folder").
-            if d.new_place.is_none() && !looks_like_file(&v) {
-                d.new_place = Some(v.clone());
+    }
+
+    /// A required name is the thing to make ("create a folder called X", "make X").
+    fn name_param(&self, d: &mut Draft, name: &str) -> Fill {
+        let slots = d.slots;
+        match slots.name.clone().or(slots.objects.first().cloned()) {
+            // "new folder Documents/Taxes/2025": the last part is the name, the rest
+            // the folder it goes in.
+            Some(n) if n.trim_end_matches('/').contains('/') => {
+                let n = n.trim_end_matches('/');
+                let (parent, last) = n.rsplit_once('/').expect("has a slash");
+                d.used.insert("name");
+                d.params.insert(name.into(), json!(last));
+                let path_said_whole = d
+                    .params
+                    .get("path")
+                    .is_none_or(|p| p.as_str().is_some_and(|p| p.trim_end_matches('/') == n));
+                if path_said_whole && declared_param(d.tool, "path") {
+                    d.params.insert("path".into(), json!(parent));
+                }
+                Fill::Stated
             }
-            d.params.insert(name.into(), json!(v));
-            return Fill::Stated;
-        }
-        if acts_on.one_file() {
-            // "write a todo.txt …, then show me its text": the file the step before made, by
-            // its name.
-            let made = self
-                .last_path_literal()
-                .filter(|p| self.steps.last().is_some_and(|s| made_by(s, p)));
-            return match self.last_selection(&d.pending) {
-                Some(_) if slots.refers_back && made.is_some() => {
-                    d.params.insert(name.into(), json!(made));
-                    Fill::Reference
-                }
-                // "… the tenant's email about the boiler — find it and give me the gist": a
-                // clause naming nothing, right after a search, is about what it found.
-                Some(r)
-                    if slots.refers_back
-                        || slots.objects.is_empty()
-                            && slots.locations.is_empty()
-                            && r.starts_with(&format!("$step({})", self.steps.len()))
-                            && self.steps.last().is_some_and(|s| {
-                                self.cx
-                                    .skills
-                                    .tool(&s.skill, &s.tool)
-                                    .is_some_and(|(_, t)| !t.mutates())
-                            }) =>
-                {
-                    d.params.insert(name.into(), json!(format!("{r}[0]")));
-                    Fill::Reference
-                }
-                // "look inside backup.zip, then extract it": the file named before.
-                _ => match self.last_path_literal().filter(|_| slots.refers_back) {
-                    Some(p) => {
-                        d.params.insert(name.into(), json!(p));
-                        Fill::Reference
-                    }
-                    // "is anything worth keeping in old.zip? show me the contents": a clause
-                    // naming nothing is about the file the request is about.
-                    None => match self.place.clone().filter(|p| {
-                        looks_like_file(p) && slots.objects.is_empty() && slots.locations.is_empty()
-                    }) {
-                        Some(p) => {
-                            d.params.insert(name.into(), json!(p));
-                            d.new_place = Some(p);
-                            Fill::Inherited
-                        }
-                        // "list the entries of X.zip, and unless something's off, unpack into
-                        // Y": the file the step just before looked at.
-                        None => match self
-                            .steps
-                            .last()
-                            .and_then(|s| s.params.get("path"))
-                            .and_then(Value::as_str)
-                            .filter(|p| {
-                                !p.starts_with('$')
-                                    && looks_like_file(p)
-                                    && slots.objects.is_empty()
-                                    && slots.locations.is_empty()
-                            }) {
-                            Some(p) => {
-                                d.params.insert(name.into(), json!(p));
-                                Fill::Inherited
-                            }
-                            None => Fill::Missing,
-                        },
-                    },
-                },
-            };
-        }
-        match self.inherited_place() {
-            Some(p) => {
-                d.params.insert(name.into(), json!(p));
-                d.new_place = Some(p);
-                Fill::Inherited
+            Some(n) => {
+                d.used.insert("name");
+                d.params.insert(name.into(), json!(n));
+                Fill::Stated
             }
             None => Fill::Missing,
         }
     }
 
-    /// The folder a clause naming none acts on: where the step before put things, if it put
-    /// them in a folder ("extract x.tar.gz into Documents/Invoices, then split the invoices
-    /// into …"); else the request's place.
-    fn inherited_place(&self) -> Option<String> {
-        let put_there = self
-            .last_target
-            .clone()
-            .filter(|t| !looks_like_file(t))
-            .filter(|_| {
-                self.steps
-                    .last()
-                    .is_some_and(|s| s.params.contains_key("target"))
-            });
-        put_there.or(self.place.clone())
-    }
-
-    /// Several paths: named files, an earlier selection, or a selection step made here.
-    fn paths_param(&self, d: &mut Draft, name: &str) -> Option<Fill> {
+    /// What to look for: what the clause says it is about, or the trigger said whole.
+    fn query_param(&self, d: &mut Draft, name: &str, text: &str) -> Fill {
         let slots = d.slots;
-        let acts_on = d.tool.planning.acts_on;
-        let files: Vec<&String> = slots
-            .objects
-            .iter()
-            .filter(|o| looks_like_file(o))
-            .collect();
-        let selection_wanted = slots.has_filter() || acts_on == ActsOn::Files && files.is_empty();
-        let fill = if !files.is_empty() && !slots.has_filter() {
-            // "delete old.log from the Logs folder": each file named is in the clause's folder;
-            // "mark Invoices/inv-0193.pdf and inv-0194.pdf": a bare name after a path is in
-            // that path's folder.
-            let mut folder_before: Option<String> = None;
-            let joined: Vec<String> = files
-                .iter()
-                .map(|o| {
-                    let path = match (&d.clause_place, &folder_before) {
-                        (Some(l), _) if l != "." && !o.contains('/') && !looks_like_file(l) => {
-                            format!("{l}/{o}")
-                        }
-                        (_, Some(f)) if !o.contains('/') => format!("{f}/{o}"),
-                        _ => (*o).clone(),
-                    };
-                    folder_before = path.rsplit_once('/').map(|(f, _)| f.to_owned());
-                    path
-                })
-                .collect();
-            d.params.insert(name.into(), json!(joined));
-            Fill::Stated
-        } else if slots.has_filter() && d.clause_place.is_some() {
-            let place = d.clause_place.clone();
-            self.select_into(d, name, place, None)?
-        } else if let Some(r) = self
-            .last_selection(&d.pending)
-            // "copy Camera/SD Card into it": a folder named is what goes, "it" where.
-            .filter(|_| d.folder_object.is_none() && (slots.refers_back || !selection_wanted))
-        {
-            d.params.insert(name.into(), json!(r));
-            Fill::Reference
-        } else if selection_wanted {
-            let place = d
-                .clause_place
-                .clone()
-                .or(d.folder_object.clone())
-                .or(self.place.clone());
-            self.select_into(d, name, place, None)?
-        } else if let Some(o) = d.folder_object.clone().or(slots.objects.first().cloned()) {
-            d.params.insert(name.into(), json!([o]));
-            Fill::Stated
-        } else if let Some(p) = self.last_path_literal().filter(|_| slots.refers_back) {
-            d.params.insert(name.into(), json!([p]));
-            Fill::Reference
-        } else if let Some(p) = d
-            .clause_place
+        let q = slots
+            .query
             .clone()
-            .filter(|p| acts_on == ActsOn::Nodes && p != ".")
-        {
-            // "zip up the tax stuff in Documents/Taxes": the folder is taken whole.
-            d.params.insert(name.into(), json!([p]));
-            Fill::Stated
-        } else if let [first, _, ..] = slots.locations.as_slice()
-            && d.tool.required_params.iter().any(|r| r == "target")
-            && slots.targets.is_empty()
-        {
-            // "a second copy of Pictures/Best sitting on Backup/USB": the first of two places is
-            // what goes, the last where (the `target` parameter).
-            d.params.insert(name.into(), json!([first]));
-            Fill::Stated
-        } else if let Some(p) = self
-            .last_path_literal()
-            .filter(|_| slots.objects.is_empty() && slots.locations.is_empty())
-        {
-            // "pull up EXIF info for IMG_0891.jpg, plus send a copy to Shared/Grandma": a
-            // clause naming nothing to act on acts on the file named before.
-            d.params.insert(name.into(), json!([p]));
-            Fill::Inherited
-        } else if let Some(p) = d.clause_place.clone().filter(|p| p != ".") {
-            // "move the files in Downloads to Archive/Stale": what is directly in the folder,
-            // not the folder ("move Downloads to …" names it as the object); "everything in
-            // Temp" its folders too.
-            let entries = if d.words.contains("everything") {
-                Entries::All
-            } else {
-                Entries::Files
-            };
-            self.select_into(d, name, Some(p), Some(entries))?
+            .unwrap_or_else(|| topic_text(text, slots));
+        // "what can you do": a trigger said whole with no topic left is itself the query.
+        let whole_trigger = super::score::says_trigger_whole(d.skill, &d.tool.name, text);
+        tracing::trace!(%q, %text, "query");
+        let q = if q.is_empty() && whole_trigger {
+            text.trim().trim_end_matches(['?', '!', '.']).to_owned()
         } else {
-            Fill::Missing
+            q
         };
-        Some(fill)
+        // "that thing I was working on" names nothing to look for.
+        // Nor does "in", all that is left of "which files in Downloads are over 1 GB?".
+        let vague = !whole_trigger
+            && retrieval::text::words(&q).iter().all(|w| {
+                retrieval::text::is_stop_word(w)
+                    || super::lexicon::lexicon().vague_words.contains(w)
+            });
+        if q.is_empty() || vague {
+            Fill::Missing
+        } else {
+            // "a letter about my refund": what a file is about, said, is evidence for a
+            // tool that looks by it.
+            if slots.query.is_some() {
+                d.taken.push("query".to_owned());
+            }
+            d.params.insert(name.into(), json!(q));
+            Fill::Stated
+        }
     }
-}
-
-/// Whether `step` made the file at `path` (a folder and a new name).
-fn made_by(step: &PlanStep, path: &str) -> bool {
-    let text = |k: &str| step.params.get(k).and_then(Value::as_str);
-    matches!((text("path"), text("name")), (Some(f), Some(n)) if format!("{f}/{n}") == path)
 }
 
 /// What a selection of a folder's own entries takes.

@@ -52,6 +52,7 @@ struct EnglishFile {
     speech_markers: Vec<String>,
     carry_out_phrases: Vec<String>,
     verbs_before_a_target: BTreeMap<String, String>,
+    verbs_without_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
     question_openers: BTreeSet<String>,
     making_words: BTreeSet<String>,
@@ -153,6 +154,9 @@ pub struct Lexicon {
     /// Words that are a verb when they open a clause saying where things go ("duplicate X into
     /// Y" copies).
     pub verbs_before_a_target: BTreeMap<String, String>,
+    /// Words that are a verb when they open a clause saying no place for things to go
+    /// ("collect the .xlsx files in Downloads" selects them).
+    pub verbs_without_a_target: BTreeMap<String, String>,
     /// Words that name nothing in particular ("thing", "whatever").
     pub vague_words: BTreeSet<String>,
     /// Words a question opens with ("any skill that …", "got a tool for that").
@@ -227,6 +231,7 @@ fn load() -> Result<Lexicon, String> {
         speech_markers: en.speech_markers,
         carry_out_phrases: en.carry_out_phrases,
         verbs_before_a_target: en.verbs_before_a_target,
+        verbs_without_a_target: en.verbs_without_a_target,
         vague_words: en.vague_words,
         question_openers: en.question_openers,
         making_words: en.making_words,

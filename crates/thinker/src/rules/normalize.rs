@@ -307,6 +307,12 @@ fn without_quoted(text: &str) -> String {
 /// go is the verb the lexicon says it is there (`verbs_before_a_target`), whatever it means
 /// elsewhere ("duplicate files").
 fn verb_before_a_target<'a>(word: &str, at: usize, slots: &Slots) -> Option<&'a str> {
+    if at == 0
+        && slots.targets.is_empty()
+        && let Some(verb) = lexicon().verbs_without_a_target.get(word)
+    {
+        return Some(verb.as_str());
+    }
     let verb = lexicon().verbs_before_a_target.get(word)?;
     // "put those into Archive/big.tar.zst" packs: an archive to go into is the pack's.
     let into_an_archive = slots.targets.iter().any(|t| {
@@ -547,7 +553,14 @@ pub fn correct_folder(word: &str, known: &[&str]) -> Option<String> {
     if lexicon().common_words.contains(&lower) || is_everyday_english(&lower) {
         return None;
     }
-    let mut hits = known.iter().filter(|k| osa_distance(&lower, k) <= most);
+    // The nearest, when only one is that near ("Documets" is Documents, one edit away, not
+    // Documentos, two).
+    let nearest = known
+        .iter()
+        .map(|k| osa_distance(&lower, k))
+        .filter(|d| *d <= most)
+        .min()?;
+    let mut hits = known.iter().filter(|k| osa_distance(&lower, k) == nearest);
     let first = hits.next()?;
     hits.next().is_none().then(|| (*first).to_owned())
 }

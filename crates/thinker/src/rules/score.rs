@@ -343,6 +343,7 @@ pub(super) fn trigger_bonus(
         return WHOLE_TRIGGER_BONUS;
     }
     if let Some(words) = trigger_frame_said(skill, tool, text) {
+        tracing::trace!(skill = %skill.name, tool, words, "trigger frame said");
         return (FRAME_WORD_BONUS * words as f32).min(WHOLE_TRIGGER_BONUS);
     }
     // "move the zip files to Archive": a verb said as the kind of a file backs no trigger.
@@ -356,7 +357,8 @@ pub(super) fn trigger_bonus(
         })
         .map(|(_, w)| w)
         .collect();
-    let clause: BTreeSet<String> = content_words(text)
+    // "tenant's" is no "what's": the "s" of a possessive backs nothing.
+    let clause: BTreeSet<String> = content_words(&without_possessives(text))
         .iter()
         .filter(|w| !nouns.contains(w))
         .map(|w| stem(w))
@@ -381,6 +383,31 @@ pub(super) fn trigger_bonus(
             0.2 * share * share * if slot_unsaid { UNSAID_SLOT_SHARE } else { 1.0 }
         })
         .fold(0.0, f32::max)
+}
+
+/// `text` with the "'s" of each possessive dropped ("the tenant's email" → "the tenant email");
+/// a "'s" that is "is" ("what's", "there's") stays.
+fn without_possessives(text: &str) -> String {
+    const IS_AFTER: &[&str] = &[
+        "what", "that", "it", "there", "here", "who", "where", "how", "let", "he", "she", "which",
+    ];
+    text.split(' ')
+        .map(|w| {
+            let Some(i) = w.find(['\'', '’']) else {
+                return w.to_owned();
+            };
+            let (stem, rest) = w.split_at(i);
+            let after = &rest[rest.chars().next().map_or(0, char::len_utf8)..];
+            let possessive = after.trim_end_matches(|c: char| !c.is_alphanumeric()) == "s"
+                && !IS_AFTER.contains(&stem.to_lowercase().as_str());
+            if possessive {
+                format!("{stem}{}", &after[1..])
+            } else {
+                w.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How much of its backing a partly said trigger keeps when one of its value slots is unsaid.

@@ -73,7 +73,22 @@ pub(super) fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     // "curious what's bundled in X.zip — keep it packed though": a part that only says what not
     // to do leaves the header as what to do.
     let only_denies = opens_with_a_negation(&next.text);
-    if head.header && (general || !changes && states || only_denies) {
+    // "track 12.mp3 has no proper name; which band recorded it?": a question of its own asks
+    // about what the header names, not what it says ("… — which one was it?" asks about that).
+    let question = next.text.trim_end().ends_with('?')
+        || next
+            .text
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| is_question_word(&w.to_lowercase()));
+    let asks = question
+        && retrieval::text::words(&next.text).iter().any(|w| {
+            !retrieval::text::is_stop_word(w)
+                && !is_question_word(w)
+                && !lex.vague_words.contains(w)
+                && !lex.statement_verbs.contains(w)
+        });
+    if head.header && (general || !changes && states && !asks || only_denies) {
         let header = head.text.trim_end_matches([',', ':', ' ']).to_owned();
         clauses[1].text = format!("{}, {header}", clauses[1].text);
         clauses.remove(0);
@@ -190,7 +205,11 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
                 .iter()
                 .take_while(|w| lex.quantity_words.contains(*w) || lex.intensifiers.contains(*w))
                 .count();
-            if from < rest.len() {
+            // "track 12.mp3 has no proper name": what it lacks is not in it.
+            let lacks = rest_lower
+                .get(from)
+                .is_some_and(|w| matches!(w.as_str(), "no" | "nothing" | "none"));
+            if from < rest.len() && !lacks {
                 return Some(format!(
                     "{} in {}",
                     rest[from..].join(" "),

@@ -1,8 +1,13 @@
 //! What a clause says about an archive to make: its format (also from the target's name), how hard
 //! to compress, and whether the originals go afterwards. Pure.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::Slots;
 use super::lexicon::*;
+use super::places::is_archive_name;
 
 /// The archive format `text` names ("tar.zst", "tarball", "zip"), if any.
 pub(super) fn format_in(text: &str) -> Option<&'static str> {
@@ -82,5 +87,33 @@ pub(super) fn read(s: &mut Slots, text: &str) {
         "compress quickly",
     ]) {
         s.compression = Some("fast");
+    }
+}
+
+/// "put Documents/School/Year 10 into a zip file, Backup/year-10.zip": a format said after
+/// "into a" names the archive to make, not a kind of file to select; an archive's name said after
+/// it is where that archive goes.
+pub(super) fn archive_to_make(s: &mut Slots, text: &str) {
+    static TO_MAKE: LazyLock<Regex> = LazyLock::new(|| {
+        re(
+            r"(?i)\b(?:into|as|in|to)\s+(?:a|an|one|a single)\s+\.?(zip|7z|tgz|tarball|tar(?:\.gz|\.zst|\.bz2|\.xz)?)\b(?:\s+(?:file|archive|folder))?",
+        )
+    });
+    let Some(c) = TO_MAKE.captures(text) else {
+        return;
+    };
+    let format = c[1].to_lowercase();
+    s.extensions.retain(|e| *e != format);
+    let after = &text[c.get(0).map_or(0, |m| m.end())..];
+    if s.targets.is_empty()
+        && s.objects.len() >= 2
+        && let Some(i) = s
+            .objects
+            .iter()
+            .rposition(|o| is_archive_name(o) && after.contains(o.as_str()))
+        && i > 0
+    {
+        let target = s.objects.remove(i);
+        s.targets.push(target);
     }
 }

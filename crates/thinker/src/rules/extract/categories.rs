@@ -30,6 +30,8 @@ fn names_listed(tail: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<V
         " based on ",
         " depending on ",
         " according to ",
+        " judging ",
+        " going by ",
         " — ",
         " – ",
         " - ",
@@ -37,7 +39,9 @@ fn names_listed(tail: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<V
     .iter()
     .filter_map(|w| tail.find(w))
     .min()
-    .map_or(tail, |i| &tail[..i]);
+    .map_or(tail, |i| &tail[..i])
+    // "… or Medical, judging by its subject matter": the comma before the remark.
+    .trim_end_matches([',', ' ']);
     let mut list = format!(" {tail} ");
     for sep in [" and ", " or ", " & ", ";"] {
         list = list.replace(sep, ",");

@@ -327,9 +327,10 @@ pub(super) static INTO_A_FOLDER: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
     // "called Receipts 2024": a name and the year after it are one name, and so are words
     // written with capitals ("called Hive 7 – Carniolan (split May 2026)"); "set me up a skill,
-    // invoice-zipper" and "zoom-janitor: teach yourself to …" name what to make.
+    // invoice-zipper", "a new ability of yours, weekly-screenshots" and "zoom-janitor: teach
+    // yourself to …" name what to make.
     re(
-        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|(?-i:[A-Z][^\s,;]*(?:\s+(?:[A-Z0-9][^\s,;]*|[–-]\s+[A-Z0-9][^\s,;]*|\([^)]*\)))+)|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\brename (?:it|that|this|that file|the file)\s+(⟦\d+⟧|[^\s,;/]+\.[a-z0-9]{1,6}\b)|\b(?:skill|command|trick|ability),?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s"#,
+        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|(?-i:[A-Z][^\s,;]*(?:\s+(?:[A-Z0-9][^\s,;]*|[–-]\s+[A-Z0-9][^\s,;]*|\([^)]*\)))+)|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\brename (?:it|that|this|that file|the file)\s+(⟦\d+⟧|[^\s,;/]+\.[a-z0-9]{1,6}\b)|\b(?:skill|command|trick|ability)(?:\s+(?:of\s+yours|of\s+your\s+own|for\s+me))?,?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s"#,
     )
 });
 /// An example of the names in a folder: "names look like saga_vol_01.cbz", "has names like

@@ -195,6 +195,10 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     && !places::LOCATION_PREPS.contains(&l.as_str())
                     && !places::TARGET_PREPS.contains(&l.as_str())
                     && !crate::rules::lexicon::lexicon().action_verbs.contains(&l)
+                    // "Documents/Inbox are all named like scan_0043.pdf": a verb said of the
+                    // folder ends it.
+                    && !crate::rules::lexicon::lexicon().statement_verbs.contains(&l)
+                    && l != "like"
             })
             .any(|w| {
                 let w = w.trim_end_matches([',', ';', ':', '!', '?']);
@@ -289,9 +293,16 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
             }
             continue;
         }
+        // Not a verb said of the folder: "Documents/Inbox are all named like scan_0043.pdf".
         let plain_word = |w: &str| {
             let l = w.to_lowercase();
+            let said_of_it = w.starts_with(char::is_lowercase)
+                && crate::rules::lexicon::lexicon()
+                    .statement_verbs
+                    .contains(&l);
             l != "as"
+                && l != "like"
+                && !said_of_it
                 && !DETERMINERS.contains(&l.as_str())
                 && !places::LOCATION_PREPS.contains(&l.as_str())
                 && !places::TARGET_PREPS.contains(&l.as_str())
@@ -573,16 +584,25 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     let Some(raw) = words.get(at) else {
         return false;
     };
+    // "what does config.yaml in Projects/site say", "why does Pictures weigh so much": after
+    // "does", the word after the name is its verb.
+    if words[..at]
+        .iter()
+        .any(|w| matches!(w.to_lowercase().as_str(), "does" | "do" | "did"))
+    {
+        return false;
+    }
     let clear_end = |raw: &str, after: Option<&str>| {
         raw.ends_with([',', ';', ':'])
             || !raw.ends_with(['.', '!', '?']) && after.is_some_and(ends_a_name)
     };
     // "Documents/Old job.": the end of the sentence ends a name written with a capital, unless
     // the word may be a verb said of the folder ("what Bakery/Invoices covers?").
+    // The end of a part ("delete every .bak file in Projects/photo booth", cut before "and
+    // then …") ends a name in lower case too.
     let sentence_end = |raw: &str, after: Option<&str>| {
-        capital
-            && !raw.trim_end_matches(['.', '!', '?']).ends_with('s')
-            && (raw.ends_with(['.', '!', '?']) || after.is_none())
+        !raw.trim_end_matches(['.', '!', '?']).ends_with('s')
+            && (capital && raw.ends_with(['.', '!', '?']) || after.is_none())
     };
     let after = words.get(at + 1).copied();
     tail_word(raw) && (clear_end(raw, after) || sentence_end(raw, after))

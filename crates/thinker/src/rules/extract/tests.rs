@@ -149,6 +149,14 @@ fn names_with_words_in_lower_case_end_where_the_sentence_goes_on() {
         "what does config.yaml in Projects/site say",
         "everything in Downloads/Mac belongs on External/Big Files",
         "how big is Unity/Projects total size?",
+        // The end of a part ends a name in lower case ("… and then compress that folder").
+        "delete every .bak file in Projects/photo booth",
+        // A verb said of the folder ends it, with a file named after it.
+        "the files in Documents/Inbox are all named like scan_0043.pdf",
+        // A format after "into a" is the archive to make; the name after it is where.
+        "please put Documents/School/Year 10 into a zip file, Backup/year-10.zip",
+        // A misspelt common folder is the nearest one (not Documentos).
+        "list everything in Documets/School",
     ];
     let got: Vec<String> = cases
         .iter()
@@ -172,7 +180,15 @@ fn names_with_words_in_lower_case_end_where_the_sentence_goes_on() {
         everything in Downloads/Mac belongs on External/Big Files
           ["Downloads/Mac", "External/Big Files"] [] []
         how big is Unity/Projects total size?
-          [] ["Unity/Projects"] []"#]]
+          [] ["Unity/Projects"] []
+        delete every .bak file in Projects/photo booth
+          ["Projects/photo booth"] [] []
+        the files in Documents/Inbox are all named like scan_0043.pdf
+          ["Documents/Inbox"] ["scan_0043.pdf"] []
+        please put Documents/School/Year 10 into a zip file, Backup/year-10.zip
+          [] ["Documents/School/Year 10"] ["Backup/year-10.zip"]
+        list everything in Documets/School
+          ["Documents/School"] [] []"#]]
     .assert_eq(&got.join("\n"));
 }
 

@@ -1,0 +1,150 @@
+//! What a clause points at, bound to what the request said before: "there", "that folder",
+//! "the whole thing", "everything", "it", and a bare name that ends a path said before.
+
+use super::{PlanBuilder, Slots, lexicon};
+
+impl PlanBuilder<'_, '_> {
+    /// Binds what the clause points at to what the request said before: "there" (where the last
+    /// step put things, or the place the request is about), "the whole thing", "everything"
+    /// after a header or a step, "it" after a header naming a folder or a file, and a bare name
+    /// that ends a path said before.
+    pub(super) fn bind_references(&mut self, text: &str, slots: &mut Slots) {
+        self.bind_there(text, slots);
+        self.bind_the_whole(slots);
+        self.bind_to_the_header(slots);
+        self.complete_bare_names(slots);
+    }
+
+    /// "there", "in there" and "that folder": where the last step put things, the folder made
+    /// before, or the place the request is about.
+    fn bind_there(&mut self, text: &str, slots: &mut Slots) {
+        // "there": where the last step put things, else the place the request is about
+        // ("analyze Projects, then pack everything in there…"); "everything" is everything there.
+        let lower = text.to_lowercase();
+        let in_there = ["in there", "from there", "inside there", "under there"]
+            .iter()
+            .any(|p| lower.contains(p));
+        let that_folder = ["that folder", "that directory", "the same folder"]
+            .iter()
+            .any(|p| lower.contains(p));
+        let put_somewhere = self
+            .last_target
+            .clone()
+            .or_else(|| self.last_created().filter(|_| in_there));
+        // "make a folder Taxes/2026 and put payslip.pdf in there": after a verb of placing and
+        // the thing placed, "there" is where it goes.
+        let placing = retrieval::text::words(text)
+            .first()
+            .is_some_and(|w| lexicon::lexicon().placing_verbs.contains(w))
+            && !slots.objects.is_empty();
+        if slots.there
+            && placing
+            && slots.targets.is_empty()
+            && let Some(t) = self
+                .last_created()
+                .or(self.last_target.clone())
+                .or_else(|| self.place.clone().filter(|p| p != "."))
+        {
+            slots.locations.retain(|l| *l != t);
+            slots.targets.push(t);
+        } else if slots.there
+            && slots.locations.is_empty()
+            && let Some(t) = put_somewhere
+                .clone()
+                .or_else(|| self.place.clone().filter(|p| p != "." && in_there))
+        {
+            slots.locations.push(t);
+            slots.whole_root &= !in_there;
+        } else if that_folder
+            && put_somewhere.is_none()
+            && slots.locations.is_empty()
+            && slots.objects.is_empty()
+            && let Some(p) = self.place.clone().filter(|p| p != ".")
+        {
+            // "delete every .bak file in X, then compress that folder": with nothing put
+            // anywhere before, the folder the request is about (not the files just deleted).
+            slots.objects.push(p);
+        } else if slots.there
+            && slots.targets.is_empty()
+            && let Some(t) = self.last_created().or(self.last_target.clone())
+        {
+            // "shift each pdf from Downloads/Receipts in there": with a place of its own,
+            // "there" is where things go (the folder made before, or the last target).
+            slots.targets.push(t);
+        }
+    }
+
+    /// "the whole thing" and "everything": the folder the request is about, or the one its
+    /// header names.
+    fn bind_the_whole(&self, slots: &mut Slots) {
+        // "…, then pack the whole thing": the folder the request is about.
+        if slots.whole_place
+            && slots.locations.is_empty()
+            && slots.objects.is_empty()
+            && let Some(p) = self.place.clone().filter(|p| p != ".")
+        {
+            slots.objects.push(p);
+        }
+        // "everything" after a header, or after a step in a folder ("delete the empty folders
+        // in Hausaufgaben, then sort everything by type"), is everything there.
+        if slots.whole_root
+            && slots.locations.is_empty()
+            && slots.objects.is_empty()
+            && let Some(p) = self
+                .header_place
+                .clone()
+                .or_else(|| self.place.clone().filter(|_| !self.steps.is_empty()))
+        {
+            slots.locations.push(p);
+            slots.whole_root = false;
+        }
+    }
+
+    /// "it" in the first step: the folder or the file the header names as what it is about.
+    fn bind_to_the_header(&mut self, slots: &mut Slots) {
+        // "I never want to lose Writing/Novel — stash a spare of it on Backup/Cloud": "it" is
+        // the folder the header names as what it is about (not "the names in Samples/Drums").
+        if self.steps.is_empty()
+            && slots.refers_back
+            && slots.objects.is_empty()
+            && let Some(p) = self.header_object.clone()
+            && !slots.locations.contains(&p)
+        {
+            slots.objects.push(p);
+            slots.refers_back = false;
+        }
+        if self.steps.is_empty()
+            && slots.locations.is_empty()
+            && slots.objects.is_empty()
+            && let Some(f) = self.header_file.take()
+        {
+            slots.objects.push(f);
+            slots.refers_back = false;
+        }
+    }
+
+    /// A bare name that ends (or opens) a path said before is that path (or that folder).
+    fn complete_bare_names(&self, slots: &mut Slots) {
+        // "wipe the 0 KB files out of Dev/api-server/logs, then tar.gz that logs folder": a
+        // bare name that ends a path said before is that path.
+        // "Fire Brigade/Rosters: … goes to Archive/Fire Brigade, then an overview of Fire
+        // Brigade": a name that opens a path said is that folder itself.
+        let said_before = self.paths_said();
+        for p in slots.locations.iter_mut().chain(slots.objects.iter_mut()) {
+            let opens_a_path = said_before.iter().any(|k| {
+                k.split_once('/')
+                    .is_some_and(|(first, _)| first.eq_ignore_ascii_case(p))
+            });
+            if !p.contains('/')
+                && !opens_a_path
+                && let Some(full) = said_before.iter().find(|k| {
+                    k.rsplit('/')
+                        .next()
+                        .is_some_and(|last| last.eq_ignore_ascii_case(p))
+                })
+            {
+                p.clone_from(full);
+            }
+        }
+    }
+}
