@@ -377,7 +377,11 @@ pub(super) fn path_with_spaces(words: &[&str], i: usize, first: &str) -> (String
                     && word.chars().skip(1).any(|c| c.is_ascii_uppercase())
                     && word.chars().any(|c| c.is_ascii_lowercase())
                     && word.chars().all(char::is_alphanumeric)
-                || small_number(word) && !counts_what_follows(words.get(end + 1))
+                // "Year 9 projects so …": a plural the name plainly ends after names too.
+                || small_number(word)
+                    && (!counts_what_follows(words.get(end + 1))
+                        || words.get(end + 2).is_some_and(|a| ends_a_name(a))
+                            && words.get(end + 1).is_some_and(|n| tail_word(n)))
                 || date_like(word)
                 || copy_number(raw.trim_end_matches([',', ';', ':', '!', '?', '.']))
                 // "Screenshot 2025-11-03 at 14.22.10.png": the time a screenshot was taken.
@@ -620,13 +624,18 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
 fn ends_in_a_name_of_words(path: &str) -> bool {
     let last = path.rsplit('/').next().unwrap_or(path);
     let last_word = last.rsplit(' ').next().unwrap_or(last);
-    last_word.chars().count() >= 2
-        && last_word.chars().any(char::is_alphabetic)
-        && last_word
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '\'' | '’'))
-        && !crate::rules::looks_like_file(last_word)
-        && last.split(' ').count() < 3
+    // "Year 9": a small number after a word ends a name of words too.
+    let numbered = last.contains(' ')
+        && (1..=3).contains(&last_word.len())
+        && last_word.chars().all(|c| c.is_ascii_digit());
+    numbered
+        || last_word.chars().count() >= 2
+            && last_word.chars().any(char::is_alphabetic)
+            && last_word
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '\'' | '’'))
+            && !crate::rules::looks_like_file(last_word)
+            && last.split(' ').count() < 3
 }
 
 /// "Projects/bird feeder/parts list.txt": a word in lower case before a slash goes on the name

@@ -157,6 +157,8 @@ fn names_with_words_in_lower_case_end_where_the_sentence_goes_on() {
         "please put Documents/School/Year 10 into a zip file, Backup/year-10.zip",
         // A misspelt common folder is the nearest one (not Documentos).
         "list everything in Documets/School",
+        // A plural after "Year 9" names when the name plainly ends after it ("so").
+        "zip up Documents/School/Year 9 projects so I can send it to my teacher",
     ];
     let got: Vec<String> = cases
         .iter()
@@ -188,7 +190,9 @@ fn names_with_words_in_lower_case_end_where_the_sentence_goes_on() {
         please put Documents/School/Year 10 into a zip file, Backup/year-10.zip
           [] ["Documents/School/Year 10"] ["Backup/year-10.zip"]
         list everything in Documets/School
-          ["Documents/School"] [] []"#]]
+          ["Documents/School"] [] []
+        zip up Documents/School/Year 9 projects so I can send it to my teacher
+          [] ["Documents/School/Year 9 projects"] []"#]]
     .assert_eq(&got.join("\n"));
 }
 
