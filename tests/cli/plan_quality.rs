@@ -117,30 +117,30 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     // Written 2026-11-27 the same way; 45.0 % when first scored.
     ("plans-dev2.jsonl", 120, 89.5),
     // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
-    ("plans-dev3.jsonl", 120, 87.0),
+    ("plans-dev3.jsonl", 120, 88.0),
     // Written 2026-11-27 (evening) the same way; 34.2 % when first scored.
-    ("plans-dev4.jsonl", 120, 74.0),
+    ("plans-dev4.jsonl", 120, 74.5),
     // Written 2026-11-27 (day, a new session) the same way; 51.7 % when first scored.
     ("plans-dev5.jsonl", 120, 85.0),
     // Written 2026-11-27 (afternoon, a new session) the same way; 40.0 % when first scored.
     ("plans-dev6.jsonl", 120, 74.5),
     // Written 2026-11-27 (afternoon) the same way; 46.7 % when first scored.
-    ("plans-dev7.jsonl", 120, 74.5),
+    ("plans-dev7.jsonl", 120, 75.5),
     // Written 2026-11-27 (evening, a new session) the same way; 49.2 % when first scored, then
     // used like the unseen set (its score only) for the rest of that session; tuned on since.
     ("plans-dev8.jsonl", 120, 79.0),
     // Written 2026-11-27 (night, a new session) the same way; 51.7 % when first scored, then
     // used like the unseen set (its score only) for the rest of that session; tuned on since.
-    ("plans-dev9.jsonl", 120, 84.0),
+    ("plans-dev9.jsonl", 120, 84.5),
     // Written 2026-11-27 (late night, a new session) the same way; 49.2 % when first scored,
     // then used like the unseen set (its score only) for the rest of that session; tuned on since.
-    ("plans-dev10.jsonl", 120, 61.5),
+    ("plans-dev10.jsonl", 120, 64.0),
     // Plain requests of a new user (2026-11-28), dealt into a set read and tuned on (66.7 % when
     // first scored) and one only ever scored (58.3 %).
     ("plans-plain.jsonl", 60, 88.0),
     ("plans-plain2.jsonl", 60, 63.0),
     // A third set of plain requests (2026-11-28, noon), read and tuned on; 50.0 % when first scored.
-    ("plans-plain3.jsonl", 120, 72.0),
+    ("plans-plain3.jsonl", 120, 76.5),
     ("plans-unseen.jsonl", 60, 73.0),
 ];
 
@@ -666,6 +666,9 @@ fn deleting_the_originals_after_packing_never_deletes_the_archive() {
         "zip Band/Setlists into Band/s.zip and then delete the originals",
         "pack Band/Setlists into Band/setlists-2024.zip and then trash the folder itself",
         "Work/Drafts items untouched for eighteen months → Archive/drafts-old.tar.gz; wipe originals after",
+        // Regression: "the folder" was the archive just made, and a step deleted it.
+        "zip Documents/Old job into Backup/old-job.zip and delete the folder",
+        "pack Pictures/Trip into Backup/trip.zip, then remove it",
     ] {
         let plan = env.json(&["plan", request]);
         let steps = plan["plan"]["steps"]
@@ -749,4 +752,65 @@ fn a_request_that_only_looks_never_plans_a_change_and_quoted_words_stay() {
     ]);
     let text = planned["plan"]["steps"].to_string();
     assert!(!text.contains("folder"), "{planned}");
+}
+
+/// `plan --file … --failures` lists each wrong plan (`✗`, with what was expected) and each step
+/// of a clear request a run would ask about (`?`, with the planner's margin): as many as the
+/// picker table counts at the configured margin.
+#[test]
+fn failures_list_the_wrong_plans_and_the_steps_that_would_ask() {
+    let env = Env::new(&[]);
+    let set = env.home.path().join("set.jsonl");
+    std::fs::write(
+        &set,
+        concat!(
+            r#"{"request": "could the songs in Music/Karaoke be called song_01.mp3, song_02.mp3 and onwards?", "skills": ["manage-files|search-files", "batch-rename"]}"#,
+            "\n",
+            r#"{"request": "remove the duplicates in Music", "skills": ["organize-by-type"]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    // At margin 1.0 the planner is never sure: every step retrieval is not sure of asks.
+    let out = env
+        .cmd(&["plan", "--file", set.to_str().unwrap(), "--failures"])
+        .env("SCOPE_WEAVER_PLANNER_SURE_MARGIN", "1.0")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let wrong: Vec<&str> = text.lines().filter(|l| l.starts_with("✗ ")).collect();
+    assert_eq!(wrong.len(), 1, "{text}");
+    assert!(
+        wrong[0].contains("remove the duplicates in Music"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"expected ["organize-by-type"] got ["remove-duplicates"]"#),
+        "{text}"
+    );
+    let asking = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("step ") && l.contains("asks which skill"))
+        .count();
+    let configured = text
+        .lines()
+        .find(|l| l.starts_with("| 1.00 ←"))
+        .unwrap_or_else(|| panic!("no row for the configured margin: {text}"));
+    let shown: usize = configured
+        .split('|')
+        .nth(3)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(asking > 0, "{text}");
+    assert_eq!(asking, shown, "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("? ")).count(),
+        asking,
+        "{text}"
+    );
 }

@@ -9,6 +9,7 @@ mod eval_similar;
 mod eval_sort;
 mod output;
 mod plan;
+mod plan_eval;
 mod plan_score;
 mod run;
 mod search;

@@ -426,3 +426,133 @@ fn the_words_around_a_request_say_what_it_is_about() {
         ),
     ]);
 }
+
+#[test]
+fn originals_go_only_when_the_person_says_so() {
+    check(&[
+        // Regression: "the folder" was the archive just made, and a step deleted it.
+        (
+            "zip Documents/Old job into Backup/old-job.zip and delete the folder",
+            &["archive-files/create"],
+            &[
+                (0, "source", json!(["Documents/Old job"])),
+                (0, "delete_originals", json!(true)),
+            ],
+        ),
+        (
+            "zip Pictures/Trip, then delete it afterwards",
+            &["archive-files/create"],
+            &[(0, "delete_originals", json!(true))],
+        ),
+        // A phrase of the tool's `when_said` in the clause itself.
+        (
+            "Work/Projects 2022 can be squeezed into Archive/projects-2022.zip, with the originals gone to free up room",
+            &["archive-files/create"],
+            &[(0, "delete_originals", json!(true))],
+        ),
+        (
+            "Quilting Guild/Show 2025 into Archive/quilt-show-2025.zip with the original folder removed",
+            &["archive-files/create"],
+            &[(0, "delete_originals", json!(true))],
+        ),
+        // A part that names a place of its own is a step of its own.
+        (
+            "zip Pictures/Trip into Backup/trip.zip and delete Pictures/Old",
+            &["archive-files/create", "manage-files/delete"],
+            &[(1, "path", json!(["Pictures/Old"]))],
+        ),
+    ]);
+}
+
+#[test]
+fn a_first_part_without_a_verb_may_still_ask_for_something() {
+    check(&[
+        // Regression: the first part had no action verb and became a heading: no move.
+        (
+            "Desktop/Screenshots should live under Pictures; after moving it, arrange Pictures/Screenshots into month folders",
+            &["manage-files/move", "organize-by-type/by_date"],
+            &[
+                (0, "source", json!(["Desktop/Screenshots"])),
+                (0, "target", json!("Pictures")),
+            ],
+        ),
+        // Regression: no folder was made, and the file went into Documents/Taxes.
+        (
+            "Documents/Taxes needs a subfolder named 2026; once it exists, put Downloads/payslip december.pdf in there",
+            &["manage-files/create", "manage-files/move"],
+            &[
+                (0, "path", json!("Documents/Taxes")),
+                (0, "name", json!("2026")),
+            ],
+        ),
+        // Regression: "a new folder" made a folder called "new".
+        (
+            "Work needs a new folder called Clients",
+            &["manage-files/create"],
+            &[(0, "path", json!("Work")), (0, "name", json!("Clients"))],
+        ),
+        // Regression: the quotes went into the folder's name.
+        (
+            "Nonprofit/Grants needs a folder named 'Applications 2027 (Round 2)'",
+            &["manage-files/create"],
+            &[(0, "name", json!("Applications 2027 (Round 2)"))],
+        ),
+        // Regression: the first part read as a move, and "move it there" moved it again.
+        (
+            "Desktop/passport photo 35x45.jpg belongs in Documents/ID, move it there",
+            &["manage-files/move"],
+            &[(0, "target", json!("Documents/ID"))],
+        ),
+        // A phrase that reads as no action ("times over": duplicates) leaves a heading.
+        (
+            "Music/DJ Sets has the same tracks like five times over, sort that out",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", json!("Music/DJ Sets"))],
+        ),
+    ]);
+}
+
+#[test]
+fn it_in_the_first_part_is_the_place_named() {
+    check(&[
+        // Regression: "it" pointed at no step, and an archive's listing came close.
+        (
+            "I forgot what I saved in Projects/garden planner, can you list it for me?",
+            &["manage-files/list"],
+            &[(0, "path", json!("Projects/garden planner"))],
+        ),
+        // "it" said of each file is not the folder.
+        (
+            "each scan in Scans/Utility Bills should start with the day it was last changed, like 2024-03-02_whatever.pdf",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("{date:%Y-%m-%d}_{name}.{ext}"))],
+        ),
+    ]);
+}
+
+#[test]
+fn a_master_copy_said_any_way_stays() {
+    check(&[
+        // Regression: the scan looked in the master folder, and nothing kept it.
+        (
+            "give me an overview of Pictures first; after that, clear out repeated photos but treat Pictures/Originals as the master copies that must stay untouched",
+            &[
+                "analyze-directory/analyze",
+                "remove-duplicates/scan",
+                "remove-duplicates/remove",
+            ],
+            &[
+                (1, "path", json!("Pictures")),
+                (2, "reference", json!(["Pictures/Originals"])),
+            ],
+        ),
+        (
+            "clear redundant copies out of Genealogy/GEDCOM while Genealogy/GEDCOM/Master stays untouched as the reference",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[
+                (0, "path", json!("Genealogy/GEDCOM")),
+                (1, "reference", json!(["Genealogy/GEDCOM/Master"])),
+            ],
+        ),
+    ]);
+}

@@ -157,12 +157,20 @@ fn unwanted_removed(text: &str) -> String {
     out
 }
 
-/// "Photos/2024 needs an Iceland subfolder", "I need in Dokumente/Nebenkosten a subfolder named
-/// Belege 2025": a folder someone needs is one to make, said as the skills say it.
+/// "Photos/2024 needs an Iceland subfolder", "Documents/Taxes needs a subfolder named 2026", "I
+/// need in Dokumente/Nebenkosten a subfolder named Belege 2025": a folder someone needs is one
+/// to make, said as the skills say it.
 fn folder_wished_for(text: &str) -> String {
     static PLACE_NEEDS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"(?i)^(?P<place>[^\s;,]+(?: [A-Z0-9][^\s;,]*)?) (?:needs|wants|could use|should get|should have) (?:a new|an?|one more|another) (?P<name>[^;,]+?) (?:sub ?folder|subdir|sub-folder|folder|directory|dir)\b",
+        )
+        .expect("a valid pattern")
+    });
+    // "Documents/Taxes needs a subfolder named 2026", "Work needs a new folder called Clients".
+    static PLACE_NEEDS_NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)^(?P<place>[^\s;,]+(?: [A-Z0-9][^\s;,]*)?) (?:needs|wants|could use|should get|should have) (?:a new|an?|one more|another) (?:sub ?folder|subdir|sub-folder|folder|directory|dir) (?:named|called) (?P<name>[^;,]+)",
         )
         .expect("a valid pattern")
     });
@@ -172,13 +180,17 @@ fn folder_wished_for(text: &str) -> String {
         )
         .expect("a valid pattern")
     });
-    if let Some(c) = PLACE_NEEDS
+    if let Some(c) = PLACE_NEEDS_NAMED
         .captures(text)
+        .or_else(|| PLACE_NEEDS.captures(text))
         .or_else(|| NEED_IN.captures(text))
     {
         let made = format!(
             "create a new subfolder named \"{}\" in {}",
-            &c["name"], &c["place"]
+            c["name"]
+                .trim()
+                .trim_matches(['\'', '"', '‘', '’', '“', '”']),
+            &c["place"]
         );
         let whole = c.get(0).expect("match").range();
         let mut out = text.to_owned();
@@ -605,6 +617,19 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                 || (1..=2).any(|k| i >= k && raw[i - k] == "no");
             verbs.is_action(w) && !noun && words.get(i + 1).is_none_or(|n| n != "format")
         })
+}
+
+/// "Desktop/Screenshots should live under Pictures": a phrase of the lexicon that reads as an
+/// action ("should live under" → "move to") says one, though no action verb is written.
+fn says_an_action_in_a_phrase(text: &str, verbs: &Verbs) -> bool {
+    let text = format!(" {} ", text.to_lowercase());
+    super::lexicon::lexicon().phrases.iter().any(|(from, to)| {
+        text.contains(&format!(" {} ", from.trim()))
+            && to
+                .split_whitespace()
+                .next()
+                .is_some_and(|first| verbs.is_action(first))
+    })
 }
 
 /// Words after which a verb is a noun ("the file", "every copy").

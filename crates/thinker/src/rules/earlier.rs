@@ -193,6 +193,18 @@ impl PlanBuilder<'_, '_> {
         if !differs && !adds && looks {
             return true;
         }
+        // "Desktop/photo.jpg belongs in Documents/ID, move it there": the same change again, on
+        // what the step before changed, is no step.
+        let on_its_result = |v: &Value| step_refs(v) == [last.step as usize];
+        if !adds
+            && step
+                .params
+                .iter()
+                .all(|(k, v)| last.params.get(k) == Some(v) || on_its_result(v))
+            && step.params.values().any(on_its_result)
+        {
+            return true;
+        }
         if differs || !adds {
             return false;
         }

@@ -63,6 +63,8 @@ struct Draft<'a> {
     slots: &'a Slots,
     /// The clause's words and the step description's.
     words: &'a BTreeSet<String>,
+    /// The clause's words in order, for the phrases of `when_said` ("free up space").
+    said_text: String,
     /// Where the clause says it happens ("in Downloads"; `.` for the whole root).
     clause_place: Option<String>,
     /// A folder named as the object ("sort Downloads").
@@ -91,6 +93,7 @@ impl<'a> Draft<'a> {
         tool: &'a ToolDefinition,
         slots: &'a Slots,
         words: &'a BTreeSet<String>,
+        whole: &str,
     ) -> Draft<'a> {
         let folder_object = slots.objects.iter().find(|o| !looks_like_file(o)).cloned();
         // "everything" is everything in the folder the clause names, if it names one.
@@ -104,6 +107,7 @@ impl<'a> Draft<'a> {
             tool,
             slots,
             words,
+            said_text: retrieval::text::words(whole).join(" "),
             new_place: clause_place.clone().or(folder_object.clone()),
             clause_place,
             folder_object,
@@ -113,6 +117,16 @@ impl<'a> Draft<'a> {
             continues: false,
             taken: Vec::new(),
             pending_missing: 0,
+        }
+    }
+
+    /// A word or phrase of a `when_said` rule is said: a word among the clause's words, a phrase
+    /// ("free up space", "sha-256") word for word in the clause.
+    fn says(&self, word: &str) -> bool {
+        let phrase = retrieval::text::words(word);
+        match phrase.as_slice() {
+            [one] if one == word => self.words.contains(word),
+            _ => format!(" {} ", self.said_text).contains(&format!(" {} ", phrase.join(" "))),
         }
     }
 }
@@ -162,7 +176,7 @@ impl PlanBuilder<'_, '_> {
         };
         let mut score =
             self.reading_score((skill, tool), hit, text, slots, (&words, &said), &backed);
-        let mut d = Draft::new(skill, tool, slots, &words);
+        let mut d = Draft::new(skill, tool, slots, &words, whole);
         let declared: Vec<&String> = tool
             .required_params
             .iter()
@@ -261,7 +275,7 @@ impl PlanBuilder<'_, '_> {
         (text, description): (&str, &str),
     ) -> Option<Vec<(&'d str, Fill)>> {
         let (tool, slots, words) = (d.tool, d.slots, d.words);
-        let mut chosen = tool.planning.said_values(|w| words.contains(w));
+        let mut chosen = tool.planning.said_values(|w| d.says(w));
         // "skip the duplicate check": what the clause says not to do chooses values too.
         for (k, v) in tool.planning.denied_values(|w| slots.denied.contains(w)) {
             chosen.entry(k).or_insert(v);

@@ -394,6 +394,9 @@ impl PlanBuilder<'_, '_> {
         {
             return Ok(());
         }
+        if self.sets_a_value_of_the_last_step(text, &slots) {
+            return Ok(());
+        }
         // What the clause says not to do is no evidence for a tool that does it.
         let affirmed = clause::affirmed(text);
         let matched = normalize::for_matching(&affirmed, &slots, self.vocab, true);
@@ -455,6 +458,60 @@ impl PlanBuilder<'_, '_> {
         Ok(())
     }
 
+    /// "zip Documents/Old job into Backup/old-job.zip and delete the folder": a part that only
+    /// says a phrase of the last step's tool's `when_said` ("delete the folder" → its
+    /// `delete_originals`) and names no place of its own sets that value there; it is no step of
+    /// its own (deleting the archive just made is never what was meant).
+    fn sets_a_value_of_the_last_step(&mut self, text: &str, slots: &Slots) -> bool {
+        // Words that link the part or point at the thing, not what is said of it.
+        const LINKS: &[&str] = &[
+            "and",
+            "then",
+            "also",
+            "afterwards",
+            "after",
+            "that",
+            "please",
+            "the",
+            "this",
+            "those",
+            "these",
+            "too",
+        ];
+        let said = |text: &str| -> Vec<String> {
+            retrieval::text::words(text)
+                .into_iter()
+                .filter(|w| !LINKS.contains(&w.as_str()))
+                .collect()
+        };
+        let Some(last) = self.steps.last_mut() else {
+            return false;
+        };
+        let Some((_, tool)) = self.cx.skills.tool(&last.skill, &last.tool) else {
+            return false;
+        };
+        if !(slots.locations.is_empty() && slots.targets.is_empty() && slots.objects.is_empty()) {
+            return false;
+        }
+        let words = said(text);
+        let rule = tool.planning.when_said.iter().find(|rule| {
+            rule.words
+                .iter()
+                .any(|phrase| phrase.contains(' ') && said(phrase) == words)
+        });
+        let Some(rule) = rule else {
+            return false;
+        };
+        for (param, value) in &rule.set {
+            if tool.optional_params.contains(param) || tool.required_params.contains(param) {
+                last.params
+                    .entry(param.clone())
+                    .or_insert_with(|| value.clone());
+            }
+        }
+        true
+    }
+
     /// The best reading of a clause (taken out of `candidates`) and how far it is ahead of the
     /// best reading with another skill, or of the floor.
     fn best_reading(
@@ -474,15 +531,31 @@ impl PlanBuilder<'_, '_> {
         let best_at = best_at.map(|i| self.change_said_first(text, candidates, i));
         let best = best_at.map(|i| candidates.swap_remove(i));
         // How far the reading is ahead of the best reading with another skill (or of the floor).
+        // A reading that makes the same change is no other choice ("rename it to X" by either
+        // skill that renames one file runs one primitive with the same parameters).
         let margin = best.as_ref().map(|b| {
             let other = candidates
                 .iter()
-                .filter(|c| c.skill() != b.skill())
+                .filter(|c| c.skill() != b.skill() && !self.same_change(b, c))
                 .map(|c| c.score)
                 .fold(UNDERSTOOD_FLOOR, f32::max);
             b.score - other
         });
         (best, margin)
+    }
+
+    /// Whether two readings run the same primitives with the same parameters, step for step.
+    fn same_change(&self, a: &Candidate, b: &Candidate) -> bool {
+        let primitive = |s: &PlanStep| {
+            self.cx
+                .skills
+                .tool(&s.skill, &s.tool)
+                .map(|(_, t)| t.primitive.clone())
+        };
+        a.steps.len() == b.steps.len()
+            && a.steps.iter().zip(&b.steps).all(|((x, _), (y, _))| {
+                x.params == y.params && primitive(x).is_some() && primitive(x) == primitive(y)
+            })
     }
 
     /// "remove empty files in Downloads": a clause that opens with a change is that change, not

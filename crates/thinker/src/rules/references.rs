@@ -11,7 +11,7 @@ impl PlanBuilder<'_, '_> {
     pub(super) fn bind_references(&mut self, text: &str, slots: &mut Slots) {
         self.bind_there(text, slots);
         self.bind_the_whole(slots);
-        self.bind_to_the_header(slots);
+        self.bind_to_the_header(text, slots);
         self.complete_bare_names(slots);
     }
 
@@ -32,11 +32,12 @@ impl PlanBuilder<'_, '_> {
             .clone()
             .or_else(|| self.last_created().filter(|_| in_there));
         // "make a folder Taxes/2026 and put payslip.pdf in there": after a verb of placing and
-        // the thing placed, "there" is where it goes.
-        let placing = retrieval::text::words(text)
-            .first()
-            .is_some_and(|w| lexicon::lexicon().placing_verbs.contains(w))
-            && !slots.objects.is_empty();
+        // the thing placed, "there" is where it goes; so after one that a place follows ("move
+        // it there": the verbs `verbs_before_a_target` reads as).
+        let lex = lexicon::lexicon();
+        let placing = retrieval::text::words(text).first().is_some_and(|w| {
+            lex.placing_verbs.contains(w) || lex.verbs_before_a_target.values().any(|v| v == w)
+        }) && (!slots.objects.is_empty() || slots.refers_back);
         if slots.there
             && placing
             && slots.targets.is_empty()
@@ -101,7 +102,7 @@ impl PlanBuilder<'_, '_> {
     }
 
     /// "it" in the first step: the folder or the file the header names as what it is about.
-    fn bind_to_the_header(&mut self, slots: &mut Slots) {
+    fn bind_to_the_header(&mut self, text: &str, slots: &mut Slots) {
         // "I never want to lose Writing/Novel — stash a spare of it on Backup/Cloud": "it" is
         // the folder the header names as what it is about (not "the names in Samples/Drums").
         if self.steps.is_empty()
@@ -119,6 +120,17 @@ impl PlanBuilder<'_, '_> {
             && let Some(f) = self.header_file.take()
         {
             slots.objects.push(f);
+            slots.refers_back = false;
+        }
+        // "I forgot what I saved in Projects/garden planner, can you list it for me?", "I'm done
+        // with Documents/Old job, let me see its contents": with no step before, "it" right
+        // after an action, or "its contents", is the one place the clause names (not "the day it
+        // was last changed", said of each file).
+        if self.steps.is_empty()
+            && slots.refers_back
+            && slots.objects.len() + slots.locations.len() == 1
+            && acts_on_it(text)
+        {
             slots.refers_back = false;
         }
     }
@@ -147,4 +159,15 @@ impl PlanBuilder<'_, '_> {
             }
         }
     }
+}
+
+/// An action verb right before "it" or "them" ("list it", "sort them"), or what a folder holds
+/// ("its contents").
+fn acts_on_it(text: &str) -> bool {
+    let lex = lexicon::lexicon();
+    retrieval::text::words(text).windows(2).any(|w| {
+        lex.action_verbs.contains(&w[0]) && lex.back_references.contains(&w[1])
+            || w[0] == "its"
+                && matches!(w[1].as_str(), "contents" | "content" | "entries" | "files")
+    })
 }

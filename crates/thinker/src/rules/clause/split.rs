@@ -125,6 +125,7 @@ fn split_unquoted(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
     if out.len() >= 2
         && !out[0].header
         && !has_action(&out[0].text, &verbs)
+        && !says_an_action_in_a_phrase(&out[0].text, &verbs)
         && !opens_with_a_misspelt_action(&out[0].text)
         && !asks_what_the_agent_can_do(&out[0].text)
         // "Unity/Projects total size? plus squash …": a question is asked, not where.

@@ -280,11 +280,12 @@ pub(super) static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)\b(?:except(?: for)?|excluding|but not|apart from|other than|without touching|not touching|(?:do not|don't|dont|never) touch|leave|leaving|skip|skipping|protect|protecting|ignore|ignoring)\s+((?:"[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+)(?:\s+(?:and|,)\s+(?:"[^"]+"|'[^']+'|`[^`]+`|[^\s,;]+))*)(?:\s+(?:alone|untouched|intact|as is|folder|directory))?"#,
     )
 });
-/// "the originals live in X", "the OG files in X stay put": a place whose files stay as they
-/// are (read like "don't touch X").
+/// "the originals live in X", "the OG files in X stay put", "treat X as the master copies", "X
+/// stays untouched as the reference": a place whose files stay as they are (read like "don't
+/// touch X").
 pub(super) static ORIGINALS_IN: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:the\s+)?(?:originals?|og\s+files|og\s+ones|master\s+copies|masters)\s+(?:live\s+|are\s+|sit\s+|stay\s+|lie\s+)?(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)(?:\s+(?:stay\s+put|and\s+must\s+not\s+be\s+touched|must\s+not\s+be\s+touched|stay\s+untouched))?|\b(?:whatever's|whatever\s+is|everything|anything|what's)\s+in\s+("[^"]+"|'[^']+'|\S+)\s+is\s+(?:sacred|off[- ]limits|untouchable|precious|holy|important)\b|("[^"]+"|'[^']+'|\S+)\s+is\s+(?:the\s+)?(?:master|reference|source of truth)\b|\bwith\s+("[^"]+"|'[^']+'|\S+)\s+as\s+(?:the\s+|my\s+)?(?:untouchable\s+|untouched\s+)?(?:reference|master|originals?)\b"#,
+        r#"(?i)\b(?:the\s+)?(?:originals?|og\s+files|og\s+ones|master\s+copies|masters)\s+(?:live\s+|are\s+|sit\s+|stay\s+|lie\s+)?(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)(?:\s+(?:stay\s+put|and\s+must\s+not\s+be\s+touched|must\s+not\s+be\s+touched|stay\s+untouched))?|\b(?:whatever's|whatever\s+is|everything|anything|what's)\s+in\s+("[^"]+"|'[^']+'|\S+)\s+is\s+(?:sacred|off[- ]limits|untouchable|precious|holy|important)\b|("[^"]+"|'[^']+'|\S+)\s+is\s+(?:the\s+)?(?:master|reference|source of truth)\b|\b(?:with|treat|treating)\s+("[^"]+"|'[^']+'|\S+)\s+as\s+(?:the\s+|my\s+)?(?:untouchable\s+|untouched\s+)?(?:reference|master|originals?)\b|("[^"]+"|'[^']+'|\S+)\s+(?:stays?|remains?)\s+untouched\s+as\s+(?:the\s+|my\s+)?(?:reference|master|originals?)\b"#,
     )
 });
 /// "prefer keeping the copies that are in X", "ideally the one in X survives": where the copy to

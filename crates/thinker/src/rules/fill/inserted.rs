@@ -57,7 +57,7 @@ impl PlanBuilder<'_, '_> {
         };
         let (mut step, used) = self.producer(d.skill, tool, d.slots, d.clause_place.clone());
         // Values the clause's words choose for the sibling ("the resized copies" → similar).
-        for (k, v) in tool.planning.said_values(|w| d.words.contains(w)) {
+        for (k, v) in tool.planning.said_values(|w| d.says(w)) {
             let declared = tool.optional_params.contains(&k);
             if declared && !step.params.contains_key(&k) {
                 step.params.insert(k, v);
