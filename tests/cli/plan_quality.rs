@@ -32,7 +32,7 @@ use super::Env;
 
 /// Share of `eval/plans.jsonl` planned right: the skills in order and every labelled parameter
 /// (percent).
-const PLAN_ACCURACY_FLOOR: f64 = 95.4;
+const PLAN_ACCURACY_FLOOR: f64 = 96.0;
 /// Share planned with the right skills in the right order, parameters not checked (percent).
 const SKILLS_ACCURACY_FLOOR: f64 = 95.0;
 /// Share of clear requests planned with the right skills without asking (percent).
@@ -119,28 +119,28 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
     ("plans-dev3.jsonl", 120, 88.0),
     // Written 2026-11-27 (evening) the same way; 34.2 % when first scored.
-    ("plans-dev4.jsonl", 120, 74.5),
+    ("plans-dev4.jsonl", 120, 75.5),
     // Written 2026-11-27 (day, a new session) the same way; 51.7 % when first scored.
     ("plans-dev5.jsonl", 120, 85.0),
     // Written 2026-11-27 (afternoon, a new session) the same way; 40.0 % when first scored.
-    ("plans-dev6.jsonl", 120, 74.5),
+    ("plans-dev6.jsonl", 120, 75.5),
     // Written 2026-11-27 (afternoon) the same way; 46.7 % when first scored.
-    ("plans-dev7.jsonl", 120, 75.5),
+    ("plans-dev7.jsonl", 120, 76.5),
     // Written 2026-11-27 (evening, a new session) the same way; 49.2 % when first scored, then
     // used like the unseen set (its score only) for the rest of that session; tuned on since.
-    ("plans-dev8.jsonl", 120, 79.0),
+    ("plans-dev8.jsonl", 120, 81.5),
     // Written 2026-11-27 (night, a new session) the same way; 51.7 % when first scored, then
     // used like the unseen set (its score only) for the rest of that session; tuned on since.
     ("plans-dev9.jsonl", 120, 84.5),
     // Written 2026-11-27 (late night, a new session) the same way; 49.2 % when first scored,
     // then used like the unseen set (its score only) for the rest of that session; tuned on since.
-    ("plans-dev10.jsonl", 120, 64.0),
+    ("plans-dev10.jsonl", 120, 70.5),
     // Plain requests of a new user (2026-11-28), dealt into a set read and tuned on (66.7 % when
     // first scored) and one only ever scored (58.3 %).
-    ("plans-plain.jsonl", 60, 88.0),
+    ("plans-plain.jsonl", 60, 89.5),
     ("plans-plain2.jsonl", 60, 63.0),
     // A third set of plain requests (2026-11-28, noon), read and tuned on; 50.0 % when first scored.
-    ("plans-plain3.jsonl", 120, 76.5),
+    ("plans-plain3.jsonl", 120, 78.0),
     ("plans-unseen.jsonl", 60, 73.0),
 ];
 

@@ -556,3 +556,214 @@ fn a_master_copy_said_any_way_stays() {
         ),
     ]);
 }
+
+#[test]
+fn a_part_that_only_says_how_to_answer_or_to_leave_things_is_no_step() {
+    check(&[
+        // Regression: "leave everything put" moved everything into type folders.
+        (
+            "say I split Downloads/Edge Collections by file type: what would the folder counts be? numbers only, leave everything put",
+            &["organize-by-type/preview_categories"],
+            &[(0, "path", json!("Downloads/Edge Collections"))],
+        ),
+        (
+            "how would Desktop break down by type? leave everything where it is",
+            &["organize-by-type/preview_categories"],
+            &[(0, "path", json!("Desktop"))],
+        ),
+        // Regression: a settings file (".bashrc") was taken for a folder and searched.
+        (
+            "Dev/dotfiles/.bashrc — I only need its opening 512 bytes on screen",
+            &["parse-content/extract_text"],
+            &[
+                (0, "path", json!("Dev/dotfiles/.bashrc")),
+                (0, "max_bytes", json!(512)),
+            ],
+        ),
+        (
+            "yo stick draft_ at the start of all the names in Slides/Pitch Deck, ty",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("draft_{name}.{ext}"))],
+        ),
+    ]);
+}
+
+#[test]
+fn a_file_called_by_name_with_no_folder_is_looked_for_everywhere() {
+    check(&[
+        // Regression: "called X" gave the name but no folder, so the run asked where to look.
+        (
+            "where's my file called passport-scan.pdf",
+            &["search-files/find"],
+            &[
+                (0, "name", json!("passport-scan.pdf")),
+                (0, "path", json!(".")),
+                (0, "recursive", json!(true)),
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn what_a_step_acts_on_is_what_was_said() {
+    check(&[
+        // Regression: "pack it" after listing a folder packed the entries listed, and deleting
+        // the originals left the folder behind.
+        (
+            "I'm done with Documents/Old job. Let me see its contents first, and then pack it into Backup/old-job.zip and delete the folder",
+            &["manage-files/list", "archive-files/create"],
+            &[
+                (0, "path", json!("Documents/Old job")),
+                (1, "source", json!(["Documents/Old job"])),
+                (1, "delete_originals", json!(true)),
+            ],
+        ),
+        // "them" after a listing is what it listed.
+        (
+            "list Downloads, then zip them into Backup/dl.zip",
+            &["manage-files/list", "archive-files/create"],
+            &[(1, "source", json!("$step(1).nodes"))],
+        ),
+        // Regression: the listing ignored "the pdfs", and everything in Documents moved.
+        (
+            "list the pdfs in Documents and move them to Archive",
+            &["manage-files/find", "manage-files/move"],
+            &[
+                (0, "extension", json!("pdf")),
+                (1, "source", json!("$step(1).nodes")),
+            ],
+        ),
+        // Regression: "put the category folders in Tabletop/Sorted" sorted Tabletop/Sorted, and
+        // "park the spares in Diving/_dupes" scanned Diving/_dupes: where things are put is
+        // where they go, not where the step looks.
+        (
+            "sort Tabletop/Curse of Strahd Dump by file type, put the category folders in Tabletop/Sorted, and keep both if names clash",
+            &["organize-by-type/organize"],
+            &[
+                (0, "path", json!("Tabletop/Curse of Strahd Dump")),
+                (0, "target", json!("Tabletop/Sorted")),
+            ],
+        ),
+        (
+            "Diving/Photos 2026 got imported from two cameras; hunt identical shots recursively, park the spares in Diving/_dupes rather than deleting",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[
+                (0, "path", json!("Diving/Photos 2026")),
+                (1, "target", json!("Diving/_dupes")),
+            ],
+        ),
+        // But a place to put them said after it is where they go.
+        (
+            "put the pdfs in Documents into Archive",
+            &["manage-files/find", "manage-files/move"],
+            &[
+                (0, "path", json!("Documents")),
+                (1, "target", json!("Archive")),
+            ],
+        ),
+        // Regression: the folder after "under" was taken for the archive to unpack.
+        (
+            "Downloads/lecture-slides.zip: unpack under Uni/Statistics, afterwards what does Uni/Statistics weigh in total?",
+            &["archive-files/extract", "analyze-directory/analyze"],
+            &[
+                (0, "path", json!("Downloads/lecture-slides.zip")),
+                (0, "target", json!("Uni/Statistics")),
+            ],
+        ),
+        // Regression: "slap" said no change, and naming by content won over the prefix.
+        (
+            "Writing/Chapters: slap wip_ at the front of each name, cheers",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("wip_{name}.{ext}"))],
+        ),
+        // Regression: "give the new file another name" chose no way to settle a name taken.
+        (
+            "sort the files in Desktop/Drop by type into Documents/Filed; if a name is already taken there, give the new file another name",
+            &["organize-by-type/organize"],
+            &[(0, "on_conflict", json!("rename"))],
+        ),
+    ]);
+}
+
+#[test]
+fn text_put_on_the_names_said_after_it_is_a_new_name() {
+    check(&[
+        // Regression: "tacked" was corrected to "packed", and the example's first name was taken
+        // for a file to pack.
+        (
+            "the client wants _clean tacked onto the end of each name in Podcast Transcripts/Final (so ep42.docx becomes ep42_clean.docx)",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (0, "path", json!("Podcast Transcripts/Final")),
+                (1, "pattern", json!("{name}_clean.{ext}")),
+            ],
+        ),
+        (
+            "inv- put in front of every name in Invoices",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("inv-{name}.{ext}"))],
+        ),
+    ]);
+}
+
+#[test]
+fn words_in_capitals_and_amounts_say_no_place() {
+    check(&[
+        // Regression: "every subfolder all the way down" went unread, and the file's details
+        // were shown instead of the folder's contents.
+        (
+            "show me everything under Esports/Replays/Season 4 (Valorant), every subfolder all the way down",
+            &["manage-files/list"],
+            &[
+                (0, "path", json!("Esports/Replays/Season 4 (Valorant)")),
+                (0, "recursive", json!(true)),
+            ],
+        ),
+        // Regression: "copier" made the request French ("copy"), and the example of the names
+        // there was a file to copy.
+        (
+            "nobody can find anything in Law Office/Scans because the copier calls every file scan_00231.pdf; read them and retitle each after its matter and document type",
+            &["organize-by-content/name"],
+            &[(0, "path", json!("Law Office/Scans"))],
+        ),
+        // Regression: "IT asked …" was read as "it", pointing back at nothing.
+        (
+            "clerk here — Council/Minutes/2026, what's the file count and the combined size? IT asked before migrating the share",
+            &["analyze-directory/summary"],
+            &[(0, "path", json!("Council/Minutes/2026"))],
+        ),
+        // Regression: "a couple of QSOs" was the file to read, and "2048 bytes from the top" no
+        // amount.
+        (
+            "Radio/Logs/contest_CQWW_2026.adi — print 2048 bytes from the top, enough for the ADIF header and a couple of QSOs",
+            &["parse-content/extract_text"],
+            &[
+                (0, "path", json!("Radio/Logs/contest_CQWW_2026.adi")),
+                (0, "max_bytes", json!(2048)),
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn a_new_trick_is_a_new_skill_and_a_new_file_is_made() {
+    check(&[
+        // A "trick" is one of the agent's skills (a find in Pictures won the tie).
+        (
+            "I'd like you to pick up a new trick called thumbnail-cleaner: clearing out the .thumbnails cache folders inside Pictures",
+            &["skill-create/create"],
+            &[(0, "name", json!("thumbnail-cleaner"))],
+        ),
+        // Regression: an archive-files trigger with "contains" in it made "containing" a reason
+        // to rename notes.txt to "Projects/birdhouse".
+        (
+            "add a notes.txt to Projects/birdhouse containing 'buy hinges', and show me the folder afterwards",
+            &["manage-files/create", "manage-files/list"],
+            &[
+                (0, "name", json!("notes.txt")),
+                (0, "content", json!("buy hinges")),
+                (1, "path", json!("Projects/birdhouse")),
+            ],
+        ),
+    ]);
+}

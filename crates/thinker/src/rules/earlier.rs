@@ -88,6 +88,23 @@ impl PlanBuilder<'_, '_> {
             })
     }
 
+    /// The folder the latest step only looked at, whole ("let me see its contents first, then
+    /// pack it"): what "it" means after it, rather than the entries it listed.
+    pub(super) fn folder_just_looked_at(&self) -> Option<String> {
+        const LOOKING_WHOLE: &[&str] = &["path", "recursive", "include_hidden", "kind"];
+        let (step, emitted) = self.steps.iter().zip(&self.returns).next_back()?;
+        let path = step.params.get("path")?.as_str()?;
+        let whole = step
+            .params
+            .keys()
+            .all(|k| LOOKING_WHOLE.contains(&k.as_str()));
+        (emitted.return_type == "NodeList"
+            && whole
+            && !path.starts_with('$')
+            && !looks_like_file(path))
+        .then(|| path.to_owned())
+    }
+
     /// The folder an earlier `create` step made ("make a folder X ... move the PDFs into it").
     pub(super) fn last_created(&self) -> Option<String> {
         self.returns

@@ -263,29 +263,65 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         .collect();
     // "hasn't been touched" reads as "has not been touched".
     let mut text = clause.replace("n't ", " not ").replace("n’t ", " not ");
+    let mut quoted = read_quoted(&mut text);
+    let lookup = |w: &str| quoted_at(&quoted, w);
+    read_lists_and_content(&mut s, &mut text, &lookup);
+    read_names_pattern(&mut s, &mut text, &lookup);
+    protect_paths(&mut text, &mut quoted, g);
+    let lookup = |w: &str| quoted_at(&quoted, w);
+    read_case_and_numbering(&mut s, &text.to_lowercase());
+    read_originals_and_preferred(&mut s, &mut text, g, &lookup);
+    let before: BTreeSet<String> = retrieval::text::words(&text).into_iter().collect();
+    amounts::read(&mut s, &mut text, g, &lookup);
+    let after: BTreeSet<String> = retrieval::text::words(&text).into_iter().collect();
+    s.spent = before.difference(&after).cloned().collect();
+    archive::read(&mut s, &text);
+    read_called(&mut s, &mut text, &lookup);
+    read_globs(&mut s, &mut text);
+    let lower_text = text.to_lowercase();
+    read_switches(&mut s, &text, &lower_text);
+    places::read_words(&mut s, &text, g, &lookup);
+    every_file_named(&mut s, &text, &lookup);
+    archive::archive_to_make(&mut s, clause);
+    s.asks_ability = asks_ability(&s, &lower_text);
+    // The name of the archive to make says its format best ("zip X into Archive/old.tar.gz").
+    if let Some(f) = s.targets.iter().find_map(|t| archive::format_in(t)) {
+        s.format = Some(f.to_owned());
+    }
+    s.query = query_in(clause);
+    s
+}
 
-    // Quoted strings are names or paths, taken verbatim; replaced by placeholders so their words
-    // are not read as anything else.
+/// Quoted strings are names or paths, taken verbatim; each is replaced by a placeholder so its
+/// words are not read as anything else. Returns them, in order.
+fn read_quoted(text: &mut String) -> Vec<String> {
     let mut quoted: Vec<String> = Vec::new();
-    while let Some(m) = QUOTED.find(&text) {
+    while let Some(m) = QUOTED.find(text) {
         let inner = unquote(m.as_str());
         let range = m.range();
         quoted.push(inner);
         text.replace_range(range, &format!("⟦{}⟧", quoted.len() - 1));
     }
-    let lookup = |w: &str| quoted_at(&quoted, w);
+    quoted
+}
 
+/// Categories and tags listed, and the text to write into a file.
+fn read_lists_and_content(
+    s: &mut Slots,
+    text: &mut String,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
     // "into Invoices, Recipes and Meeting notes": a list of names closing the clause is a set of
     // categories (one name after "into" stays a target).
-    if let Some((names, r)) = categories::category_list(&text, &lookup) {
+    if let Some((names, r)) = categories::category_list(text, lookup) {
         s.categories = names;
-        cut(&mut text, r);
+        cut(text, r);
     }
-    if let Some((tags, r)) = tags::tag_list(&text, &lookup) {
+    if let Some((tags, r)) = tags::tag_list(text, lookup) {
         s.tags = tags;
-        cut(&mut text, r);
+        cut(text, r);
     }
-    if let Some(c) = CONTENT.captures(&text) {
+    if let Some(c) = CONTENT.captures(text) {
         // "write Garden/to-buy.txt with 'borage, calendula'": the file stays what is written.
         let (raw, r) = match (c.get(3), c.get(4)) {
             (Some(m), _) => (
@@ -302,30 +338,35 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let content = lookup(raw).unwrap_or_else(|| unquote(raw));
         if c.get(3).or(c.get(4)).is_none() || !names_a_path(&content) {
             s.content = Some(content);
-            cut(&mut text, r);
+            cut(text, r);
         }
     }
-    let renaming = rename::read(&mut text, &lookup);
+}
+
+/// How new names are made: a pattern, a numbering start, text replaced inside names.
+fn read_names_pattern(s: &mut Slots, text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) {
+    let renaming = rename::read(text, lookup);
     s.pattern = renaming.pattern;
     s.start = renaming.start;
     s.find = renaming.find;
     s.replace = renaming.replace;
     if s.pattern.is_none()
-        && let Some(m) = PATTERN.find(&text)
+        && let Some(m) = PATTERN.find(text)
     {
         s.pattern = Some(m.as_str().trim_end_matches([',', ';']).to_owned());
         let r = m.range();
-        cut(&mut text, r);
+        cut(text, r);
     }
     // "names look like saga_vol_01.cbz", "DocuSign_8f3a.pdf-style names": an example of the
     // names there, no file to act on.
-    while let Some(m) = NAMES_LIKE.find(&text) {
+    while let Some(m) = NAMES_LIKE.find(text) {
         let r = m.range();
-        cut(&mut text, r);
+        cut(text, r);
     }
-    protect_paths(&mut text, &mut quoted, g);
-    let lookup = |w: &str| quoted_at(&quoted, w);
-    let lower_text = text.to_lowercase();
+}
+
+/// "number them" (a running number) and the letter case names are to get.
+fn read_case_and_numbering(s: &mut Slots, lower_text: &str) {
     // "number them" with no example: a running number after the name.
     // ("number of files" counts them).
     if s.pattern.is_none()
@@ -351,10 +392,17 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             s.case = Some(case.clone());
         }
     }
+}
 
-    // "the originals live in X" leaves X alone; "prefer keeping the copies in X" keeps X's.
+/// "the originals live in X" leaves X alone; "prefer keeping the copies in X" keeps X's.
+fn read_originals_and_preferred(
+    s: &mut Slots,
+    text: &mut String,
+    g: &Grounding,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
     for (regex, list) in [(&*ORIGINALS_IN, 0), (&*PREFER_IN, 1)] {
-        while let Some(c) = regex.captures(&text) {
+        while let Some(c) = regex.captures(text) {
             let raw = (1..c.len())
                 .find_map(|i| c.get(i))
                 .map_or("", |m| m.as_str())
@@ -370,18 +418,14 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
                 places.push(value);
             }
             let r = c.get(0).expect("match").range();
-            cut(&mut text, r);
+            cut(text, r);
         }
     }
-    let before: BTreeSet<String> = retrieval::text::words(&text).into_iter().collect();
-    amounts::read(&mut s, &mut text, g, &lookup);
-    let after: BTreeSet<String> = retrieval::text::words(&text).into_iter().collect();
-    s.spent = before.difference(&after).cloned().collect();
+}
 
-    archive::read(&mut s, &text);
-
-    // "called X", or a hyphenated name after "skill" ("create a skill music-renamer").
-    if let Some(c) = CALLED.captures(&text) {
+/// "called X", or a hyphenated name after "skill" ("create a skill music-renamer").
+fn read_called(s: &mut Slots, text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) {
+    if let Some(c) = CALLED.captures(text) {
         let raw = c
             .get(1)
             .or(c.get(2))
@@ -401,10 +445,13 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         }
         // "rename it tokyo-crossing.jpg": "it" still points back.
         let r = c.get(2).unwrap_or(c.get(0).expect("match")).range();
-        cut(&mut text, r);
+        cut(text, r);
     }
+}
 
-    if let Some(c) = GLOB.captures(&text) {
+/// "*.tmp" (a pattern, or an extension when that is all it says) and ".pdf" words.
+fn read_globs(s: &mut Slots, text: &mut String) {
+    if let Some(c) = GLOB.captures(text) {
         let glob = c[1].trim_end_matches(',').to_owned();
         if let Some(ext) = glob
             .strip_prefix("*.")
@@ -415,33 +462,43 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
             s.glob = Some(glob);
         }
         let r = c.get(1).expect("match").range();
-        cut(&mut text, r);
+        cut(text, r);
     }
-    for c in DOT_EXT.captures_iter(&text) {
+    for c in DOT_EXT.captures_iter(text) {
         let e = c[1].to_lowercase();
         if known_extension(&e) && !s.extensions.contains(&e) {
             s.extensions.push(e);
         }
     }
+}
 
-    let lower_text = text.to_lowercase();
+/// What the clause switches on or says in passing: a pointer back, subfolders, the whole
+/// root, empty things, "there", folders or files, how many, how many sentences.
+fn read_switches(s: &mut Slots, text: &str, lower_text: &str) {
     // "what's in backup.tar.gz, without unpacking it": what is said not to be done points back
     // at nothing.
+    // "IT asked before migrating": the department, written in capitals, is no "it".
+    let pointing: String = text
+        .split_whitespace()
+        .filter(|w| w.trim_matches(|c: char| !c.is_alphanumeric()) != "IT")
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
     s.refers_back =
-        REFERS_BACK.is_match(&super::clause::without_negations(&lower_text).to_lowercase());
-    if RECURSIVE_OFF.is_match(&lower_text) {
+        REFERS_BACK.is_match(&super::clause::without_negations(&pointing).to_lowercase());
+    if RECURSIVE_OFF.is_match(lower_text) {
         s.recursive = Some(false);
-    } else if RECURSIVE_ON.is_match(&lower_text) {
+    } else if RECURSIVE_ON.is_match(lower_text) {
         s.recursive = Some(true);
     }
-    s.whole_root = WHOLE_ROOT.is_match(&lower_text);
-    s.whole_place = WHOLE_PLACE.is_match(&lower_text);
+    s.whole_root = WHOLE_ROOT.is_match(lower_text);
+    s.whole_place = WHOLE_PLACE.is_match(lower_text);
     // "new empty file ideas.md", "make an empty folder": what is made empty is no filter.
     if super::lexicon::lexicon()
         .empty_phrases
         .iter()
         .any(|w| lower_text.contains(w.as_str()))
-        && !MADE_EMPTY.is_match(&lower_text)
+        && !MADE_EMPTY.is_match(lower_text)
     {
         s.empty = true;
     }
@@ -466,7 +523,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     } else if s.empty && has_word("files") {
         s.kind = Some("file".into());
     }
-    if let Some(c) = LIMIT.captures(&text) {
+    if let Some(c) = LIMIT.captures(text) {
         s.limit = c
             .get(1)
             .or(c.get(2))
@@ -485,16 +542,15 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         .any(|w| said.contains(w));
     }
 
-    s.sentences = sentences_in(&lower_text);
+    s.sentences = sentences_in(lower_text);
+}
 
-    places::read_words(&mut s, &text, g, &lookup);
-    every_file_named(&mut s, &text, &lookup);
-    archive::archive_to_make(&mut s, clause);
-    // "can u convert wav to flac?": asking what the agent can do, about nothing in particular
-    // (not "can you sort my photos", "can u extract that thing" or "can you zip Downloads").
+/// "can u convert wav to flac?": asking what the agent can do, about nothing in particular
+/// (not "can you sort my photos", "can u extract that thing" or "can you zip Downloads").
+fn asks_ability(s: &Slots, lower_text: &str) -> bool {
     let lex = super::lexicon::lexicon();
     let question = format!(" {} ", lower_text.replace(['?', ',', '!'], " "));
-    s.asks_ability = lex
+    lex
         .ability_questions
         .iter()
         .any(|q| question.contains(&format!(" {q} ")))
@@ -513,18 +569,18 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         // "something for renaming podcast episodes from their ID3 tags": "their" is the
         // episodes'.
         && !REFERS_BACK
-            .find_iter(&lower_text)
+            .find_iter(lower_text)
             .any(|m| m.as_str() != "their")
         && s.locations.is_empty()
         && s.objects.is_empty()
         && s.targets.is_empty()
-        && !asks_for_a_new_skill(&retrieval::text::words(&lower_text))
-        || asks_about_its_skills(&lower_text);
-    // The name of the archive to make says its format best ("zip X into Archive/old.tar.gz").
-    if let Some(f) = s.targets.iter().find_map(|t| archive::format_in(t)) {
-        s.format = Some(f.to_owned());
-    }
+        && !asks_for_a_new_skill(&retrieval::text::words(lower_text))
+        || asks_about_its_skills(lower_text)
+}
 
+/// What to search the files' text for: "mentioning X", "about X" (up to where the clause
+/// goes on to say where or asks something else).
+fn query_in(clause: &str) -> Option<String> {
     if let Some(c) = MENTIONED
         .captures(clause)
         .or_else(|| QUERY.captures(clause))
@@ -543,13 +599,12 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
         let q = unquote(q);
         // "for 90 days" is a duration, not something to search for.
         if !q.is_empty() && !DURATION.is_match(&q) {
-            s.query = Some(q);
+            return Some(q);
         }
     }
-    s
+    None
 }
 
-/// The quoted (or protected) text a placeholder word `⟦n⟧` stands for.
 /// "delete every .DS_Store in DJ/Crates", "all the Thumbs.db in Pictures": a file's name after
 /// "every" or "all" names every file so called, at any depth, not one file.
 fn every_file_named(s: &mut Slots, text: &str, lookup: &dyn Fn(&str) -> Option<String>) {
@@ -577,6 +632,7 @@ fn every_file_named(s: &mut Slots, text: &str, lookup: &dyn Fn(&str) -> Option<S
     }
 }
 
+/// The quoted (or protected) text a placeholder word `⟦n⟧` stands for.
 fn quoted_at(quoted: &[String], w: &str) -> Option<String> {
     let t = w.trim_end_matches([',', ';', ':', '.', '!', '?']);
     t.strip_prefix('⟦')

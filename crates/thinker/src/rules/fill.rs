@@ -32,10 +32,13 @@ const WHEN_SAID_EVIDENCE: f32 = 0.06;
 const LOOK_ALONE_PENALTY: f32 = 0.15;
 /// What a tool loses for each thing said that it ignores.
 const IGNORED_SLOT: f32 = 0.07;
-/// … for a time or a size that says which files it is about.
+/// … for a time, a size or a kind that says which files it is about.
 const IGNORED_SELECTION: f32 = 0.12;
 /// The slots that say which files by time or size.
 const SELECTING_SLOTS: &[&str] = &["modified_after", "modified_before", "min_size", "max_size"];
+/// … and by kind ("the pdfs", "*.tmp"), for a tool that acts on files or picks them out (a
+/// question about the agent's skills names kinds of files as what it asks about).
+const KIND_SLOTS: &[&str] = &["extensions", "glob"];
 /// A clause that says "them" but whose tool cannot bind it to anything earlier.
 const UNBOUND_PENALTY: f32 = 0.15;
 
@@ -399,9 +402,12 @@ impl PlanBuilder<'_, '_> {
             .fold(0.0, f32::max);
         // Specific things the person said that this way of doing it ignores; a time or a size
         // that says which files ("since Monday", "over 1 GB") most of all.
+        let handles_files = tool.mutates() || tool.planning.selects.is_some();
         for (slot, present) in slot_presence(slots) {
             if present && !d.used.contains(slot) {
-                score -= if SELECTING_SLOTS.contains(&slot) {
+                score -= if SELECTING_SLOTS.contains(&slot)
+                    || handles_files && KIND_SLOTS.contains(&slot)
+                {
                     IGNORED_SELECTION
                 } else {
                     IGNORED_SLOT

@@ -60,6 +60,7 @@ struct EnglishFile {
     filled_with: Vec<String>,
     intensifiers: BTreeSet<String>,
     placing_verbs: BTreeSet<String>,
+    setting_down_verbs: BTreeSet<String>,
     possession_verbs: BTreeSet<String>,
     quantity_words: BTreeSet<String>,
     capability_phrases: Vec<String>,
@@ -174,6 +175,9 @@ pub struct Lexicon {
     /// Verbs of putting something somewhere ("put", "stash"): after one and the thing put, "in
     /// X" is where it goes.
     pub placing_verbs: BTreeSet<String>,
+    /// Verbs of placing that never mean throwing away ("park", "put"): after one and what it
+    /// places, anywhere in a clause, "in X" is where it goes ("park the spares in X").
+    pub setting_down_verbs: BTreeSet<String>,
     /// Verbs of having ("Lab/Old Runs has a ton of empty dirs"): what a place has is in it.
     pub possession_verbs: BTreeSet<String>,
     /// Words saying how many ("a ton of", "loads of").
@@ -239,6 +243,7 @@ fn load() -> Result<Lexicon, String> {
         filled_with: en.filled_with,
         intensifiers: en.intensifiers,
         placing_verbs: en.placing_verbs,
+        setting_down_verbs: en.setting_down_verbs,
         possession_verbs: en.possession_verbs,
         quantity_words: en.quantity_words,
         capability_phrases: en.capability_phrases,
@@ -546,7 +551,14 @@ mod tests {
         let mut misread = Vec::new();
         for set in sets
             .iter()
-            .chain(&["plans-dev4", "plans-dev5", "plans-dev6", "plans-dev7"])
+            .chain(&[
+                "plans-dev4",
+                "plans-dev5",
+                "plans-dev6",
+                "plans-dev7",
+                "plans-dev8",
+            ])
+            .chain(&["plans-dev9", "plans-dev10", "plans-plain", "plans-plain3"])
         {
             let text = std::fs::read_to_string(eval.join(format!("{set}.jsonl"))).unwrap();
             for line in text.lines() {
@@ -555,7 +567,8 @@ mod tests {
                 else {
                     continue;
                 };
-                if matches!(kind, "german" | "loanword") {
+                // (q113 of dev10 is a Dutch idiom among the vague requests.)
+                if matches!(kind, "german" | "loanword") || request.starts_with("ik zie door") {
                     continue;
                 }
                 if let Some((language, _)) = lexicon().to_english(request, |_| false)

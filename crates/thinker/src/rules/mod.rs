@@ -272,10 +272,47 @@ impl Emitted {
 }
 
 fn looks_like_file(p: &str) -> bool {
-    p.rsplit('/')
-        .next()
-        .and_then(|n| n.rsplit_once('.'))
+    let name = p.rsplit('/').next().unwrap_or(p);
+    name.rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=5).contains(&ext.len()))
+        || p.contains('/') && is_dotfile(name)
+}
+
+/// Folders whose names start with a dot (".git", ".config"): everything else so named inside a
+/// path is a settings file (".zshrc", ".zsh_aliases", ".DS_Store").
+const DOT_FOLDERS: &[&str] = &[
+    "git",
+    "config",
+    "ssh",
+    "cache",
+    "local",
+    "thumbnails",
+    "trash",
+    "vscode",
+    "idea",
+    "npm",
+    "cargo",
+    "rustup",
+    "venv",
+    "gnupg",
+    "mozilla",
+    "docker",
+    "kube",
+    "m2",
+    "gradle",
+    "github",
+];
+
+/// ".zshrc", ".DS_Store": a name that starts with a dot and is no dot-folder.
+fn is_dotfile(name: &str) -> bool {
+    name.strip_prefix('.').is_some_and(|rest| {
+        (2..=24).contains(&rest.len())
+            && rest.starts_with(|c: char| c.is_ascii_alphabetic())
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+            && !DOT_FOLDERS.contains(&rest.to_lowercase().as_str())
+    })
 }
 
 /// "how many files would Downloads/Zoom end up with? nothing moves yet": said as if, negations

@@ -114,9 +114,20 @@ impl PlanBuilder<'_, '_> {
             slots.objects.push(p);
             slots.refers_back = false;
         }
+        // "Downloads/lecture-slides.zip: unpack under Uni/Statistics": a folder the file is not
+        // in is where it goes (`target_param`), and the file is still what the clause acts on.
+        let elsewhere = |f: &str| match slots.locations.as_slice() {
+            [] => true,
+            [place] => {
+                place.contains('/')
+                    && !super::looks_like_file(place)
+                    && !f.starts_with(&format!("{place}/"))
+            }
+            _ => false,
+        };
         if self.steps.is_empty()
-            && slots.locations.is_empty()
             && slots.objects.is_empty()
+            && self.header_file.as_deref().is_some_and(elsewhere)
             && let Some(f) = self.header_file.take()
         {
             slots.objects.push(f);

@@ -150,6 +150,9 @@ pub(super) fn object_fit(
         (true, _, ActsOn::File) | (_, true, ActsOn::Folder) => FIT,
         // A tool that takes a file or a folder fits either, less than one made for it.
         (true, _, ActsOn::Node) | (_, true, ActsOn::Node) => FIT / 2.0,
+        // "what did I put in Dev/dotfiles/.zshrc": a file named by its path is no place to look
+        // in; a bare name may be one to find ("where's report.pdf").
+        (true, _, ActsOn::Folder) if named.iter().any(|o| o.contains('/')) => -FOLDER_FOR_A_FILE,
         (true, _, ActsOn::Folder) => -FIT,
         // A tool that reads one file cannot read a folder at all.
         (_, true, ActsOn::File) => -FOLDER_FOR_A_FILE,

@@ -130,7 +130,7 @@ pub(super) fn slot_value(slot: &str, s: &Slots) -> Option<(Value, &'static str)>
 }
 
 /// Which specific slots the clause filled (each should be used by the chosen tools).
-pub(super) fn slot_presence(s: &Slots) -> [(&'static str, bool); 22] {
+pub(super) fn slot_presence(s: &Slots) -> [(&'static str, bool); 23] {
     [
         ("categories", !s.categories.is_empty()),
         ("tags", !s.tags.is_empty()),
@@ -154,6 +154,7 @@ pub(super) fn slot_presence(s: &Slots) -> [(&'static str, bool); 22] {
         ("name", s.name.is_some()),
         ("max_bytes", s.max_bytes.is_some()),
         ("compression", s.compression.is_some() || s.level.is_some()),
+        ("recursive", s.recursive.is_some()),
     ]
 }
 

@@ -18,12 +18,24 @@ const IGNORE_WORDS: &[&str] = &[
 ];
 
 /// Reads the amounts of `text` into `s`, cutting what it read.
+/// Reads the amounts of `text` into `s`, cutting what it read.
 pub(super) fn read(
     s: &mut Slots,
     text: &mut String,
     g: &Grounding,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) {
+    say_amounts_plainly(text);
+    read_limit(s, text);
+    read_sizes(s, text);
+    // After sizes: "ignore anything under 100 MB" is a size, not a place to leave out.
+    read_exclusions(s, text, g, lookup);
+    read_dates(s, text);
+    read_keep(s, text);
+}
+
+/// "half a year", "its opening kilobyte", "over a gig": amounts said in words, said in numbers.
+fn say_amounts_plainly(text: &mut String) {
     // "nobody has opened for half a year": six months.
     for half in ["half a year", "a half year"] {
         while let Some(at) = text.to_lowercase().find(half) {
@@ -49,10 +61,15 @@ pub(super) fn read(
     if let std::borrow::Cow::Owned(t) = in_units {
         *text = t;
     }
+}
+
+/// "the first 2 KB of it": how much of a file to read (`max_bytes`).
+fn read_limit(s: &mut Slots, text: &mut String) {
     if let Some(c) = READ_LIMIT
         .captures(text)
         .or_else(|| READ_LIMIT_OF_IT.captures(text))
         .or_else(|| READ_LIMIT_MAX.captures(text))
+        .or_else(|| READ_LIMIT_FROM_TOP.captures(text))
     {
         let n: f64 = c[1].replace(',', ".").parse().unwrap_or(0.0);
         let unit = match c[2].to_lowercase().as_str() {
@@ -66,6 +83,10 @@ pub(super) fn read(
             cut(text, r);
         }
     }
+}
+
+/// "over 100 MB", "2GB+": the sizes of the files meant.
+fn read_sizes(s: &mut Slots, text: &mut String) {
     while let Some(c) = SIZE.captures(text) {
         let op = c[1].to_lowercase();
         let value = format!("{}{}", c[2].replace(',', "."), c[3].to_uppercase());
@@ -118,8 +139,15 @@ pub(super) fn read(
         let r = c.get(0).expect("match").range();
         cut(text, r);
     }
+}
 
-    // After sizes: "ignore anything under 100 MB" is a size, not a place to leave out.
+/// "except Work/Keep", "leave out X and Y": places to leave out.
+fn read_exclusions(
+    s: &mut Slots,
+    text: &mut String,
+    g: &Grounding,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
     // "but leave the ones from 2024" names no place: its words stay for the date.
     let mut from = 0;
     while let Some(c) = EXCLUDE.captures_at(text, from) {
@@ -172,7 +200,11 @@ pub(super) fn read(
             from = r.end;
         }
     }
+}
 
+/// "since 3 March 2025", "before 2024-06-01": when the files meant were last changed, said as a
+/// date (and as an age or a year: `read_ages`).
+fn read_dates(s: &mut Slots, text: &mut String) {
     while let Some(c) = WORD_DATE.captures(text) {
         let day: u32 = c
             .get(2)
@@ -205,6 +237,12 @@ pub(super) fn read(
         let r = c.get(0).expect("match").range();
         cut(text, r);
     }
+    read_ages(s, text);
+}
+
+/// "older than 6 months", "this week", "since 2023", "from 2024": when the files meant were last
+/// changed, said as an age or a year.
+fn read_ages(s: &mut Slots, text: &mut String) {
     while let Some(c) = AGE.captures(text) {
         let op = c[1].to_lowercase();
         let n = number_word(c.get(2).map_or("", |m| m.as_str())).unwrap_or(1);
@@ -289,7 +327,10 @@ pub(super) fn read(
         let r = c.get(0).expect("match").range();
         cut(text, r);
     }
+}
 
+/// "keep the newest", "the biggest file wins": which copy stays.
+fn read_keep(s: &mut Slots, text: &str) {
     // "originals stay put", "the original stays where it is": the source stays, no choice
     // of which copy survives.
     let lower_text = [

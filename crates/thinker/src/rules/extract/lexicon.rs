@@ -208,6 +208,13 @@ pub(super) static READ_LIMIT_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kib|mib|kb|mb|k|m|bytes?|b|characters|chars)\s+of\s+(?:it|that|the file)\b",
     )
 });
+/// "print 2048 bytes from the top", "500 characters from the start": how much of a file to read,
+/// counted from where it begins.
+pub(super) static READ_LIMIT_FROM_TOP: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kib|kb|k|bytes?|characters|chars)\s+(?:from|at)\s+the\s+(?:top|start|beginning)\b",
+    )
+});
 /// "…, 4 KB max": how much of a file to read, said after it.
 pub(super) static READ_LIMIT_MAX: LazyLock<Regex> = LazyLock::new(|| {
     re(r"(?i)\b(\d+(?:[.,]\d+)?)\s*(kib|kb|k|bytes?|b|characters|chars)\s+(?:max|maximum|tops)\b")
@@ -335,10 +342,11 @@ pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 /// An example of the names in a folder: "names look like saga_vol_01.cbz", "has names like
-/// IMG_8812.pdf", "DocuSign_8f3a.pdf-style names".
+/// IMG_8812.pdf", "DocuSign_8f3a.pdf-style names", "the copier calls every file
+/// scan_00231.pdf", "calls everything doc0001.pdf, doc0002.pdf".
 pub(super) static NAMES_LIKE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\bnames?\s+(?:that\s+)?(?:look\s+|looking\s+)?like\s+[\w\-]+\.[a-z0-9]{1,6}\b|\b[\w\-]+\.[a-z0-9]{1,6}-style\b",
+        r"(?i)\bnames?\s+(?:that\s+)?(?:look\s+|looking\s+)?like\s+[\w\-]+\.[a-z0-9]{1,6}\b|\b[\w\-]+\.[a-z0-9]{1,6}-style\b|\b(?:calls?|names?|named)\s+(?:every\s+(?:single\s+)?(?:file|one|scan|page)|everything|each\s+(?:file|one|scan)|all\s+(?:of\s+)?(?:the\s+)?(?:files|them|scans))\s+(?:like\s+)?[\w\-]+\.[a-z0-9]{1,6}\b(?:,\s+[\w\-]+\.[a-z0-9]{1,6}\b)*",
     )
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -369,7 +377,7 @@ pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(everywhere|recursive(?:ly)?|including (?:every |each |all )?sub-?folders?|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|sub-?(?:folders|directories) (?:included|too|as well)|with (?:all )?(?:its |their )?sub-?(?:folders|directories)|(?:everything|all|anything|what's|whats|what is)\s+(?:what's\s+|that's\s+)?in\s+(?:the\s+|its\s+|their\s+)?sub-?(?:folders|directories)|(?:everything|all)\s+beneath|nested folders and all|(?:and\s+)?(?:all\s+)?nested (?:folders|directories)(?:\s+too)?|the whole tree|all levels|every level|in (?:every|each|all|any) sub-?(?:folders?|directory|directories)|(?:down )?to the (?:last|deepest|lowest|bottom) (?:level|sub-?level|sub-?folder)|deep)\b",
+        r"(?i)\b(everywhere|recursive(?:ly)?|including (?:every |each |all )?sub-?folders?|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|sub-?(?:folders|directories) (?:included|too|as well)|with (?:all )?(?:its |their )?sub-?(?:folders|directories)|(?:everything|all|anything|what's|whats|what is)\s+(?:what's\s+|that's\s+)?in\s+(?:the\s+|its\s+|their\s+)?sub-?(?:folders|directories)|(?:everything|all)\s+beneath|nested folders and all|(?:and\s+)?(?:all\s+)?nested (?:folders|directories)(?:\s+too)?|the whole tree|all levels|every level|in (?:every|each|all|any) sub-?(?:folders?|directory|directories)|(?:down )?to the (?:last|deepest|lowest|bottom) (?:level|sub-?level|sub-?folder)|all the way down|every sub-?(?:folder|directory)|deep)\b",
     )
 });
 pub(super) static RECURSIVE_OFF: LazyLock<Regex> = LazyLock::new(|| {

@@ -15,6 +15,12 @@ static EXAMPLE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:like|e\.g\.?|such as|for example|for instance|as in)\s+([\w\-]+(?:\s\d[\w\-.]*)?\.[a-z0-9]{1,6})\b",
     )
 });
+/// "(so ep42.docx becomes ep42_clean.docx)": one name and the new name it gets.
+static EXAMPLE_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b[\w\-]+\.[a-z0-9]{1,6}\s+(?:becomes|would become|turns into|→|->)\s+[\w\-]+\.[a-z0-9]{1,6}\b",
+    )
+});
 /// A date written in an example name: digit groups with or without separators.
 static DATE_IN_NAME: LazyLock<Regex> =
     LazyLock::new(|| re(r"(19|20)\d\d(?:[-_.]?\d\d){2}(?:[-_ T]?\d\d(?:[-_.:]?\d\d){1,2})?"));
@@ -65,6 +71,13 @@ static AFFIX_WITH: LazyLock<Regex> =
 static AFFIX_ADD: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"(?i)\b(?:add|put|stick|slap|prepend|append|attach|gets?|give)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at|on|onto)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
+    )
+});
+/// "_clean tacked onto the end of each name", "inv- added in front": the text, then how it is
+/// put on.
+static AFFIX_PUT_ON: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r#"(?i)("[^"]*"|'[^']*'|\S+)\s+(?:added|tacked|put|stuck|appended|prepended|attached|slapped|placed)\s+(?:on\s+)?(?:(?:to|at|on|onto)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind))"#,
     )
 });
 /// "should end in _EN", "names start with 'draft '": literal text a name ends or starts with.
@@ -148,8 +161,13 @@ pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -
     {
         r.pattern = Some(pattern);
         text.replace_range(range, " ");
-        // "…, e.g. contract_EN.docx": the example shows the new name; it names no file.
-        if let Some(example) = EXAMPLE.find(text).map(|m| m.range()) {
+        // "…, e.g. contract_EN.docx", "(so ep42.docx becomes ep42_clean.docx)": the example
+        // shows the new name; it names no file.
+        if let Some(example) = EXAMPLE
+            .find(text)
+            .or_else(|| EXAMPLE_CHANGE.find(text))
+            .map(|m| m.range())
+        {
             text.replace_range(example, " ");
         }
     } else if let Some(place) = DATE_PLACE.captures(text).map(|c| c[1].to_lowercase()) {
@@ -385,6 +403,22 @@ fn affix(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String,
             || affix.ends_with(['-', '_', '.']);
         if literal {
             let pattern = if c[1].to_lowercase().starts_with("end") {
+                format!("{{name}}{affix}.{{ext}}")
+            } else {
+                format!("{affix}{{name}}.{{ext}}")
+            };
+            return Some((pattern, c.get(0)?.range()));
+        }
+    }
+    if let Some(c) = AFFIX_PUT_ON.captures(text) {
+        let raw = c.get(1)?.as_str();
+        let affix = read(raw);
+        if lookup(raw).is_some()
+            || affix.starts_with(['-', '_', '.'])
+            || affix.ends_with(['-', '_', '.'])
+        {
+            let place = c.get(2).or(c.get(3))?.as_str().to_lowercase();
+            let pattern = if matches!(place.as_str(), "end" | "after" | "behind") {
                 format!("{{name}}{affix}.{{ext}}")
             } else {
                 format!("{affix}{{name}}.{{ext}}")

@@ -76,6 +76,24 @@ impl PlanBuilder<'_, '_> {
         if acts_on.one_file() {
             return self.one_file_said_before(d, name);
         }
+        // "where's my file called passport-scan.pdf": a file looked for by its name, with no
+        // folder said, is looked for everywhere.
+        let looked_for_by_name = slots
+            .name
+            .as_deref()
+            .is_some_and(|n| looks_like_file(n) && !n.contains('/'));
+        if acts_on == ActsOn::Folder
+            && !d.tool.mutates()
+            && takes("name")
+            && looked_for_by_name
+            && self.inherited_place().is_none()
+        {
+            if takes("recursive") {
+                d.params.insert("recursive".into(), json!(true));
+            }
+            d.params.insert(name.into(), json!("."));
+            return Fill::Inherited;
+        }
         match self.inherited_place() {
             Some(p) => {
                 d.params.insert(name.into(), json!(p));
@@ -136,6 +154,13 @@ impl PlanBuilder<'_, '_> {
         } else if slots.has_filter() && d.clause_place.is_some() {
             let place = d.clause_place.clone();
             self.select_into(d, name, place, None)?
+        } else if let Some(folder) = self
+            .folder_just_looked_at()
+            .filter(|_| slots.refers_back && d.folder_object.is_none() && says_it_alone(d))
+        {
+            // "let me see its contents first, then pack it": "it" is the folder looked at.
+            d.params.insert(name.into(), json!([folder]));
+            Fill::Reference
         } else if let Some(r) = self
             .last_selection(&d.pending)
             // "copy Camera/SD Card into it": a folder named is what goes, "it" where.
@@ -272,4 +297,11 @@ impl PlanBuilder<'_, '_> {
 fn made_by(step: &PlanStep, path: &str) -> bool {
     let text = |k: &str| step.params.get(k).and_then(Value::as_str);
     matches!((text("path"), text("name")), (Some(f), Some(n)) if format!("{f}/{n}") == path)
+}
+
+/// Whether the clause points back with "it" alone, not at many things ("them", "those").
+fn says_it_alone(d: &Draft) -> bool {
+    const MANY: &[&str] = &["them", "em", "those", "these", "they", "all", "everything"];
+    let words: Vec<&str> = d.said_text.split(' ').collect();
+    words.contains(&"it") && !words.iter().any(|w| MANY.contains(w))
 }

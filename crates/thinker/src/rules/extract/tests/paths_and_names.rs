@@ -419,7 +419,6 @@ fn a_short_bracket_and_a_last_word_in_lower_case_end_a_name() {
         "add _clean to the end of each name in Podcast Transcripts/Final (so ep42.docx becomes ep42_clean.docx)",
         expect![[r#"
             locations=["Podcast Transcripts/Final"]
-            objects=["ep42.docx"]
             pattern=Some("{name}_clean.{ext}")"#]],
     );
     check(
@@ -482,4 +481,30 @@ fn described_folders_are_no_places() {
         locations=["Pictures/Inbox"]
         extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]"#]],
     );
+}
+
+/// A settings file named by its path (".zshrc", ".DS_Store") is a file; a folder whose name
+/// starts with a dot (".git", ".thumbnails") is not, and neither is an extension said alone.
+#[test]
+fn a_dotfile_in_a_path_is_a_file() {
+    for file in [
+        "Dev/dotfiles/.zshrc",
+        "Dev/dotfiles/.zsh_aliases",
+        "Drop/.DS_Store",
+        "Projects/app/.env",
+    ] {
+        assert!(crate::rules::looks_like_file(file), "{file} is a file");
+    }
+    for not_a_file in [
+        "Projects/app/.git",
+        "Pictures/.thumbnails",
+        ".jpg",
+        ".zshrc",
+        "Dev/.x",
+    ] {
+        assert!(
+            !crate::rules::looks_like_file(not_a_file),
+            "{not_a_file} is no file"
+        );
+    }
 }
