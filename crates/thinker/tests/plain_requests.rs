@@ -767,3 +767,104 @@ fn a_new_trick_is_a_new_skill_and_a_new_file_is_made() {
         ),
     ]);
 }
+
+/// Names of folders that go on in lower case after a part written with a capital, where no
+/// folder tree says where they end (folders to make, or `plan` without `--root`); found in
+/// eval/plans-plain4.jsonl.
+#[test]
+fn a_folder_name_goes_on_in_lower_case_after_a_capital() {
+    check(&[
+        (
+            "move 'cover letter - bakery.docx' out of Downloads and into Documents/Job applications",
+            &["manage-files/move"],
+            &[(0, "target", json!("Documents/Job applications"))],
+        ),
+        (
+            "just tell me what would happen if Documents/Shared family got sorted by type, how many files per category? don't move a single one",
+            &["organize-by-type/preview_categories"],
+            &[(0, "path", json!("Documents/Shared family"))],
+        ),
+        (
+            "Documents/Moving house holds a pile of letters; file each under Utilities, Removals or Council depending on its subject",
+            &["organize-by-content/classify", "organize-by-content/sort"],
+            &[(0, "path", json!("Documents/Moving house"))],
+        ),
+        // A verb said of the folder is no part of its name.
+        (
+            "dry run: if Downloads/Firefox got sorted by kind, how many would land in each folder?",
+            &[
+                "organize-by-type/organize",
+                "organize-by-type/preview_categories",
+            ],
+            &[(1, "path", json!("Downloads/Firefox"))],
+        ),
+        (
+            "nothing in PhD/Literature moves; I only want every paper marked with its subject",
+            &["organize-by-content/classify", "organize-by-content/tag"],
+            &[(0, "path", json!("PhD/Literature"))],
+        ),
+    ]);
+}
+
+/// Said of a file, not asked for: "now it's gone" deletes nothing; "get it off my computer" and
+/// "throw out" delete.
+#[test]
+fn what_is_said_of_a_file_is_no_change_and_casual_deletes_are_deletes() {
+    check(&[
+        // Regression: a find for the file, then a delete of what was found.
+        (
+            "where's 'car loan offer.pdf'? I saved it somewhere on Tuesday and now it's gone",
+            &["search-files/find"],
+            &[(0, "name", json!("car loan offer.pdf"))],
+        ),
+        (
+            "Desktop/funeral flowers quote.pdf is dealt with, please get it off my computer",
+            &["manage-files/delete"],
+            &[],
+        ),
+        (
+            "show me the episodes sitting in Downloads/Podcasts, then throw out any that are more than two months old",
+            &[
+                "manage-files/list",
+                "search-files/find",
+                "manage-files/delete",
+            ],
+            &[(1, "modified_before", json!("60days"))],
+        ),
+        // Regression: "every empty folder" looked for folders named "empty".
+        (
+            "remove every empty folder in Downloads",
+            &["search-files/find", "manage-files/delete"],
+            &[
+                (0, "name", serde_json::Value::Null),
+                (0, "empty", json!(true)),
+            ],
+        ),
+    ]);
+}
+
+/// Found in eval/plans-plain4.jsonl: an archive after "make" is the archive to make (it made a
+/// new skill); "hog X the most" counts the heaviest; a name goes on before "with".
+#[test]
+fn an_archive_to_make_and_the_heaviest_files_said_around_a_folder() {
+    check(&[
+        (
+            "semester's over: tidy Documents/University into type folders, and after that make Backup/university-year1.zip of it",
+            &["organize-by-type/organize", "archive-files/create"],
+            &[(1, "target", json!("Backup/university-year1.zip"))],
+        ),
+        (
+            "which fifteen recordings hog Videos/Lectures the most?",
+            &["analyze-directory/analyze"],
+            &[
+                (0, "top_n", json!(15)),
+                (0, "path", json!("Videos/Lectures")),
+            ],
+        ),
+        (
+            "Steam prefixes all my captures in Pictures/Game screenshots with 'Screenshot_'; replace that bit with 'game_' in every name",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(0, "path", json!("Pictures/Game screenshots"))],
+        ),
+    ]);
+}

@@ -327,6 +327,16 @@ fn every_folder_of_a_name_and_everything_in_the_subfolders() {
                 (0, "kind", Value::from("dir")),
             ],
         ),
+        // Regression: "every empty folder" looked for folders named "empty".
+        (
+            "clear every empty folder out of Pictures/Phone imports",
+            &["search-files/find", "manage-files/delete"],
+            &[
+                (0, "name", Value::Null),
+                (0, "empty", Value::from(true)),
+                (0, "kind", Value::from("dir")),
+            ],
+        ),
         (
             "zeig mir Steuer/2024 komplett, mit allem was in den Unterordnern steckt",
             &["manage-files/list"],

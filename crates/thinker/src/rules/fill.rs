@@ -405,8 +405,11 @@ impl PlanBuilder<'_, '_> {
         let handles_files = tool.mutates() || tool.planning.selects.is_some();
         for (slot, present) in slot_presence(slots) {
             if present && !d.used.contains(slot) {
+                // The person's own categories ("under Groceries, Fuel or Household") ignored
+                // by a tool that sorts into its own.
                 score -= if SELECTING_SLOTS.contains(&slot)
                     || handles_files && KIND_SLOTS.contains(&slot)
+                    || slot == "categories"
                 {
                     IGNORED_SELECTION
                 } else {

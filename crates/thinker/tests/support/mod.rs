@@ -105,7 +105,8 @@ pub fn planned_steps(world: &PlanningWorld, text: &str) -> Vec<(String, serde_js
         .collect()
 }
 
-/// A request, the tools planned for it in order, and `(step, key, value)` that must hold.
+/// A request, the tools planned for it in order, and `(step, key, value)` that must hold (a
+/// `null` value: the step has no such parameter).
 pub type ReadingCase<'a> = (
     &'a str,
     &'a [&'a str],
@@ -124,7 +125,9 @@ pub fn check_readings(cases: &[ReadingCase]) {
             continue;
         }
         for (at, key, value) in *values {
-            if got[*at].1.get(*key) != Some(value) {
+            // `null`: the step must not have the parameter at all.
+            let found = got[*at].1.get(*key);
+            if found != Some(value) && !(value.is_null() && found.is_none()) {
                 wrong.push(format!(
                     "{text}\n  step {} `{key}`: expected {value}, got {:?}",
                     at + 1,

@@ -239,7 +239,7 @@ pub(super) static SIZE_PLUS: LazyLock<Regex> = LazyLock::new(|| {
 pub(in crate::rules) const NUMBER_WORDS: &str = "two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|ninety|hundred";
 pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(older than|more than|over the last|over the past|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|(?:nobody|no one|noone) (?:has |have |had )?(?:opened|touched|used|edited|changed|looked at)(?: (?:it|them|those))?(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS})?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
+        r"(?i)\b(older than|more than|over the last|over the past|over|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|(?:nobody|no one|noone) (?:has |have |had )?(?:opened|touched|used|edited|changed|looked at)(?: (?:it|them|those))?(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS}|few|couple of|couple|several)?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
     ))
 });
 pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
@@ -322,7 +322,7 @@ pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
 pub(super) static LIMIT: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(?:(?:top|first|best|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+\w+\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh(?: the)? most|take up the most|hog the most|eat the most))\b"
+        r"(?i)\b(?:(?:top|first|best|largest|biggest|(\d+|{NUMBER_WORDS})\s+(?:largest|biggest|heaviest|fattest|newest|oldest|most recent))\s*(\d+|{NUMBER_WORDS})?|(?:show|give|list|tell)\s+me\s+(\d+)|(?:which|what)\s+(\d+)\s+of|(?:which|what)\s+(\d+|{NUMBER_WORDS})\s+\w+\b[^,;?]*?\b(?:heaviest|fattest|biggest|largest|newest|oldest|weigh(?: the)? most|(?:take up|hog|eat)(?: \S+)? the most))\b"
     ))
 });
 /// Text ending "into a new folder", "in a folder", "to a separate directory": a folder named next
@@ -524,6 +524,10 @@ pub(super) fn unquote(s: &str) -> String {
 pub(super) fn number_word(w: &str) -> Option<u64> {
     Some(match w.to_lowercase().as_str() {
         "" | "a" | "an" | "one" => 1,
+        // "in the past few days", "the last couple of weeks": about that many.
+        "couple" | "couple of" => 2,
+        "few" => 3,
+        "several" => 5,
         "two" => 2,
         "three" => 3,
         "four" => 4,

@@ -277,27 +277,101 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     {
         return false;
     }
+    // After a part written with a capital ("Documents/Shared", "Pictures/Game"), a kind of
+    // file and a plural go on the name too ("Game screenshots", "Job applications"), and more
+    // words plainly start what comes after it: "by type", "first", a verb said of it ("holds",
+    // "swallowed"). Not after a question word: "what Bakery/Invoices covers?".
+    let asked = words[..at]
+        .iter()
+        .any(|w| crate::rules::clause::is_question_word(&w.to_lowercase()));
+    let loose = capital && !asked;
+    let lex = crate::rules::lexicon::lexicon();
+    let bare = |raw: &str| {
+        raw.trim_end_matches([',', ';', ':', '.', '!', '?'])
+            .to_owned()
+    };
+    // ("Downloads/Firefox got sorted": a verb said of the folder is none of its name.)
+    let goes_on = |raw: &str| {
+        !(loose && lex.statement_verbs.contains(&bare(raw)))
+            && (tail_word(raw) || loose && tail_word_after_a_capital(raw))
+    };
+    // A plural that is no kind of file may be a verb said of the folder ("Genealogy/GEDCOM/
+    // Master stays untouched"): only a word that never goes on a name ends it.
+    let plural_only = |raw: &str| {
+        let w = bare(raw);
+        w.ends_with('s') && !places::describes_files(&w)
+    };
     let clear_end = |raw: &str, after: Option<&str>| {
         raw.ends_with([',', ';', ':'])
-            || !raw.ends_with(['.', '!', '?']) && after.is_some_and(ends_a_name)
+            || !raw.ends_with(['.', '!', '?'])
+                && after.is_some_and(|w| {
+                    ends_a_name(w) || loose && !plural_only(raw) && after_a_name(w)
+                })
     };
     // "Documents/Old job.": the end of the sentence ends a name written with a capital, unless
     // the word may be a verb said of the folder ("what Bakery/Invoices covers?").
     // The end of a part ("delete every .bak file in Projects/photo booth", cut before "and
     // then …") ends a name in lower case too.
     let sentence_end = |raw: &str, after: Option<&str>| {
-        !raw.trim_end_matches(['.', '!', '?']).ends_with('s')
+        (loose || !raw.trim_end_matches(['.', '!', '?']).ends_with('s'))
             && (capital && raw.ends_with(['.', '!', '?']) || after.is_none())
     };
     let after = words.get(at + 1).copied();
-    tail_word(raw) && (clear_end(raw, after) || sentence_end(raw, after))
+    goes_on(raw) && (clear_end(raw, after) || sentence_end(raw, after))
         // Two words: "Old printer drivers,".
         || !last.contains(' ')
             && !raw.ends_with([',', ';', ':', '.', '!', '?'])
-            && tail_word(raw)
-            && after.is_some_and(|next| {
-                tail_word(next) && clear_end(next, words.get(at + 2).copied())
-            })
+            && goes_on(raw)
+            && after.is_some_and(|next| goes_on(next) && clear_end(next, words.get(at + 2).copied()))
+}
+
+/// A word in lower case that goes on a name written with a capital, beyond `tail_word`: a kind
+/// of file or a plural ("Pictures/Game screenshots", "Backup/Phone backups", "Downloads/Setup
+/// files"), not a word the lexicon reads otherwise nor one that never names.
+fn tail_word_after_a_capital(raw: &str) -> bool {
+    let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    let lex = crate::rules::lexicon::lexicon();
+    word.len() > 2
+        && word.chars().all(char::is_lowercase)
+        && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
+        && !never_in_a_name(word)
+        && !lex.statement_verbs.contains(word)
+        && !lex.action_verbs.contains(word.trim_end_matches('s'))
+        && !lex.action_verbs.contains(word.trim_end_matches("es"))
+        && !lex.change_verbs.contains(word.trim_end_matches('s'))
+        && !lex.common_words.contains(word)
+        && !["items", "things", "bits", "pieces"].contains(&word)
+        && !lex.case_words.values().flatten().any(|w| w == word)
+        && !lex.filler_leads.iter().any(|w| w == word)
+        && !lex.empty_phrases.iter().any(|w| w == word)
+        // "Downloads/Misc files by type" are the folder's files.
+        && !FILE_NOUNS.contains(&word)
+        && (places::describes_files(word) || word.ends_with('s'))
+}
+
+/// Words that start what comes after a name written with a capital, beyond `ends_a_name`: "by
+/// type", "first", a comparison, a verb said of it ("holds", "swallowed").
+fn after_a_name(word: &str) -> bool {
+    const AFTER: &[&str] = &[
+        "by",
+        "first",
+        "older",
+        "newer",
+        "bigger",
+        "larger",
+        "holds",
+        "hold",
+        "contains",
+        "contain",
+        "including",
+        "included",
+        "with",
+        "without",
+    ];
+    let l = word
+        .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+        .to_lowercase();
+    AFTER.contains(&l.as_str()) || l.len() > 4 && l.ends_with("ed")
 }
 
 /// Whether the last part of `path` is a name of words ("Job", "garden", "Phone backup"), not a
@@ -325,6 +399,12 @@ fn goes_on_before_a_slash(path: &str, part: &str) -> bool {
     ends_in_a_name_of_words(path) && tail_word(part)
 }
 
+/// Nouns that end like a manner ("quickly") and name things all the same ("Documents/Shared
+/// family").
+const NOUNS_IN_LY: &[&str] = &[
+    "family", "assembly", "supply", "reply", "rally", "tally", "ally",
+];
+
 /// A word in lower case that may go on a name: not a kind of file ("Work/Reports documents"), a
 /// manner ("quickly"), a participle ("keeping", "turned"), a comparison ("older"), a verb said of
 /// the folder ("looks", "moves"), a word the lexicon reads ("ovr", "lowercase") or one that never
@@ -346,7 +426,8 @@ pub(super) fn tail_word(raw: &str) -> bool {
             || lex.action_verbs.contains(word.trim_end_matches("es")));
     word.len() > 2
         && word.chars().all(|c| c.is_lowercase() || c == '-')
-        && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
+        && (!["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
+            || NOUNS_IN_LY.contains(&word))
         && !word
             .strip_suffix("er")
             .is_some_and(|stem| COMPARED.contains(&stem))

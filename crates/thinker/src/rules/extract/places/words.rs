@@ -118,7 +118,9 @@ impl WordPass<'_> {
     /// "zip the folder as taxes.tar.gz": a file name after "as" is the one to make. So is an
     /// archive's name after "at" ("make a tar.zst of VMs at Backup/vms.tar.zst").
     fn names_what_to_make(&self, i: usize, w: &str) -> bool {
-        (w == "as" || w == "at")
+        // "make Backup/university-year1.zip of it": an archive after a verb of making.
+        let making = matches!(w, "make" | "create" | "build");
+        (w == "as" || w == "at" || making)
             && self.words.get(i + 1).is_some_and(|n| {
                 let n = n.trim_end_matches([',', ';', '.']);
                 let n = (self.lookup)(n).unwrap_or_else(|| n.to_owned());
@@ -468,7 +470,12 @@ impl WordPass<'_> {
             return Some(i + 1);
         }
         // "nuke every node_modules folder under Code": every folder of that name, wherever.
+        // ("every empty folder", "every other folder" say which folders, not a name.)
+        const SAYS_WHICH: &[&str] = &["other", "single", "sub", "old", "new", "hidden", "last"];
+        let says_which =
+            lexicon().empty_phrases.iter().any(|p| p == w) || SAYS_WHICH.contains(&w.as_str());
         if s.name.is_none()
+            && !says_which
             && matches!(prev.as_str(), "every" | "each" | "all" | "any")
             && self.words.get(i + 1).is_some_and(|n| is_folder_noun(n))
             && !w.contains('/')

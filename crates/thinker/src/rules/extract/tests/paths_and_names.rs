@@ -445,7 +445,9 @@ fn a_short_bracket_and_a_last_word_in_lower_case_end_a_name() {
     // Not a name's word: a kind of file, a verb said of the folder, a word of the lexicon.
     check(
         "show Work/Reports documents I've worked on in the past few days",
-        expect![[r#"objects=["Work/Reports", "documents"]"#]],
+        expect![[r#"
+            objects=["Work/Reports", "documents"]
+            modified_after=Some("3days")"#]],
     );
     check(
         "divide each bill by what Bakery/Invoices covers",
