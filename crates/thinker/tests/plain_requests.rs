@@ -868,3 +868,6 @@ fn an_archive_to_make_and_the_heaviest_files_said_around_a_folder() {
         ),
     ]);
 }
+
+#[path = "plain_requests/plain4.rs"]
+mod plain4;

@@ -454,6 +454,9 @@ pub(super) fn only_asks_to_see_them(text: &str) -> bool {
         "just", "only", "please", "pls", "and", "then", "to", "so", "i", "can", "let", "want",
         "what", "you", "found", "find", "out", "up", "first", "now", "of", "em", "ones", "which",
         "they", "are", "were",
+        // "list them biggest first": the order they are shown in.
+        "biggest", "largest", "smallest", "newest", "oldest", "latest", "sorted", "order", "by",
+        "size", "in",
     ];
     let lex = super::lexicon::lexicon();
     let words: Vec<String> = retrieval::text::words(&without_negations(text))

@@ -14,10 +14,11 @@ mod tags;
 pub(super) use lexicon::DELETE_ORIGINALS;
 pub(super) use lexicon::NUMBER_WORDS;
 pub(in crate::rules) use lexicon::QUOTED;
+pub(super) use lexicon::is_folder_noun;
 use lexicon::*;
 pub(super) use names::only_a_name;
 pub(in crate::rules) use paths::file_path_end;
-use paths::{names_a_path, protect_paths};
+use paths::{names_a_path, never_in_a_name, protect_paths};
 use std::collections::BTreeSet;
 
 /// Everything the rule planner could read out of one clause.
@@ -281,6 +282,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     let lower_text = text.to_lowercase();
     read_switches(&mut s, &text, &lower_text);
     places::read_words(&mut s, &text, g, &lookup);
+    places::drop_places_of_the_story(&mut s, &text, g);
     every_file_named(&mut s, &text, &lookup);
     archive::archive_to_make(&mut s, clause);
     s.asks_ability = asks_ability(&s, &lower_text);
@@ -432,7 +434,12 @@ fn read_called(s: &mut Slots, text: &mut String, lookup: &dyn Fn(&str) -> Option
             .or(c.get(3))
             .or(c.get(4))
             .map_or("", |m| m.as_str());
-        let name = lookup(raw).unwrap_or_else(|| unquote(raw));
+        let mut name = lookup(raw).unwrap_or_else(|| unquote(raw));
+        let mut end = c.get(0).expect("match").end();
+        if let Some((file, file_end)) = file_named_after(text, &name, end, lookup) {
+            name = format!("{name} {file}");
+            end = file_end;
+        }
         // "zip up Pictures/Kyoto, call it Backup/kyoto-trip.zip": an archive's path is the one
         // to make, not a name to look for.
         // "move the pdfs into a new folder called Taxes", "put the spare copies in a folder
@@ -444,9 +451,44 @@ fn read_called(s: &mut Slots, text: &mut String, lookup: &dyn Fn(&str) -> Option
             s.name = Some(name);
         }
         // "rename it tokyo-crossing.jpg": "it" still points back.
-        let r = c.get(2).unwrap_or(c.get(0).expect("match")).range();
+        let r = c
+            .get(2)
+            .map_or(c.get(0).expect("match").start()..end, |m| m.range());
         cut(text, r);
     }
+}
+
+/// "a note called packing list.txt": up to two more words in lower case after a name of one
+/// word, ending in a file's name (a placeholder), go on the name. The rest of the name and the
+/// index after it in `text`.
+fn file_named_after(
+    text: &str,
+    name: &str,
+    from: usize,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Option<(String, usize)> {
+    let plain = |w: &str| w.len() > 1 && w.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+    // ("named like scan_0043.pdf" gives an example, no name.)
+    if !plain(name) || never_in_a_name(name) || name == "like" || !text[from..].starts_with(' ') {
+        return None;
+    }
+    let mut words = Vec::new();
+    let mut at = from;
+    for raw in text[from..].split(' ').skip(1).take(3) {
+        at += 1 + raw.len();
+        let bare = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+        if let Some(file) =
+            lookup(bare).filter(|f| !f.contains('/') && crate::rules::looks_like_file(f))
+        {
+            words.push(file);
+            return Some((words.join(" "), at - (raw.len() - bare.len())));
+        }
+        if !plain(raw) || never_in_a_name(raw) || words.len() == 1 {
+            return None;
+        }
+        words.push(raw.to_owned());
+    }
+    None
 }
 
 /// "*.tmp" (a pattern, or an extension when that is all it says) and ".pdf" words.

@@ -431,7 +431,9 @@ impl PlanBuilder<'_, '_> {
         {
             return Ok(());
         }
-        if self.sets_a_value_of_the_last_step(text, &slots) {
+        if self.sets_a_value_of_the_last_step(text, &slots)
+            || self.sets_where_the_last_steps_folders_go(text, &slots)
+        {
             return Ok(());
         }
         // What the clause says not to do is no evidence for a tool that does it.
@@ -579,6 +581,45 @@ impl PlanBuilder<'_, '_> {
             b.score - other
         });
         (best, margin)
+    }
+
+    /// "tidy Downloads into per-type folders, and make those folders live in Documents/Sorted",
+    /// "…, and build those type folders inside Backup/Old job": a part that only says where
+    /// "those folders" go, with no place of its own, sets the last step's `target` when its
+    /// tool takes one and none is set; it is no step of its own.
+    fn sets_where_the_last_steps_folders_go(&mut self, text: &str, slots: &Slots) -> bool {
+        let [target] = slots.targets.as_slice() else {
+            return false;
+        };
+        if !slots.objects.is_empty() {
+            return false;
+        }
+        let words = retrieval::text::words(text);
+        let its_folders = words.iter().enumerate().any(|(i, w)| {
+            extract::is_folder_noun(w)
+                && w.ends_with('s')
+                && words[i.saturating_sub(2)..i]
+                    .iter()
+                    .any(|d| matches!(d.as_str(), "those" | "these" | "the" | "its"))
+        });
+        let Some(last) = self.steps.last_mut() else {
+            return false;
+        };
+        let takes_a_target = self
+            .cx
+            .skills
+            .tool(&last.skill, &last.tool)
+            .is_some_and(|(_, tool)| tool.optional_params.iter().any(|p| p == "target"));
+        // ("… rather than inside Downloads itself": the place the step works in is no other.)
+        let its_place = |l: &String| last.params.get("path").and_then(Value::as_str) == Some(l);
+        if !(its_folders && takes_a_target && slots.locations.iter().all(its_place))
+            || last.params.get("target").is_some_and(|v| !v.is_null())
+        {
+            return false;
+        }
+        last.params
+            .insert("target".into(), serde_json::json!(target));
+        true
     }
 
     /// Whether two readings run the same primitives with the same parameters, step for step.

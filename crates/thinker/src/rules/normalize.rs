@@ -162,8 +162,14 @@ pub fn correct(word: &str, vocab: &Vocabulary) -> Option<String> {
         let first = hits.next()?;
         return hits.next().is_none().then(|| first.clone());
     }
+    // "backups" is no misspelt "backup": a plural of a word known is spelt right.
+    let plural_of_a_known_word = ["s", "es"].iter().any(|end| {
+        word.strip_suffix(end)
+            .is_some_and(|stem| vocab.contains(stem))
+    });
     if n < 4
         || vocab.contains(word)
+        || plural_of_a_known_word
         || lexicon().common_words.contains(word)
         || is_everyday_english(word)
         || !word.chars().all(|c| c.is_ascii_alphabetic())

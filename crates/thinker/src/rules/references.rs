@@ -65,6 +65,22 @@ impl PlanBuilder<'_, '_> {
             // "delete every .bak file in X, then compress that folder": with nothing put
             // anywhere before, the folder the request is about (not the files just deleted).
             slots.objects.push(p);
+        } else if (that_folder || in_there)
+            && slots.locations.is_empty()
+            && !slots.objects.is_empty()
+            && slots
+                .objects
+                .iter()
+                .all(|o| !o.contains('/') && super::looks_like_file(o))
+            && let Some(p) = put_somewhere
+                .clone()
+                .or_else(|| self.place.clone().filter(|p| p != "."))
+        {
+            // "list Projects/woodworking/plans, then read me 'cut list.txt' from that folder":
+            // a file named bare is in that folder.
+            for o in &mut slots.objects {
+                *o = format!("{p}/{o}");
+            }
         } else if slots.there
             && slots.targets.is_empty()
             && let Some(t) = self.last_created().or(self.last_target.clone())

@@ -148,7 +148,7 @@ pub(super) const DETERMINERS: &[&str] = &[
 pub(super) const FOLDER_NOUNS: &[&str] = &["folder", "folders", "directory", "dir", "directories"];
 
 /// "folder", "directory" and their misspellings ("foldr", "fodler").
-pub(super) fn is_folder_noun(word: &str) -> bool {
+pub(in crate::rules) fn is_folder_noun(word: &str) -> bool {
     let w = word.to_lowercase();
     let w = w.trim_end_matches([',', '.', ';', ':', '!', '?']);
     FOLDER_NOUNS.contains(&w)
@@ -377,7 +377,7 @@ pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(everywhere|recursive(?:ly)?|including (?:every |each |all )?sub-?folders?|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|sub-?(?:folders|directories) (?:included|too|as well)|with (?:all )?(?:its |their )?sub-?(?:folders|directories)|(?:everything|all|anything|what's|whats|what is)\s+(?:what's\s+|that's\s+)?in\s+(?:the\s+|its\s+|their\s+)?sub-?(?:folders|directories)|(?:everything|all)\s+beneath|nested folders and all|(?:and\s+)?(?:all\s+)?nested (?:folders|directories)(?:\s+too)?|the whole tree|all levels|every level|in (?:every|each|all|any) sub-?(?:folders?|directory|directories)|(?:down )?to the (?:last|deepest|lowest|bottom) (?:level|sub-?level|sub-?folder)|all the way down|every sub-?(?:folder|directory)|deep)\b",
+        r"(?i)\b(everywhere|recursive(?:ly)?|including (?:every |each |all |its |their )?sub-?folders?|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|sub-?(?:folders|directories) (?:included|too|as well)|with (?:all )?(?:its |their )?sub-?(?:folders|directories)|(?:everything|all|anything|what's|whats|what is|what sits|what lives)\s+(?:what's\s+|that's\s+)?in\s+(?:the\s+|its\s+|their\s+)?sub-?(?:folders|directories)|(?:everything|all)\s+beneath|nested folders and all|(?:and\s+)?(?:all\s+)?nested (?:folders|directories)(?:\s+too)?|the whole tree|all levels|every level|in (?:every|each|all|any) sub-?(?:folders?|directory|directories)|(?:down )?to the (?:last|deepest|lowest|bottom) (?:level|sub-?level|sub-?folder)|all the way down|every sub-?(?:folder|directory)|deep)\b",
     )
 });
 pub(super) static RECURSIVE_OFF: LazyLock<Regex> = LazyLock::new(|| {

@@ -235,10 +235,15 @@ const NEVER_IN_A_NAME: &[&str] = &[
     "might",
     "may",
     "shall",
+    "stays",
+    "stay",
+    "remains",
+    "remain",
+    "sits",
 ];
 
 /// Whether a word ends a name or starts what comes after one.
-fn never_in_a_name(word: &str) -> bool {
+pub(super) fn never_in_a_name(word: &str) -> bool {
     let l = word
         .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
         .to_lowercase();
@@ -291,15 +296,18 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
             .to_owned()
     };
     // ("Downloads/Firefox got sorted": a verb said of the folder is none of its name.)
+    let kinds_go_on = loose && kinds_go_on_the_name(words, at);
     let goes_on = |raw: &str| {
         !(loose && lex.statement_verbs.contains(&bare(raw)))
-            && (tail_word(raw) || loose && tail_word_after_a_capital(raw))
+            && (tail_word(raw) || loose && tail_word_after_a_capital(raw, kinds_go_on))
     };
-    // A plural that is no kind of file may be a verb said of the folder ("Genealogy/GEDCOM/
-    // Master stays untouched"): only a word that never goes on a name ends it.
+    // A plural that names no kind of thing may be a verb said of the folder or what is in it
+    // ("Work/Drafts items untouched for …"): only a word that never goes on a name ends it.
     let plural_only = |raw: &str| {
         let w = bare(raw);
-        w.ends_with('s') && !places::describes_files(&w)
+        w.ends_with('s')
+            && !places::describes_files(&w)
+            && !tail_word_after_a_capital(&w, kinds_go_on)
     };
     let clear_end = |raw: &str, after: Option<&str>| {
         raw.ends_with([',', ';', ':'])
@@ -318,39 +326,81 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     };
     let after = words.get(at + 1).copied();
     goes_on(raw) && (clear_end(raw, after) || sentence_end(raw, after))
-        // Two words: "Old printer drivers,".
+        // Two words: "Old printer drivers,", "Tax papers 2023 into".
         || !last.contains(' ')
             && !raw.ends_with([',', ';', ':', '.', '!', '?'])
             && goes_on(raw)
-            && after.is_some_and(|next| goes_on(next) && clear_end(next, words.get(at + 2).copied()))
+            && after.is_some_and(|next| {
+                (goes_on(next) || loose && a_year(next))
+                    && clear_end(next, words.get(at + 2).copied())
+            })
+}
+
+/// "the .png files in Pictures/Blog images", "to External drive/Old videos": once the request
+/// has named the files it acts on, or the path before `words[at]` is where things go, a word for
+/// files after the name is the name's, not what is acted on ("sort Downloads/Misc files by type").
+fn kinds_go_on_the_name(words: &[&str], at: usize) -> bool {
+    let Some(slash) = words[..at].iter().rposition(|w| w.contains('/')) else {
+        return false;
+    };
+    let before = &words[..slash];
+    let lead = before
+        .iter()
+        .rev()
+        .find(|w| !w.starts_with(char::is_uppercase));
+    let lower = |w: &&str| {
+        w.trim_end_matches([',', ';', ':', '.', '!', '?'])
+            .to_lowercase()
+    };
+    lead.is_some_and(|w| places::TARGET_PREPS.contains(&lower(w).as_str()))
+        || before
+            .iter()
+            .any(|w| FILE_NOUNS.contains(&lower(w).as_str()))
+}
+
+/// "Documents/Tax papers 2023": a year.
+fn a_year(raw: &str) -> bool {
+    let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    word.len() == 4
+        && word.chars().all(|c| c.is_ascii_digit())
+        && (word.starts_with("19") || word.starts_with("20"))
+}
+
+/// "Pictures/Grandpa 80th": a number said as an ordinal.
+fn ordinal(word: &str) -> bool {
+    let digits = word.trim_end_matches(char::is_alphabetic);
+    !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && ["st", "nd", "rd", "th"].contains(&&word[digits.len()..])
 }
 
 /// A word in lower case that goes on a name written with a capital, beyond `tail_word`: a kind
-/// of file or a plural ("Pictures/Game screenshots", "Backup/Phone backups", "Downloads/Setup
-/// files"), not a word the lexicon reads otherwise nor one that never names.
-fn tail_word_after_a_capital(raw: &str) -> bool {
+/// of file or a plural ("Pictures/Game screenshots", "Backup/Phone backups"), an ordinal
+/// ("Grandpa 80th"), not a word the lexicon reads otherwise nor one that never names. A word
+/// for files only when `kinds_go_on` ("Downloads/Misc files by type" are the folder's files).
+fn tail_word_after_a_capital(raw: &str, kinds_go_on: bool) -> bool {
     let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
     let lex = crate::rules::lexicon::lexicon();
-    word.len() > 2
-        && word.chars().all(char::is_lowercase)
-        && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
-        && !never_in_a_name(word)
-        && !lex.statement_verbs.contains(word)
-        && !lex.action_verbs.contains(word.trim_end_matches('s'))
-        && !lex.action_verbs.contains(word.trim_end_matches("es"))
-        && !lex.change_verbs.contains(word.trim_end_matches('s'))
-        && !lex.common_words.contains(word)
-        && !["items", "things", "bits", "pieces"].contains(&word)
-        && !lex.case_words.values().flatten().any(|w| w == word)
-        && !lex.filler_leads.iter().any(|w| w == word)
-        && !lex.empty_phrases.iter().any(|w| w == word)
-        // "Downloads/Misc files by type" are the folder's files.
-        && !FILE_NOUNS.contains(&word)
-        && (places::describes_files(word) || word.ends_with('s'))
+    ordinal(word)
+        || word.len() > 2
+            && word.chars().all(char::is_lowercase)
+            && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
+            && !never_in_a_name(word)
+            && !lex.statement_verbs.contains(word)
+            && !lex.action_verbs.contains(word.trim_end_matches('s'))
+            && !lex.action_verbs.contains(word.trim_end_matches("es"))
+            && !lex.change_verbs.contains(word.trim_end_matches('s'))
+            && !lex.common_words.contains(word)
+            && !["items", "things", "bits", "pieces"].contains(&word)
+            && !lex.case_words.values().flatten().any(|w| w == word)
+            && !lex.filler_leads.iter().any(|w| w == word)
+            && !lex.empty_phrases.iter().any(|w| w == word)
+            && (kinds_go_on || !FILE_NOUNS.contains(&word))
+            && (places::describes_files(word) || word.ends_with('s'))
 }
 
 /// Words that start what comes after a name written with a capital, beyond `ends_a_name`: "by
-/// type", "first", a comparison, a verb said of it ("holds", "swallowed").
+/// type", "first", a comparison, a verb said of it ("holds", "swallowed"), "that has".
 fn after_a_name(word: &str) -> bool {
     const AFTER: &[&str] = &[
         "by",
@@ -367,6 +417,9 @@ fn after_a_name(word: &str) -> bool {
         "included",
         "with",
         "without",
+        "that",
+        "which",
+        "who",
     ];
     let l = word
         .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])

@@ -309,6 +309,21 @@ fn names_with_a_capital(raw: &str) -> bool {
 }
 
 /// An everyday folder's name, in English or another language the lexicon reads ("Musik").
+/// "we got back from Portugal with 900 shots in Pictures/Lisbon 2026": beside a path, a name
+/// said after "from" that is neither a folder that exists nor a common one is where the story
+/// happened, not a place of the files.
+pub(super) fn drop_places_of_the_story(s: &mut Slots, text: &str, g: &Grounding) {
+    if !s.locations.iter().any(|l| l.contains('/')) {
+        return;
+    }
+    s.locations.retain(|l| {
+        l.contains('/')
+            || g.entry(l).is_some()
+            || is_common_folder(&l.to_lowercase())
+            || !text.contains(&format!("from {l}"))
+    });
+}
+
 fn is_common_folder(lower: &str) -> bool {
     COMMON_FOLDERS.contains(&lower)
         || crate::rules::lexicon::lexicon().is_foreign_folder_word(lower)

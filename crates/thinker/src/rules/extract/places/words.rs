@@ -120,7 +120,16 @@ impl WordPass<'_> {
     fn names_what_to_make(&self, i: usize, w: &str) -> bool {
         // "make Backup/university-year1.zip of it": an archive after a verb of making.
         let making = matches!(w, "make" | "create" | "build");
+        // "the pattern came as Downloads/crochet-blanket.zip": said of how a thing arrived,
+        // "as" names what it is.
+        let arrived = w == "as"
+            && i >= 1
+            && matches!(
+                self.words[i - 1].to_lowercase().as_str(),
+                "came" | "comes" | "arrived" | "arrives" | "downloaded" | "landed"
+            );
         (w == "as" || w == "at" || making)
+            && !arrived
             && self.words.get(i + 1).is_some_and(|n| {
                 let n = n.trim_end_matches([',', ';', '.']);
                 let n = (self.lookup)(n).unwrap_or_else(|| n.to_owned());
@@ -140,6 +149,17 @@ impl WordPass<'_> {
             let n = (self.lookup)(n).unwrap_or_else(|| (*n).to_owned());
             n.contains('/') || n.starts_with('~')
         });
+        // "there are dupes all over Books": all through it. "peek into X.tar.gz": a look into a
+        // place is in it.
+        let looks_in = matches!(
+            prev,
+            "peek" | "peer" | "glance" | "look" | "peeking" | "looking"
+        );
+        let w = if w == "over" && prev == "all" || w == "into" && looks_in {
+            "in".to_owned()
+        } else {
+            w
+        };
         let w = if before_a_path
             && !TARGET_PREPS.contains(&w.as_str())
             && !LOCATION_PREPS.contains(&w.as_str())
@@ -178,7 +198,7 @@ impl WordPass<'_> {
                         .is_some_and(|p| p.contains('/') || looks_like_file(&p))
             };
         // "put the category folders in Tabletop/Sorted", "park the spares in Diving/_dupes": so
-        // after such a verb later in the clause and what it places, unless a place to put them
+        // after such a verb later in the clause and what it places ("the", "those"), unless a place to put them
         // follows ("put the pdfs in Documents into Archive", "… in Downloads/Handy in monthly
         // folders", "stash the files in Downloads somewhere safe").
         let set_down = matches!(w.as_str(), "in" | "inside" | "on" | "under")
@@ -191,7 +211,15 @@ impl WordPass<'_> {
                     );
                 // What it places is named ("the spares", "the category folders"), and where
                 // is a path ("in Diving/_dupes").
-                let the_things = words[i - k + 1].eq_ignore_ascii_case("the");
+                let the_things = matches!(
+                    words[i - k + 1].to_lowercase().as_str(),
+                    "the" | "those" | "these"
+                );
+                // "build those type folders inside Backup/Old job": folders made somewhere are
+                // put there.
+                let verb = words[i - k].to_lowercase();
+                let sets_down = lex.setting_down_verbs.contains(&verb)
+                    || lex.making_words.contains(&verb) && is_folder_noun(words[i - 1]);
                 let to_a_path = words
                     .get(i + 1)
                     .and_then(|n| (self.lookup)(n))
@@ -199,9 +227,7 @@ impl WordPass<'_> {
                 !done
                     && the_things
                     && to_a_path
-                    && lex
-                        .setting_down_verbs
-                        .contains(&words[i - k].to_lowercase())
+                    && sets_down
                     && words[i - k..i].iter().all(|x| {
                         let l = x.to_lowercase();
                         !x.ends_with([',', ';', ':'])

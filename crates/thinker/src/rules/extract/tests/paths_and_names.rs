@@ -308,8 +308,7 @@ fn names_with_dashes_brackets_and_little_words_are_read_whole() {
     check(
         "peek into Translation/Clients/Kaufmann GmbH/glossary-export (2).zip for me",
         expect![[r#"
-            targets=["Translation/Clients/Kaufmann GmbH/glossary-export (2).zip"]
-            format=Some("zip")
+            locations=["Translation/Clients/Kaufmann GmbH/glossary-export (2).zip"]
             query=Some("me")"#]],
     );
     check(

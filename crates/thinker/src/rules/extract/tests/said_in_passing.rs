@@ -1,5 +1,6 @@
 //! Tests of what a request says in passing: a new file's text, where a copy goes, the master
-//! copies, questions about the agent, headers that are only a name, examples of names.
+//! copies, questions about the agent, headers that are only a name, examples of names, a name of
+//! words ending in a file type, a place a story comes from.
 
 use expect_test::expect;
 
@@ -189,5 +190,42 @@ fn where_things_could_live_is_where_they_go_and_hollow_is_empty() {
         objects=["Minecraft/mods-backup"]
         empty=true
         kind=Some("dir")"#]],
+    );
+}
+
+#[test]
+fn a_name_of_words_that_ends_in_a_file_type() {
+    check(
+        "create a note called packing list.txt on the Desktop that says 'kitchen first'",
+        expect![[r#"
+            locations=["Desktop"]
+            name=Some("packing list.txt")
+            content=Some("kitchen first")"#]],
+    );
+}
+
+/// Regression: the trip's days were sorted into folders in a folder "Portugal".
+#[test]
+fn a_place_the_story_comes_from_is_no_folder() {
+    check(
+        "we got back from Portugal with 900 shots in Pictures/Lisbon 2026",
+        expect![[r#"locations=["Pictures/Lisbon 2026"]"#]],
+    );
+}
+
+#[test]
+fn every_subfolder_said_is_recursive() {
+    check(
+        "dedupe Photos/Scans including every subfolder",
+        expect![[r#"
+            objects=["Photos/Scans"]
+            recursive=Some(true)"#]],
+    );
+    check(
+        "list everything under Projects/woodworking, including what sits in its subfolders",
+        expect![[r#"
+            locations=["Projects/woodworking"]
+            recursive=Some(true)
+            whole_root=true"#]],
     );
 }
