@@ -104,6 +104,16 @@ fn folders_named_past_a_kind_and_where_a_steps_folders_go() {
             &[(1, "keep", json!("oldest"))],
         ),
         (
+            "why does Pictures weigh so much — which types of file are to blame?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", json!("Pictures"))],
+        ),
+        (
+            "my laptop warns that the disk is nearly full; what in Downloads is responsible?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", json!("Downloads"))],
+        ),
+        (
             "ugh, my Desktop has turned into a junk drawer once more",
             &["organize-by-type/organize"],
             &[(0, "path", json!("Desktop"))],
