@@ -383,6 +383,38 @@ fn skills_validate_reports_file_and_line_and_fails() {
     );
 }
 
+/// Regression: a SKILL.md with one bad trigger dropped the whole skill from planning without a
+/// word, and its requests quietly went to another skill.
+#[test]
+fn plan_says_which_skill_it_left_out_for_errors() {
+    let env = Env::new(&[]);
+    let skills = env.home.path().join("skills");
+    std::fs::create_dir_all(skills.join("tidy")).unwrap();
+    std::fs::write(
+        skills.join("tidy/SKILL.md"),
+        "---\nname: tidy\ndescription: Delete files.\n---\n### delete -- Delete files\nprimitive: graph | method: delete_node | mutates: true | required: [path]\ntriggers: [\"remove every {extension} file in {path}\"]\n",
+    )
+    .unwrap();
+    let out = env.run(&[
+        "--skills",
+        skills.to_str().unwrap(),
+        "plan",
+        "delete old.log",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tidy/SKILL.md:7: error[BAD_PLANNING_KEY]")
+            && err.contains("left out of planning"),
+        "{err}"
+    );
+    let ok = env.run(&["plan", "delete old.log"]);
+    assert!(
+        !String::from_utf8_lossy(&ok.stderr).contains("left out"),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
+
 #[test]
 fn skills_search_ranks_with_scores_and_says_confident_or_near_miss() {
     let env = Env::new(&[]);

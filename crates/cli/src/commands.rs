@@ -180,7 +180,7 @@ pub fn open_engine(env: &Env) -> Result<Arc<Engine>> {
         }
         _ => {}
     };
-    Ok(Engine::open(
+    let engine = Engine::open(
         EngineOptions {
             config: env.config.clone(),
             skills_dir: env.skills_dir.clone(),
@@ -188,7 +188,19 @@ pub fn open_engine(env: &Env) -> Result<Arc<Engine>> {
             model_fallback: false,
         },
         Arc::new(notify),
-    )?)
+    )?;
+    // A skill whose SKILL.md has errors is left out of planning: say so, or its requests would
+    // quietly go to another skill.
+    let errors = engine.skill_errors();
+    for d in &errors {
+        eprintln!("{d}");
+    }
+    if !errors.is_empty() {
+        eprintln!(
+            "warning: a skill with errors is left out of planning; `scope-weaver skills validate` lists every problem"
+        );
+    }
+    Ok(engine)
 }
 
 pub fn load_skills(env: &Env) -> Result<SkillStore> {

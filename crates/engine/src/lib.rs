@@ -344,6 +344,18 @@ impl Engine {
         &self.skills_dir
     }
 
+    /// The problems that keep a skill out of planning (its SKILL.md has errors): a skill that
+    /// fails to load is skipped, never silently — the shells say so.
+    pub fn skill_errors(&self) -> Vec<skills::Diagnostic> {
+        lock(&self.core)
+            .store
+            .diagnostics()
+            .iter()
+            .filter(|d| d.is_error())
+            .cloned()
+            .collect()
+    }
+
     /// The working folder, once one is set.
     pub fn working_root(&self) -> Option<PathBuf> {
         read(&self.root)

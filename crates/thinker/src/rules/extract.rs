@@ -294,6 +294,15 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     s
 }
 
+/// The last text `text` quotes, without its quotes.
+pub fn last_quoted(text: &str) -> Option<String> {
+    QUOTED
+        .find_iter(text)
+        .last()
+        .map(|m| unquote(m.as_str()))
+        .filter(|q| !q.trim().is_empty())
+}
+
 /// Quoted strings are names or paths, taken verbatim; each is replaced by a placeholder so its
 /// words are not read as anything else. Returns them, in order.
 fn read_quoted(text: &mut String) -> Vec<String> {

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::extract::Slots;
 use super::score::{
     as_if_fit, intent_bonus, keyword_fit, meta_fit, object_fit, target_fit, topic_fit, topic_text,
-    trigger_bonus,
+    trigger_bonus, verb_fit,
 };
 use super::values::{default_value, slot_presence, slot_value};
 
@@ -26,6 +26,8 @@ pub(super) const MISSING_REQUIRED: f32 = 0.25;
 /// What the most telling slot of the request adds to a tool that takes it, divided among every
 /// tool that can.
 const RARE_SLOT_EVIDENCE: f32 = 0.12;
+/// A slot at most this many tools take says which of them the person means.
+const RARE_SLOT_TAKERS: usize = 2;
 /// A word of the clause that chooses one of the tool's values (`when_said`).
 const WHEN_SAID_EVIDENCE: f32 = 0.06;
 /// A look whose result a sibling changes things with, for a clause that asks for a change.
@@ -139,7 +141,7 @@ impl PlanBuilder<'_, '_> {
         &self,
         text: &str,
         description: &str,
-        whole: &str,
+        (whole, written): (&str, &str),
         slots: &Slots,
         hit: &SkillHit,
     ) -> Option<Candidate> {
@@ -177,8 +179,10 @@ impl PlanBuilder<'_, '_> {
             trigger_bonus(skill, tool, text, &unsaid)
                 .max(trigger_bonus(skill, tool, &unpathed, &unsaid))
         };
+        // The verb as written (not one a verb of placing became, "put X in Y" → move).
         let mut score =
-            self.reading_score((skill, tool), hit, text, slots, (&words, &said), &backed);
+            self.reading_score((skill, tool), hit, text, slots, (&words, &said), &backed)
+                + verb_fit(tool, written);
         let mut d = Draft::new(skill, tool, slots, &words, whole);
         let declared: Vec<&String> = tool
             .required_params
@@ -186,15 +190,15 @@ impl PlanBuilder<'_, '_> {
             .chain(&tool.optional_params)
             .collect();
         let fills = self.fill_params(&mut d, &declared, &ty, (text, description))?;
-        score += fill_evidence(tool, slots, &fills, &|n| {
+        let filled = fill_evidence(tool, slots, &fills, &|n| {
             matches!(ty(n), Some(ParamType::Path | ParamType::Paths))
         });
-        if d.continues {
-            score += CONTINUES_BONUS;
-        }
-        score += self.said_evidence(&d, &declared, text, &said);
+        let continues = if d.continues { CONTINUES_BONUS } else { 0.0 };
+        let evidence = self.said_evidence(&d, &declared, text, &said);
         // An inserted step that still needs what nobody said costs as the tool's own would.
-        score -= MISSING_REQUIRED * d.pending_missing as f32;
+        let unfilled = MISSING_REQUIRED * d.pending_missing as f32;
+        tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), filled, continues, evidence, unfilled, "fit");
+        score += filled + continues + evidence - unfilled;
         let Draft {
             mut pending,
             params,
@@ -212,7 +216,14 @@ impl PlanBuilder<'_, '_> {
             },
             Emitted::of(tool),
         ));
-        score += chain_evidence(skill, tool, &pending, &backed, &said);
+        let rare = |slot: &str| {
+            self.slot_takers
+                .get(slot)
+                .is_some_and(|n| *n <= RARE_SLOT_TAKERS)
+        };
+        let chain = chain_evidence(skill, tool, &pending, &backed, &said, &rare);
+        tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), chain, "chain");
+        score += chain;
         let base = self.steps.len() as u32;
         for (i, (s, _)) in pending.iter_mut().enumerate() {
             s.step = base + i as u32 + 1;
@@ -635,6 +646,7 @@ fn chain_evidence(
     chain: &[(PlanStep, Emitted)],
     backed: &dyn Fn(&str) -> f32,
     said: &dyn Fn(&str) -> bool,
+    rare: &dyn Fn(&str) -> bool,
 ) -> f32 {
     let in_skill = || chain.iter().filter(|(s, _)| s.skill == skill.name);
     let own = backed(&tool.name);
@@ -645,13 +657,20 @@ fn chain_evidence(
         .map(|t| keyword_fit(skill, t, said))
         .fold(own_words, f32::max);
     // "rename all of em": a chain that has a model read the files first (an inserted `llm`
-    // step), when nothing in the clause asks for what that reading gives, is a guess.
+    // step), when nothing in the clause asks for what that reading gives, is a guess; not when
+    // the reading takes something the person said that few tools take ("under Groceries, Fuel
+    // or Household"; not "the pictures", which every selection takes).
     let reads_unasked = chain.iter().any(|(s, _)| {
         s.skill == skill.name
             && s.tool != tool.name
-            && skill
-                .tool(&s.tool)
-                .is_some_and(|t| t.primitive.kind() == contracts::PrimitiveKind::Llm)
+            && skill.tool(&s.tool).is_some_and(|t| {
+                t.primitive.kind() == contracts::PrimitiveKind::Llm
+                    && !s
+                        .params
+                        .keys()
+                        .filter_map(|k| t.planning.slot_for(k))
+                        .any(rare)
+            })
     }) && triggers < ASKED_FOR
         && keywords == 0.0;
     let unasked = if reads_unasked { UNASKED_READING } else { 0.0 };

@@ -38,6 +38,7 @@ struct EnglishFile {
     qualifier_leads: Vec<String>,
     filler_leads: Vec<String>,
     remark_leads: Vec<String>,
+    going_through_leads: Vec<String>,
     elaboration_leads: Vec<String>,
     statement_verbs: BTreeSet<String>,
     back_references: BTreeSet<String>,
@@ -121,6 +122,9 @@ pub struct Lexicon {
     /// Words that open a remark on what came before, asking nothing ("…? I had it open for
     /// the Kaufmann job"): after the first clause, the clause is left out.
     pub remark_leads: Vec<String>,
+    /// Words of going over some files one by one ("go through the letters and put every one
+    /// into …"): the files are what the next clause acts on, not a step of their own.
+    pub going_through_leads: Vec<String>,
     /// Words that open a restatement of the clause before ("…? like, which years it comes
     /// from"): it joins that clause.
     pub elaboration_leads: Vec<String>,
@@ -221,6 +225,7 @@ fn load() -> Result<Lexicon, String> {
         qualifier_leads: en.qualifier_leads,
         filler_leads: en.filler_leads,
         remark_leads: en.remark_leads,
+        going_through_leads: en.going_through_leads,
         elaboration_leads: en.elaboration_leads,
         statement_verbs: en.statement_verbs,
         back_references: en.back_references,

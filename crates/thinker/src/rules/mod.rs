@@ -91,6 +91,7 @@ impl RulePlanner {
             header_place: None,
             header_object: None,
             header_file: None,
+            quoted_before: None,
             judge,
             judged_by: None,
             request: &request.text,
@@ -110,6 +111,13 @@ impl RulePlanner {
             }
             if i < taken_to {
                 continue;
+            }
+            if let Some(q) = clauses[..i]
+                .iter()
+                .rev()
+                .find_map(|c| extract::last_quoted(&c.text))
+            {
+                builder.quoted_before = Some(q);
             }
             // The rest a tool may take: up to a part said after "then" (a step of its own).
             let rest: Vec<&str> = clauses[i + 1..]
@@ -202,6 +210,9 @@ struct PlanBuilder<'a, 'j> {
     /// The file a header named ("Documents/report.pdf: summarize it"): what the first clause
     /// acts on when it names nothing itself.
     header_file: Option<String>,
+    /// The last text quoted in the parts before this one ("they all start with 'Screenshot_';
+    /// replace that bit with 'game_'": "that bit" is it).
+    quoted_before: Option<String>,
     /// For each slot of a request, how many tools of the catalogue have a parameter it fills.
     slot_takers: BTreeMap<String, usize>,
     /// Decides between readings of a clause the rules are unsure of (a model), when there is one.
@@ -464,7 +475,7 @@ impl PlanBuilder<'_, '_> {
         tracing::debug!(clause = %text, %matched, hits = hits.len(), "reading");
         let mut candidates: Vec<Candidate> = hits
             .iter()
-            .filter_map(|hit| self.candidate(&matched, &described, &whole, &slots, hit))
+            .filter_map(|hit| self.candidate(&matched, &described, (&whole, text), &slots, hit))
             .collect();
         for c in &mut candidates {
             // What the person saw previewed and asks to be done is what they asked for.

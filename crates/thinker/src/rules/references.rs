@@ -13,6 +13,18 @@ impl PlanBuilder<'_, '_> {
         self.bind_the_whole(slots);
         self.bind_to_the_header(text, slots);
         self.complete_bare_names(slots);
+        self.bind_that_bit(slots);
+    }
+
+    /// "they all start with 'Screenshot_'; replace that bit with 'game_'": text replaced inside
+    /// names that is "that" is the text quoted in a part before.
+    fn bind_that_bit(&self, slots: &mut Slots) {
+        if let Some(find) = &mut slots.find
+            && matches!(find.to_lowercase().as_str(), "that" | "this" | "it")
+            && let Some(q) = &self.quoted_before
+        {
+            *find = q.clone();
+        }
     }
 
     /// "there", "in there" and "that folder": where the last step put things, the folder made

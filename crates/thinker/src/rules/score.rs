@@ -59,6 +59,33 @@ pub(super) fn intent_bonus(tool: &ToolDefinition, text: &str, no_change: bool) -
     }
 }
 
+/// What a tool is for, said by the verb its one-line description opens with ("Move each
+/// classified file …", "Delete or remove files …"): a clause opening with that verb points at it
+/// ("move each into Loans, Savings or Cards" is the sort, not the tag).
+pub(super) fn verb_fit(tool: &ToolDefinition, text: &str) -> f32 {
+    const VERB_FIT: f32 = 0.05;
+    let described = retrieval::text::words(&tool.description);
+    let mut leading: Vec<&str> = described.first().map(String::as_str).into_iter().collect();
+    if described.get(1).is_some_and(|w| w == "or") {
+        leading.extend(described.get(2).map(String::as_str));
+    }
+    // The verb the clause opens with (one a verb of going became, "… belong in X", is not said).
+    let asked = retrieval::text::words(text)
+        .into_iter()
+        .find(|w| {
+            !matches!(
+                w.as_str(),
+                "please" | "now" | "just" | "also" | "then" | "and"
+            )
+        })
+        .is_some_and(|w| leading.contains(&w.as_str()));
+    if asked && tool.mutates() {
+        VERB_FIT
+    } else {
+        0.0
+    }
+}
+
 /// "… should be copied to USB/Choir", "needs to get moved": a change said in the passive after
 /// a word that wants it asks for it (not "the files I moved" or "what got added", which say
 /// which files, nor "whatever didn't get moved").

@@ -120,3 +120,75 @@ fn folders_named_past_a_kind_and_where_a_steps_folders_go() {
         ),
     ]);
 }
+
+/// Text quoted in an earlier part and named again as "that bit"; a folder said in brackets;
+/// files "got rid of".
+#[test]
+fn text_quoted_before_and_a_folder_in_brackets() {
+    check(&[
+        (
+            "the phone names every photo in Pictures/Camping 'IMG_'; swap that bit for 'camp_' in all the names",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (0, "path", json!("Pictures/Camping")),
+                (1, "find", json!("IMG_")),
+                (1, "replace", json!("camp_")),
+            ],
+        ),
+        (
+            "every scan of my school reports (Documents/School reports) should start with 'report_'",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(0, "path", json!("Documents/School reports"))],
+        ),
+        (
+            "get rid of the .tmp files in Downloads",
+            &["manage-files/find", "manage-files/delete"],
+            &[(0, "path", json!("Downloads"))],
+        ),
+    ]);
+}
+
+/// The person's own categories ask for the files to be read; the verb a tool's description opens
+/// with ("move each into …", "tag the letters …"); files described by what they are, then "them";
+/// what is gone through is what "every one" means; a tag named before "afterwards".
+#[test]
+fn own_categories_and_files_described_before_them() {
+    check(&[
+        (
+            "the bank letters in Documents/Letters: move each into Loans, Savings or Cards depending on what it's about",
+            &["organize-by-content/classify", "organize-by-content/sort"],
+            &[
+                (0, "path", json!("Documents/Letters")),
+                (0, "categories", json!("Loans, Savings, Cards")),
+            ],
+        ),
+        (
+            "Mail/Scans is filling up — go through the letters and move every one into Bills, Health or School based on its content",
+            &["organize-by-content/classify", "organize-by-content/sort"],
+            &[(0, "categories", json!("Bills, Health, School"))],
+        ),
+        (
+            "tag the letters in Documents/Post by what they say",
+            &["organize-by-content/classify", "organize-by-content/tag"],
+            &[(0, "path", json!("Documents/Post"))],
+        ),
+        (
+            "Scans/Deeds: renumber the scans deed_001.tif, deed_002.tif and so on, and label each of them Land Registry afterwards",
+            &[
+                "manage-files/find",
+                "batch-rename/rename",
+                "manage-files/tag",
+            ],
+            &[(2, "add", json!("Land Registry"))],
+        ),
+        (
+            "the podcasts I saved are .mp3 files lying around in Downloads; move them to Music/Podcasts",
+            &["manage-files/find", "manage-files/move"],
+            &[
+                (0, "path", json!("Downloads")),
+                (0, "extension", json!("mp3")),
+                (1, "target", json!("Music/Podcasts")),
+            ],
+        ),
+    ]);
+}

@@ -43,6 +43,66 @@ pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     clauses.remove(0);
 }
 
+/// "go through the letters and put every one into Scans, Bloods or Appointments": what is gone
+/// through is what the next clause's "every one", "each one" or "it" means, said in its place;
+/// going through is no step of its own.
+pub(super) fn say_what_is_gone_through(clauses: &mut Vec<Clause>) {
+    let lex = crate::rules::lexicon::lexicon();
+    let mut i = 0;
+    while i + 1 < clauses.len() {
+        let gone_through = lex
+            .going_through_leads
+            .iter()
+            .find_map(|lead| strip_lead(clauses[i].text.trim(), lead))
+            .map(str::to_owned)
+            .filter(|what| !what.is_empty());
+        let Some(what) = gone_through else {
+            i += 1;
+            continue;
+        };
+        // "go through Journal for entries about the knee surgery" looks for them.
+        if what
+            .split_whitespace()
+            .any(|w| w.eq_ignore_ascii_case("for"))
+        {
+            clauses[i].text = format!("look through {what}");
+            i += 1;
+            continue;
+        }
+        let next = clauses[i + 1].text.clone();
+        let words: Vec<&str> = next.split_whitespace().collect();
+        let bare = |w: &str| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        };
+        // "every one", "each one", "each of them", or a back reference ("put it", "move them").
+        let at = words.iter().enumerate().find_map(|(j, w)| {
+            let one = words.get(j + 1).map(|n| bare(n));
+            match (bare(w).as_str(), one.as_deref()) {
+                ("every" | "each", Some("one")) => Some((j, 2)),
+                ("each", Some("of")) if words.get(j + 2).is_some_and(|t| bare(t) == "them") => {
+                    Some((j, 3))
+                }
+                (w, _) if j > 0 && lex.back_references.contains(w) => Some((j, 1)),
+                _ => None,
+            }
+        });
+        let Some((j, len)) = at else {
+            i += 1;
+            continue;
+        };
+        let mut text: Vec<String> = words[..j].iter().map(|w| (*w).to_owned()).collect();
+        // "each one" stays said: "put each one of the documents in X with the similar ones".
+        if len > 1 {
+            text.push(format!("{} one of", words[j]));
+        }
+        text.push(what.clone());
+        text.extend(words[j + len..].iter().map(|w| (*w).to_owned()));
+        clauses[i + 1].text = text.join(" ");
+        clauses.remove(i);
+    }
+}
+
 /// "I keep downloading the same installers twice, clean that up in Downloads": a clause whose
 /// only action is a general one (tidy, clean up, fix) is about what the header says is wrong, so
 /// the header's words count for it.
@@ -195,6 +255,9 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
         if let Some(from) = filled {
             return Some(format!("{} in {subject}", rest[from..].join(" ")));
         }
+        if let Some(named) = what_they_are_and_where(&lower[v], rest, rest_lower) {
+            return Some(named);
+        }
         // "lmao Lab/Old Runs has a ton of empty dirs": what a place has, after the words saying
         // how much, is in it.
         let place_at = words[..v].iter().position(names_a_place);
@@ -240,6 +303,49 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
         }
     }
     (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
+}
+
+/// "the e-books I bought are .epub files scattered in Downloads": after "is"/"are", the kind of
+/// file they are and the place said after it ("epub files in Downloads").
+fn what_they_are_and_where(verb: &str, rest: &[&str], rest_lower: &[String]) -> Option<String> {
+    const PLACING: &[&str] = &[
+        "in",
+        "on",
+        "across",
+        "around",
+        "all",
+        "over",
+        "under",
+        "inside",
+        "throughout",
+    ];
+    if !matches!(verb, "is" | "are" | "was" | "were" | "'re") {
+        return None;
+    }
+    let from = rest_lower
+        .iter()
+        .take_while(|w| matches!(w.as_str(), "a" | "the" | "all" | "just" | "mostly" | "some"))
+        .count();
+    let end = from
+        + rest_lower[from..].iter().position(|w| {
+            w.ends_with("ed") || w.ends_with("ing") || PLACING.contains(&w.as_str())
+        })?;
+    let kinds = &rest[from..end];
+    let a_kind = |w: &&str| {
+        w.starts_with('.') || crate::rules::extract::names_a_kind_of_thing(&w.to_lowercase())
+    };
+    if kinds.is_empty() || !kinds.iter().any(a_kind) {
+        return None;
+    }
+    let place_at = end
+        + rest_lower[end..].iter().position(|w| {
+            !(w.ends_with("ed") || w.ends_with("ing") || PLACING.contains(&w.as_str()))
+        })?;
+    let place = &rest[place_at..];
+    place
+        .first()
+        .is_some_and(|w| w.contains('/') || w.starts_with(|c: char| c == '~' || c.is_uppercase()))
+        .then(|| format!("{} in {}", kinds.join(" "), place.join(" ")))
 }
 
 /// `text` without `lead` (whole words, any case) at its start, when it starts with it.

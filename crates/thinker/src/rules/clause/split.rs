@@ -50,6 +50,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
             quote
         }
     });
+    let request = paths_in_brackets_as_asides(&request);
     let mut clauses = split_unquoted(&request, extra_verbs);
     for c in &mut clauses {
         for (i, quote) in held.iter().enumerate() {
@@ -57,6 +58,27 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         }
     }
     clauses
+}
+
+/// "my bike rides (Pictures/Bike rides) should get …": a folder said in brackets is a name said
+/// whole, as if quoted; brackets inside a file's name ("report (1).pdf") and around kinds
+/// ("(jpg/png)") stay.
+fn paths_in_brackets_as_asides(request: &str) -> String {
+    static PATH_IN_BRACKETS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(^|\s)\(([^()\s/"]+/[^()"]*?)\)([\s,;:.!?]|$)"#).expect("a valid pattern")
+    });
+    static KINDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^[[:alnum:]]{1,5}(?:/[[:alnum:]]{1,5})+$").expect("a valid pattern")
+    });
+    PATH_IN_BRACKETS
+        .replace_all(request, |c: &regex::Captures| {
+            if KINDS.is_match(&c[2]) {
+                c[0].to_owned()
+            } else {
+                format!("{}\"{}\"{}", &c[1], &c[2], &c[3])
+            }
+        })
+        .into_owned()
 }
 
 fn split_unquoted(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> {
@@ -119,6 +141,7 @@ fn split_unquoted(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         }
     }
     drop_fillers(&mut out);
+    say_what_is_gone_through(&mut out);
     merge_qualifiers(&mut out, &verbs);
     // "the desktop looks like a bomb went off, group everything by type": a first clause with
     // no action in it only says where.

@@ -402,3 +402,62 @@ fn a_part_opening_with_an_action_noun_is_a_step() {
         ["delete Temp/old.zip, the copy I made yesterday is enough"]
     );
 }
+
+#[test]
+fn a_folder_in_brackets_is_an_aside_and_a_file_name_keeps_its_brackets() {
+    assert_eq!(
+        texts("every photo of my rides (Pictures/Bike rides) should get 'cycling_' in front"),
+        ["every photo of my rides \"Pictures/Bike rides\" should get 'cycling_' in front"]
+    );
+    assert_eq!(
+        texts("sort my scans (Documents/Scans) by date"),
+        ["sort my scans \"Documents/Scans\" by date"]
+    );
+    assert_eq!(
+        texts("move report (1).pdf and the photos (jpg/png) to Archive"),
+        ["move report (1).pdf and the photos (jpg/png) to Archive"]
+    );
+}
+
+#[test]
+fn what_files_are_and_where_they_lie_is_what_them_means() {
+    assert_eq!(
+        texts("the e-books I bought are .epub files scattered in Downloads; move them to Books"),
+        ["move .epub files in Downloads to Books"]
+    );
+    assert_eq!(
+        texts("my invoices are PDF files sitting in Downloads, zip them"),
+        ["zip PDF files in Downloads"]
+    );
+    // Saying what a place is names no files.
+    assert_eq!(
+        texts("Downloads is a mess, sort it"),
+        ["[header] Downloads is a mess", "sort it"]
+    );
+}
+
+#[test]
+fn what_is_gone_through_is_what_every_one_means() {
+    assert_eq!(
+        texts("go through the letters and put every one into Scans, Bloods or Appointments"),
+        ["put every one of the letters into Scans, Bloods or Appointments"]
+    );
+    assert_eq!(
+        texts("sift through every PDF in Documents/Scans and file it under Bank or Medical"),
+        ["file every PDF in Documents/Scans under Bank or Medical"]
+    );
+    // Gone through for something: a search.
+    assert_eq!(
+        texts(
+            "go through Journal for entries about the knee, then bundle those into Health/knee.zip"
+        ),
+        [
+            "look through Journal for entries about the knee",
+            "bundle those into Health/knee.zip"
+        ]
+    );
+    assert_eq!(
+        texts("go through Downloads, then zip it"),
+        ["zip Downloads"]
+    );
+}

@@ -61,7 +61,8 @@ fn with_first_folder_spelt_right(path: &str) -> String {
 /// inside them are not read as dates, extensions or folders ("recent" and "zip" of
 /// "Work/recent.zip").
 pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>, g: &Grounding) {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let words = with_copy_numbers_joined(text);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -94,6 +95,34 @@ pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>, g: &Gro
         }
     }
     *text = out.join(" ");
+}
+
+/// The words of `text`, a copy's number joined to the name it numbers: "invoice (2).pdf" is one
+/// file, as a browser names a second download.
+fn with_copy_numbers_joined(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for w in text.split_whitespace() {
+        let numbered = w
+            .strip_prefix('(')
+            .and_then(|r| r.split_once(")."))
+            .is_some_and(|(n, ext)| {
+                !n.is_empty()
+                    && n.len() <= 3
+                    && n.chars().all(|c| c.is_ascii_digit())
+                    && known_extension(
+                        &ext.trim_end_matches([',', ';', ':', '.', '!', '?'])
+                            .to_lowercase(),
+                    )
+            });
+        match words.last_mut() {
+            Some(last) if numbered && last.chars().any(char::is_alphanumeric) => {
+                last.push(' ');
+                last.push_str(w);
+            }
+            _ => words.push(w.to_owned()),
+        }
+    }
+    words
 }
 
 /// "Projects/garden planner", "External drive/Videos": the longest run of words around the path

@@ -38,10 +38,10 @@ static THE_TAG_CLOSING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:the|a|an)\s+(?:tags?|labels?|lables?)\s+(.+?)[.!?]*$").unwrap()
 });
 /// "tag that file Onboarding", "label them Paid": a name written with a capital closing the
-/// clause after what gets it.
+/// clause after what gets it ("… Baptisms 1880s afterwards" too).
 static TAG_IT_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?i:tag|label|lable|mark)\s+(?:(?i:all|each|both|every one|any)\s+(?i:of)\s+(?i:them|those|these|it)|(?i:that|this|the|it|them|each|every|all|both)(?:\s+(?i:file|files|one|ones|pdf|pdfs|document|documents|folder))?|⟦\d+⟧)\s+([A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2})[.!?]*$",
+        r"\b(?i:tag|label|lable|mark)\s+(?:(?i:all|each|both|every one|any)\s+(?i:of)\s+(?i:them|those|these|it)|(?i:that|this|the|it|them|each|every|all|both)(?:\s+(?i:file|files|one|ones|pdf|pdfs|document|documents|folder))?|⟦\d+⟧)\s+([A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2})(?:,?\s+(?i:afterwards|afterward|after that|too|as well|then|later|please))?[.!?]*$",
     )
     .unwrap()
 });
@@ -73,7 +73,8 @@ pub(super) fn tag_list(
     } else if let Some(c) = THE_TAG_CLOSING.captures(&masked) {
         (at(c.get(1)?).0, c.get(0)?.range())
     } else if let Some(c) = TAG_IT_NAME.captures(&masked) {
-        at(c.get(1)?)
+        // "… Baptisms 1880s afterwards": the word after the name goes with it.
+        (at(c.get(1)?).0, c.get(1)?.start()..c.get(0)?.end())
     } else {
         let c = TAGS_LIST.captures(&masked)?;
         (at(c.get(1)?).0, c.get(0)?.range())
@@ -213,6 +214,11 @@ mod tests {
                 "after that tag ⟦0⟧ Priority",
                 vec!["Priority"],
                 "after that tag ⟦0⟧",
+            ),
+            (
+                "and label each of them Baptisms 1880s afterwards",
+                vec!["Baptisms 1880s"],
+                "and label each of them",
             ),
         ] {
             let (got, range) = tag_list(text, &none).unwrap_or_else(|| panic!("{text}"));

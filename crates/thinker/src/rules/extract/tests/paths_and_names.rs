@@ -509,3 +509,18 @@ fn a_dotfile_in_a_path_is_a_file() {
         );
     }
 }
+
+#[test]
+fn a_second_download_keeps_its_copy_number() {
+    check(
+        "move invoice (2).pdf to Archive",
+        expect![[r#"
+            objects=["invoice (2).pdf"]
+            targets=["Archive"]"#]],
+    );
+    check(
+        "delete Downloads/setup (1).exe",
+        expect![[r#"
+            objects=["Downloads/setup (1).exe"]"#]],
+    );
+}
