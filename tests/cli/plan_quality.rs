@@ -140,7 +140,7 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-plain.jsonl", 60, 89.5),
     ("plans-plain2.jsonl", 60, 70.0),
     // A third set of plain requests (2026-11-28, noon), read and tuned on; 50.0 % when first scored.
-    ("plans-plain3.jsonl", 120, 84.0),
+    ("plans-plain3.jsonl", 120, 84.5),
     // A fourth set of plain requests (2026-11-28, evening), scored once blind (50.8 %), then read
     // and tuned on.
     ("plans-plain4.jsonl", 120, 70.5),

@@ -277,7 +277,7 @@ impl WordPass<'_> {
         as_name: bool,
     ) -> Option<usize> {
         let (words, g) = (self.words, self.g);
-        let to_target = TARGET_PREPS.contains(&w) || as_name;
+        let to_target = (TARGET_PREPS.contains(&w) || as_name) && !says_what_went_there(words, i);
         // "rename the .jpeg files to .jpg": a new extension is a name pattern, not a place.
         if to_target
             && let Some(ext) = words.get(i + 1).and_then(|n| {
@@ -603,4 +603,26 @@ impl WordPass<'_> {
             *c = true;
         }
     }
+}
+
+/// "show me what got put into Desktop/Documents", "whatever was moved to Archive": a place said
+/// of what went there before is where those files are now, not where anything goes.
+fn says_what_went_there(words: &[&str], i: usize) -> bool {
+    let lower = |j: usize| words[j].to_lowercase();
+    i >= 3
+        && {
+            let done = lower(i - 1);
+            done.ends_with("ed")
+                || matches!(done.as_str(), "put" | "sent" | "set" | "kept" | "left")
+        }
+        && matches!(
+            lower(i - 2).as_str(),
+            "got" | "get" | "gets" | "was" | "were" | "been" | "is" | "are"
+        )
+        && words[i.saturating_sub(6)..i - 2].iter().any(|w| {
+            matches!(
+                w.to_lowercase().as_str(),
+                "what" | "whatever" | "everything" | "anything" | "which"
+            )
+        })
 }

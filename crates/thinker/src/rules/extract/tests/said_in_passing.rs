@@ -1,6 +1,6 @@
 //! Tests of what a request says in passing: a new file's text, where a copy goes, the master
 //! copies, questions about the agent, headers that are only a name, examples of names, a name of
-//! words ending in a file type, a place a story comes from.
+//! words ending in a file type, a place a story comes from, where things went before.
 
 use expect_test::expect;
 
@@ -227,5 +227,19 @@ fn every_subfolder_said_is_recursive() {
             locations=["Projects/woodworking"]
             recursive=Some(true)
             whole_root=true"#]],
+    );
+}
+
+#[test]
+fn where_things_went_before_is_where_they_are() {
+    check(
+        "show me what got put into Desktop/Documents",
+        expect![[r#"
+            locations=["Desktop/Documents"]"#]],
+    );
+    check(
+        "put the receipts into Desktop/Documents",
+        expect![[r#"
+            targets=["Desktop/Documents"]"#]],
     );
 }
