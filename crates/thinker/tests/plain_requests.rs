@@ -329,10 +329,10 @@ fn what_a_later_part_points_at_is_what_the_person_meant() {
             &["archive-files/create", "archive-files/list"],
             &[(1, "path", json!("$step(1).created[0]"))],
         ),
-        // "dig it out" finds what was described before it.
+        // "dig it out" finds what was described before it; "briefly" asks for a summary.
         (
             "somewhere I wrote about the volcano model for science class; dig it out and tell me briefly what it says",
-            &["search-files/search", "parse-content/extract_text"],
+            &["search-files/search", "parse-content/summarize"],
             &[(0, "query", json!("the volcano model for science class"))],
         ),
         // "what got added" says which files; it asks for nothing to be added.
@@ -871,3 +871,6 @@ fn an_archive_to_make_and_the_heaviest_files_said_around_a_folder() {
 
 #[path = "plain_requests/plain4.rs"]
 mod plain4;
+
+#[path = "plain_requests/plain5.rs"]
+mod plain5;

@@ -554,9 +554,13 @@ fn read_switches(s: &mut Slots, text: &str, lower_text: &str) {
         s.empty = true;
     }
     // "there", "that folder": where the step before put things.
-    s.there = lower_text
-        .split_whitespace()
-        .any(|w| w.trim_matches(|c: char| !c.is_alphabetic()) == "there")
+    // "create it and shift a.pdf plus b.pdf inside": "inside" ending the clause is "in there".
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphabetic()).to_owned();
+    s.there = lower_text.split_whitespace().any(|w| bare(w) == "there")
+        || lower_text
+            .split_whitespace()
+            .last()
+            .is_some_and(|w| bare(w) == "inside" && !w.contains('/'))
         || ["that folder", "that directory", "the same folder"]
             .iter()
             .any(|p| lower_text.contains(p));

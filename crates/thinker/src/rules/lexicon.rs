@@ -429,7 +429,9 @@ impl Translation {
                 i == 0 && t.ends_with(':') && t.starts_with(char::is_uppercase) && tokens.len() > 1;
             let names_a_folder = heads_the_request
                 || i > 0
-                    && (self.names.contains(&prev)
+                    // "einen Ordner namens Reisepässe": a naming word after "Ordner" is still
+                    // the naming word; the word after it is the name.
+                    && (self.names.contains(&prev) && !self.names.contains(&c)
                         || self.folders.contains(&c)
                             && (self.places.contains(&prev)
                                 || i == 1
@@ -649,6 +651,11 @@ mod tests {
             (
                 "Downloads/treiber-alt.zip kann weg",
                 "Downloads/treiber-alt.zip delete",
+            ),
+            // "Ordner namens X": the naming word is read, the name after it stays.
+            (
+                "leg unter Dokumente einen Ordner namens Reisepässe an",
+                "create under Dokumente a folder called Reisepässe",
             ),
             // "rüber" and a verb, German or English.
             (

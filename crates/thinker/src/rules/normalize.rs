@@ -410,7 +410,14 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             if is_name(w) || quoted.contains(core) {
                 return w.to_owned();
             }
-            correct_at(core, vocab, i == 0).unwrap_or_else(|| w.to_owned())
+            // "sumarise" is "summarise", which the lexicon reads as "summarize" (a longer word
+            // only: a short one corrected is a guess, not to be read further).
+            correct_at(core, vocab, i == 0)
+                .map(|c| match lexicon().synonyms.get(&c) {
+                    Some(to) if core.chars().count() >= 5 => to.clone(),
+                    _ => c,
+                })
+                .unwrap_or_else(|| w.to_owned())
         })
         .collect();
     going_is_moving(words, slots).join(" ")

@@ -34,10 +34,28 @@ pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     let particle = words
         .get(at + 1)
         .filter(|w| lex.verb_particles.contains(&bare(w)));
+    // "remove those repeats, and …": the noun after "those" names what the header names too.
+    let noun = words
+        .get(at + 1)
+        .filter(|w| {
+            particle.is_none()
+                && matches!(bare(words[at]).as_str(), "those" | "these")
+                && w.chars().all(|c| c.is_alphabetic() || ",;:.!?".contains(c))
+                && !retrieval::text::is_stop_word(&bare(w))
+                && !verbs.is_action(&bare(w))
+        })
+        .map(|w| w.trim_start_matches(char::is_alphabetic));
     let mut text: Vec<String> = words[..at].iter().map(|w| (*w).to_owned()).collect();
     text.extend(particle.map(|p| (*p).to_owned()));
-    text.push(words[at].replacen(&bare(words[at]), &named, 1));
-    let after = at + 1 + usize::from(particle.is_some());
+    let reference = words[at].replacen(&bare(words[at]), &named, 1);
+    text.push(match noun {
+        Some(stop) => format!(
+            "{}{stop}",
+            reference.trim_end_matches([',', ';', ':', '.', '!', '?'])
+        ),
+        None => reference,
+    });
+    let after = at + 1 + usize::from(particle.is_some() || noun.is_some());
     text.extend(words[after..].iter().map(|w| (*w).to_owned()));
     clauses[1].text = text.join(" ");
     clauses.remove(0);

@@ -332,6 +332,16 @@ fn a_header_naming_files_is_what_the_next_clause_means_by_them() {
         texts("old .part files are littering ~/Downloads, trash those"),
         ["trash old .part files in ~/Downloads"]
     );
+    // "those repeats": the noun after "those" names what the header names too.
+    assert_eq!(
+        texts(
+            "Shop/Incoming has the same invoices saved several times; remove those repeats, then list Shop/Incoming"
+        ),
+        [
+            "remove the same invoices saved several times in Shop/Incoming",
+            "list Shop/Incoming"
+        ]
+    );
     // "one" after an action is one of what the clause before asked about.
     assert_eq!(
         texts(

@@ -293,6 +293,19 @@ fn read_ages(s: &mut Slots, text: &mut String) {
         let r = c.get(0).expect("match").range();
         cut(text, r);
     }
+    if let Some(c) = AROUND_YEAR.captures(text) {
+        let y: u32 = c[2].parse().unwrap_or(2000);
+        let op = c[1].to_lowercase();
+        if ["after", "later than", "newer than"].contains(&op.as_str()) {
+            s.modified_after
+                .get_or_insert_with(|| format!("{}-01-01", y + 1));
+        } else {
+            s.modified_before
+                .get_or_insert_with(|| format!("{y}-01-01"));
+        }
+        let r = c.get(0).expect("match").range();
+        cut(text, r);
+    }
     if s.modified_after.is_none()
         && s.modified_before.is_none()
         && let Some(c) = SINCE_YEAR.captures(text)

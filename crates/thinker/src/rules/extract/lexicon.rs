@@ -272,6 +272,12 @@ pub(super) static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:(?:(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)|untouched)\s+(?:since|after)\s+((?:19|20)\d{2})|since\s+((?:19|20)\d{2})\s+(?:not|never|no longer)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed))\b",
     )
 });
+/// "from before 2020", "after 2021": changed before the year began, or after it ended.
+pub(super) static AROUND_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(before|until|till|prior to|earlier than|older than|after|later than|newer than)\s+((?:19|20)\d{2})\b",
+    )
+});
 /// "since 2023": changed after the year began (before it, when denied: "nobody's touched since").
 pub(super) static SINCE_YEAR: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\bsince\s+((?:19|20)\d{2})\b"));

@@ -7,6 +7,7 @@ use super::lexicon::*;
 use super::names::{NEVER_NAME_STARTS, name_before_path};
 use super::places;
 
+mod nouns_after;
 mod spaced;
 use spaced::path_with_spaces;
 
@@ -269,6 +270,17 @@ const NEVER_IN_A_NAME: &[&str] = &[
     "remains",
     "remain",
     "sits",
+    "nobody",
+    "anybody",
+    "everybody",
+    "somebody",
+    "someone",
+    "anyone",
+    "everyone",
+    "nothing",
+    "anything",
+    "everything",
+    "something",
 ];
 
 /// Whether a word ends a name or starts what comes after one.
@@ -319,6 +331,17 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
         .iter()
         .any(|w| crate::rules::clause::is_question_word(&w.to_lowercase()));
     let loose = capital && !asked;
+    // "what's using the space in Pictures/Grandma albums": a question whose verb came before
+    // the name asks nothing of the words after it.
+    let verb_said = words[..at].iter().any(|w| {
+        let l = w.to_lowercase();
+        matches!(l.as_str(), "is" | "are" | "was" | "were")
+            || l.ends_with("'s")
+            || l.ends_with("’s")
+    });
+    if capital && nouns_after::nouns_go_on(last, words, at, asked && !verb_said) {
+        return true;
+    }
     let lex = crate::rules::lexicon::lexicon();
     let bare = |raw: &str| {
         raw.trim_end_matches([',', ';', ':', '.', '!', '?'])

@@ -45,9 +45,11 @@ static BECOME: LazyLock<Regex> = LazyLock::new(|| {
         r#"(?i)(?:\bturn\s+(?:all\s+|each\s+|every\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+into\s+(?:an?\s+)?("[^"]*"|'[^']*'|\S+))|(?:("[^"]*"|'[^']*'|\S+)\s+(?:in\s+(?:the\s+)?(?:file\s*)?names\s+)?(?:should\s+)?(?:become|turn\s+into|be\s+replaced\s+(?:with|by))\s+("[^"]*"|'[^']*'|\S+))"#,
     )
 });
-/// "change IMG_ to Rome_ (in the file names)".
+/// "change IMG_ to Rome_ (in the file names)", "change every space in the names to an underscore".
 static CHANGE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"(?i)\bchange\s+(?:all\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:to|into)\s+("[^"]*"|'[^']*'|\S+)"#)
+    re(
+        r#"(?i)\bchange\s+(?:all\s+|every\s+|each\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:in\s+(?:the\s+|all\s+|every\s+)?(?:file\s*)?names?\s+)?(?:to|into)\s+(?:an?\s+)?("[^"]*"|'[^']*'|\S+)"#,
+    )
 });
 /// "strip 'Copy of ' from the names", "remove 'scan_' from the file names": quoted text taken out
 /// of names; also with the verb last, as German puts it ("'scan_' aus den Dateinamen entfernen").
@@ -67,6 +69,10 @@ static WISHED_NAMES: LazyLock<Regex> = LazyLock::new(|| {
 /// "prefix … with inv-", "suffix … with _v2": the text is the last word.
 static AFFIX_WITH: LazyLock<Regex> =
     LazyLock::new(|| re(r#"(?i)\b(prefix|suffix)\s+.*?\bwith\s+("[^"]*"|'[^']*'|\S+)"#));
+/// "the prefix mc_ before its current name", "a suffix of _v2": the affix named as such.
+static AFFIX_NAMED: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"(?i)\b(?:the|an?)\s+(prefix|suffix)\s+(?:of\s+)?("[^"]*"|'[^']*'|⟦\d+⟧|\S+)"#)
+});
 /// "add _final to the end of", "put inv- in front of", "append -old", "stick a final_ prefix on".
 static AFFIX_ADD: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -395,6 +401,21 @@ fn affix(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String,
         };
         return Some((pattern, c.get(0)?.range()));
     }
+    if let Some(c) = AFFIX_NAMED.captures(text) {
+        let raw = c.get(2)?.as_str();
+        let affix = read(raw);
+        if lookup(raw).is_some()
+            || affix.starts_with(['-', '_', '.'])
+            || affix.ends_with(['-', '_', '.'])
+        {
+            let pattern = if c[1].eq_ignore_ascii_case("prefix") {
+                format!("{affix}{{name}}.{{ext}}")
+            } else {
+                format!("{{name}}{affix}.{{ext}}")
+            };
+            return Some((pattern, c.get(0)?.range()));
+        }
+    }
     if let Some(c) = AFFIX_SAID.captures(text) {
         let raw = c.get(2)?.as_str();
         let affix = read(raw);
@@ -548,6 +569,10 @@ mod tests {
                 "stick a final_ prefix on the renders in Renders/Client Cut",
                 Some("final_{name}.{ext}"),
             ),
+            (
+                "give each picture in Pictures/Screenshots/Minecraft the prefix mc_ before its current name",
+                Some("mc_{name}.{ext}"),
+            ),
             // Not an affix: a word with no separator is what is added, not text.
             ("add the files in Temp to Archive", None),
             ("where did I put _old", None),
@@ -589,6 +614,11 @@ mod tests {
                 "blanks in names choke it, so in Embroidery/Designs/Roses turn each space into a hyphen",
                 " ",
                 "-",
+            ),
+            (
+                "Music/Band rehearsals: change every space in the names to an underscore",
+                " ",
+                "_",
             ),
             (
                 "change IMG_ to Rome_ in the file names in Pictures/Rome",

@@ -37,6 +37,14 @@ static THE_TAGS: LazyLock<Regex> = LazyLock::new(|| {
 static THE_TAG_CLOSING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:the|a|an)\s+(?:tags?|labels?|lables?)\s+(.+?)[.!?]*$").unwrap()
 });
+/// "… needs a 'Renewal due' tag", "give it the Urgent label": a quoted name, or one written
+/// with a capital, before the word "tag" closing the clause.
+static A_NAMED_TAG_CLOSING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"\b(?i:an?|the)\s+(⟦\d+⟧|[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)?)\s+(?i:tag|label)[.!?]*$",
+    )
+    .unwrap()
+});
 /// "tag that file Onboarding", "label them Paid": a name written with a capital closing the
 /// clause after what gets it ("… Baptisms 1880s afterwards" too).
 static TAG_IT_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -71,6 +79,8 @@ pub(super) fn tag_list(
     } else if let Some(c) = THE_TAGS.captures(&masked) {
         (at(c.get(1).or(c.get(2))?).0, c.get(0)?.range())
     } else if let Some(c) = THE_TAG_CLOSING.captures(&masked) {
+        (at(c.get(1)?).0, c.get(0)?.range())
+    } else if let Some(c) = A_NAMED_TAG_CLOSING.captures(&masked) {
         (at(c.get(1)?).0, c.get(0)?.range())
     } else if let Some(c) = TAG_IT_NAME.captures(&masked) {
         // "… Baptisms 1880s afterwards": the word after the name goes with it.
@@ -219,6 +229,11 @@ mod tests {
                 "and label each of them Baptisms 1880s afterwards",
                 vec!["Baptisms 1880s"],
                 "and label each of them",
+            ),
+            (
+                "Documents/Insurance/contents policy 2026.pdf needs a ⟦0⟧ tag",
+                vec!["⟦0⟧"],
+                "Documents/Insurance/contents policy 2026.pdf needs",
             ),
         ] {
             let (got, range) = tag_list(text, &none).unwrap_or_else(|| panic!("{text}"));

@@ -340,6 +340,25 @@ fn named_and_misspelt_folders_formats_and_negated_ages() {
             locations=["Work/Reports", "Archive/Reports"]
             modified_before=Some("2023-01-01")"#]],
     );
+    // A bare year after "before" or "after" (regression from plain5).
+    check(
+        "the statements in Documents/Bank statements from before 2020 could be tucked away",
+        expect![[r#"
+            locations=["Documents/Bank statements"]
+            modified_before=Some("2020-01-01")"#]],
+    );
+    check(
+        "anything in Documents/Football club nobody has edited since before 2023",
+        expect![[r#"
+            locations=["Documents/Football club"]
+            modified_before=Some("2023-01-01")"#]],
+    );
+    check(
+        "the photos taken after 2021",
+        expect![[r#"
+        extensions=["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg", "ico", "raw", "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "psd", "xcf", "avif"]
+        modified_after=Some("2022-01-01")"#]],
+    );
     // A capitalised folder name going on with a capitalised word is one name.
     check(
         "which kinds of files in Home Videos weigh the most",

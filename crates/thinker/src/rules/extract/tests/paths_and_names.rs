@@ -524,3 +524,77 @@ fn a_second_download_keeps_its_copy_number() {
             objects=["Downloads/setup (1).exe"]"#]],
     );
 }
+
+/// Nouns in lower case after a folder's name written with a capital go on it when a stop, the
+/// end, a link or a verb follows; not a verb said of a name that opens its part, nor a word for
+/// what is measured (regressions from eval/plans-plain5.jsonl: u0xx paths cut short).
+#[test]
+fn nouns_after_a_name_written_with_a_capital_go_on_it_where_it_plainly_ends() {
+    let g = Grounding {
+        root_name: None,
+        entries: Vec::new(),
+    };
+    let read = |text: &str| {
+        let s = extract(text, &g);
+        format!(
+            "{text}\n  {:?} {:?} {:?}",
+            s.locations, s.objects, s.targets
+        )
+    };
+    let got: Vec<String> = [
+        "go through Documents/Old school reports and name each file after what it contains",
+        "Documents/Old school reports came off Mum's computer",
+        "lowercase every .jpg name in Shop/Product photos",
+        "move the spare copies to Pictures/Spare scans, then tell me",
+        "tell me what's using the space in Pictures/Grandma albums",
+        "after that wipe Documents/Household bills from this machine",
+        "break down Games/Old saves by file type and size",
+        "the statements in Documents/Bank statements from before 2020 could be tucked away",
+        "put a copy of Pictures/Grandma albums on Backup/Family photos, in case",
+        // Not these: a verb said of the name, a word for what is measured, a generic word.
+        "nothing in PhD/Literature moves; I only want every paper marked with its subject",
+        "Videos/Drohne platzt from all Nähten",
+        "how big is Unity/Projects total size?",
+        "sort Downloads/Misc files by type",
+        "Games/Minecraft/downloads belongs to my son",
+        "anything in Documents/Football club nobody has edited since 2023",
+        "one of each is enough, ideally the one in Ebooks/Kindle survives",
+    ]
+    .iter()
+    .map(|t| read(t))
+    .collect();
+    expect![[r#"
+        go through Documents/Old school reports and name each file after what it contains
+          ["Documents/Old school reports"] [] []
+        Documents/Old school reports came off Mum's computer
+          [] ["Documents/Old school reports"] []
+        lowercase every .jpg name in Shop/Product photos
+          ["Shop/Product photos"] [] []
+        move the spare copies to Pictures/Spare scans, then tell me
+          [] [] ["Pictures/Spare scans"]
+        tell me what's using the space in Pictures/Grandma albums
+          ["Pictures/Grandma albums"] [] []
+        after that wipe Documents/Household bills from this machine
+          [] ["Documents/Household bills"] []
+        break down Games/Old saves by file type and size
+          [] ["Games/Old saves"] []
+        the statements in Documents/Bank statements from before 2020 could be tucked away
+          ["Documents/Bank statements"] [] []
+        put a copy of Pictures/Grandma albums on Backup/Family photos, in case
+          [] ["Pictures/Grandma albums"] ["Backup/Family photos"]
+        nothing in PhD/Literature moves; I only want every paper marked with its subject
+          ["PhD/Literature"] [] []
+        Videos/Drohne platzt from all Nähten
+          [] ["Videos/Drohne"] []
+        how big is Unity/Projects total size?
+          [] ["Unity/Projects"] []
+        sort Downloads/Misc files by type
+          [] ["Downloads/Misc"] []
+        Games/Minecraft/downloads belongs to my son
+          [] ["Games/Minecraft/downloads"] []
+        anything in Documents/Football club nobody has edited since 2023
+          ["Documents/Football club"] [] []
+        one of each is enough, ideally the one in Ebooks/Kindle survives
+          [] [] []"#]]
+    .assert_eq(&got.join("\n"));
+}

@@ -1,0 +1,155 @@
+//! Nouns in lower case after a folder's name written with a capital ("Shop/Product photos",
+//! "Documents/Household bills", "Documents/Old school reports"): they go on the name when a firm
+//! end follows them. Pure.
+
+use super::super::lexicon::DETERMINERS;
+use super::super::places;
+use super::never_in_a_name;
+use crate::rules::lexicon::lexicon;
+
+/// Words for anything at all: "sort Downloads/Misc files by type" acts on the folder's files.
+const ANY_THING: &[&str] = &[
+    "file", "files", "item", "items", "thing", "things", "one", "ones", "lot", "rest",
+];
+
+/// Words for what is measured of a folder: "how big is Unity/Projects total size?".
+const MEASURES: &[&str] = &[
+    "total", "size", "sizes", "space", "usage", "weight", "count", "number", "amount", "length",
+];
+
+/// Verbs said of a name right after it, beyond the lexicon's `statement_verbs`.
+const VERBS_AFTER: &[&str] = &[
+    "came", "come", "went", "belong", "belongs", "contains", "contain", "holds", "hold", "should",
+    "could", "would", "can", "will", "must", "needs",
+];
+
+/// Words for no one and nothing in particular: "nothing in PhD/Literature moves".
+const NOBODY: &[&str] = &[
+    "nothing",
+    "anything",
+    "everything",
+    "something",
+    "nobody",
+    "anybody",
+    "everybody",
+    "someone",
+    "anyone",
+    "everyone",
+    "none",
+];
+
+/// Words after which the part of the sentence plainly goes on with something else: a link, where
+/// things go or come from, a verb said of the folder.
+const FIRM_AFTER: &[&str] = &[
+    "and", "then", "by", "to", "on", "into", "onto", "from", "as", "is", "are", "was", "were",
+    "has", "have", "had", "so", "but", "because", "once", "when", "while", "if", "please",
+    "should", "could", "would", "can", "will", "must", "needs", "came", "come", "went", "got",
+    "belong", "belongs", "nobody", "nothing", "none",
+];
+
+/// Whether one or two nouns in lower case from `words[at]` go on the name `last` (a folder's
+/// last part written with a capital, one word or two with the first of these nouns), ending
+/// firmly: at a stop, the end of the request, or a word of `FIRM_AFTER`.
+/// After a question word whose verb is still to come (`asked`: "what Documents/Old school
+/// reports contains"), only a verb after the nouns ends the name.
+pub(super) fn nouns_go_on(last: &str, words: &[&str], at: usize, asked: bool) -> bool {
+    let parts = last.split(' ').count();
+    if !last.starts_with(char::is_uppercase) || parts > 2 {
+        return false;
+    }
+    let acted_on = verb_before(words, at);
+    (1..=3 - parts).any(|n| {
+        let Some(run) = words.get(at..at + n) else {
+            return false;
+        };
+        let (end, inside) = run.split_last().expect("n ≥ 1");
+        let after = words.get(at + n).copied();
+        inside.iter().all(|w| plain(w) && noun(w))
+            && noun(end)
+            && (firm_end(end, after) || verb_after(after))
+            // "nothing in PhD/Literature moves;", "Videos/Drohne platzt aus …": with no verb
+            // before it, the word after a name is as likely its verb; only a plural that is
+            // no verb ("Documents/Bank statements from …") or a verb after it ("Documents/Old
+            // school reports came off …") makes it a noun; at the end, a plural is as likely
+            // the verb ("the one in Ebooks/Kindle survives").
+            && (acted_on || verb_after(after) || plural_noun(end) && plain(end) && after.is_some())
+            && (!asked || verb_after(after))
+    })
+}
+
+/// Whether the part of the sentence before the path at or before `words[at]` says something
+/// of it ("wipe Documents/Household bills", "go through Documents/Old school reports"), so the
+/// path is not what the part is about ("nothing in PhD/Literature moves", "Videos/Drohne …").
+fn verb_before(words: &[&str], at: usize) -> bool {
+    words[..at]
+        .iter()
+        .rev()
+        .skip_while(|w| !w.contains('/'))
+        .skip(1)
+        .take_while(|w| plain(w))
+        .any(|w| {
+            let l = w.to_lowercase();
+            !places::LOCATION_PREPS.contains(&l.as_str())
+                && !DETERMINERS.contains(&l.as_str())
+                && !NOBODY.contains(&l.as_str())
+                // "ideally the one in Ebooks/Kindle survives".
+                && !["one", "ones", "each", "any", "some", "both", "either", "neither", "ideally"]
+                    .contains(&l.as_str())
+        })
+}
+
+/// Whether `after` is a verb said of the name before it ("came", "is", "has").
+fn verb_after(after: Option<&str>) -> bool {
+    after.is_some_and(|w| {
+        let w = w
+            .trim_end_matches([',', ';', ':', '.', '!', '?'])
+            .to_lowercase();
+        NOBODY.contains(&w.as_str())
+            || FIRM_AFTER.contains(&w.as_str()) && lexicon().statement_verbs.contains(&w)
+            || VERBS_AFTER.contains(&w.as_str())
+    })
+}
+
+/// A plural that is no verb said of something ("statements", not "moves" or "scans").
+fn plural_noun(raw: &str) -> bool {
+    let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    let lex = lexicon();
+    word.ends_with('s')
+        && !lex.action_verbs.contains(word.trim_end_matches('s'))
+        && !lex.action_verbs.contains(word.trim_end_matches("es"))
+        && !lex.change_verbs.contains(word.trim_end_matches('s'))
+}
+
+/// A word with no stop after it.
+fn plain(raw: &str) -> bool {
+    !raw.ends_with([',', ';', ':', '.', '!', '?', ')'])
+}
+
+/// A word in lower case that may name: not a word for anything at all, one that never names, a
+/// manner, a participle, a verb said of the folder or a word the lexicon reads otherwise.
+fn noun(raw: &str) -> bool {
+    let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    let lex = lexicon();
+    word.len() > 2
+        && word.chars().all(|c| c.is_lowercase())
+        && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
+        && !ANY_THING.contains(&word)
+        && !MEASURES.contains(&word)
+        && !never_in_a_name(word)
+        && !lex.statement_verbs.contains(word)
+        && !lex.synonyms.contains_key(word)
+        && !lex.case_words.values().flatten().any(|w| w == word)
+        && !lex.filler_leads.iter().any(|w| w == word)
+        && !lex.empty_phrases.iter().any(|w| w == word)
+}
+
+/// Whether the name plainly ends after `raw`.
+fn firm_end(raw: &str, after: Option<&str>) -> bool {
+    !plain(raw)
+        || after.is_none_or(|w| {
+            let w = w
+                .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+                .to_lowercase();
+            FIRM_AFTER.contains(&w.as_str())
+        })
+}
