@@ -607,6 +607,8 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
         .collect();
     // As written: "no," answers, "no" names nothing.
     let raw: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+    let written: Vec<&str> = text.split_whitespace().collect();
+    let in_a_name = words_of_file_names(text);
     words
         .first()
         .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
@@ -614,12 +616,55 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
         || words.iter().enumerate().any(|(i, w)| {
             // "biggest file wins", "the file": a verb after a determiner or a superlative is
             // a noun there.
-            // So is one after "no" ("has no proper name"), one word between at most.
+            // So is one after "no" ("has no proper name"), one word between at most, and one
+            // after a determiner and a word for its size or whole ("in one long list").
             let noun = i > 0
                 && (NOUN_MARKERS.contains(&words[i - 1].as_str()) || words[i - 1].ends_with("est"))
-                || (1..=2).any(|k| i >= k && raw[i - k] == "no");
-            verbs.is_action(w) && !noun && words.get(i + 1).is_none_or(|n| n != "format")
+                || (1..=2).any(|k| i >= k && raw[i - k] == "no")
+                // "no time to read it", "takes ages to copy": what there is no time for is
+                // not asked.
+                || i >= 3 && raw[i - 3] == "no" && words[i - 1] == "to"
+                || i >= 2
+                    && words[i - 1] == "to"
+                    && ["ages", "forever", "long", "hours"].contains(&words[i - 2].as_str())
+                // "the WhatsApp export": a verb after a determiner and a name is a noun.
+                || i >= 2
+                    && NOUN_MARKERS.contains(&words[i - 2].as_str())
+                    && written[i - 1].starts_with(char::is_uppercase)
+                    && !written[i - 1].ends_with([',', ';', ':', '.', '!', '?'])
+                || i >= 2
+                    && (NOUN_MARKERS.contains(&words[i - 2].as_str()) || words[i - 2] == "one")
+                    && SIZE_WORDS.contains(&words[i - 1].as_str());
+            // "Desktop/old listing photos.zip": a word of a file's name acts on nothing.
+            verbs.is_action(w)
+                && !noun
+                && !in_a_name[i]
+                && words.get(i + 1).is_none_or(|n| n != "format")
         })
+}
+
+/// Words for how long, big or whole a thing is: a verb after one and a determiner is a noun
+/// ("one long list", "the full list").
+const SIZE_WORDS: &[&str] = &[
+    "long", "short", "full", "whole", "complete", "big", "huge", "single", "proper",
+];
+
+/// For each word of `text`, whether it is inside a file's name that goes on past a space
+/// ("Desktop/old listing photos.zip").
+fn words_of_file_names(text: &str) -> Vec<bool> {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let mut inside = vec![false; tokens.len()];
+    let mut i = 0;
+    while i < tokens.len() {
+        match super::extract::file_path_end(&tokens, i) {
+            Some(end) => {
+                inside[i..end].iter_mut().for_each(|w| *w = true);
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    inside
 }
 
 /// "Desktop/Screenshots should live under Pictures": a phrase of the lexicon that reads as an

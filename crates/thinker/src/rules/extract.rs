@@ -3,6 +3,7 @@
 
 mod amounts;
 mod archive;
+mod called;
 mod categories;
 mod lexicon;
 mod names;
@@ -11,6 +12,7 @@ mod places;
 mod rename;
 mod tags;
 
+use called::{drop_example_names, read_called};
 pub(super) use lexicon::DELETE_ORIGINALS;
 pub(super) use lexicon::NUMBER_WORDS;
 pub(in crate::rules) use lexicon::QUOTED;
@@ -209,9 +211,21 @@ pub struct Grounding {
     pub root_name: Option<String>,
     /// Relative paths of entries under the root (folders and files, a few levels deep).
     pub entries: Vec<String>,
+    /// The paths and quoted names the whole request says (`Grounding::with_names_said`): a
+    /// name one part cuts short is read in full when another part says it so.
+    pub said: Vec<String>,
 }
 
 impl Grounding {
+    /// This grounding with the paths and quoted names of the whole `request` in `said`.
+    pub fn with_names_said(mut self, request: &str) -> Self {
+        let mut text = request.to_owned();
+        let mut quoted = read_quoted(&mut text);
+        protect_paths(&mut text, &mut quoted, &self);
+        self.said = quoted;
+        self
+    }
+
     /// The entry whose name or path equals `word` (case-insensitive).
     /// A whole path wins over a name met deeper down ("Videos" is the top folder, not
     /// "External drive/Videos"), and a shallower entry over a deeper one.
@@ -269,6 +283,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     read_lists_and_content(&mut s, &mut text, &lookup);
     read_names_pattern(&mut s, &mut text, &lookup);
     protect_paths(&mut text, &mut quoted, g);
+    drop_example_names(&mut text, &quoted);
     let lookup = |w: &str| quoted_at(&quoted, w);
     read_case_and_numbering(&mut s, &text.to_lowercase());
     read_originals_and_preferred(&mut s, &mut text, g, &lookup);
@@ -432,72 +447,6 @@ fn read_originals_and_preferred(
             cut(text, r);
         }
     }
-}
-
-/// "called X", or a hyphenated name after "skill" ("create a skill music-renamer").
-fn read_called(s: &mut Slots, text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) {
-    if let Some(c) = CALLED.captures(text) {
-        let raw = c
-            .get(1)
-            .or(c.get(2))
-            .or(c.get(3))
-            .or(c.get(4))
-            .map_or("", |m| m.as_str());
-        let mut name = lookup(raw).unwrap_or_else(|| unquote(raw));
-        let mut end = c.get(0).expect("match").end();
-        if let Some((file, file_end)) = file_named_after(text, &name, end, lookup) {
-            name = format!("{name} {file}");
-            end = file_end;
-        }
-        // "zip up Pictures/Kyoto, call it Backup/kyoto-trip.zip": an archive's path is the one
-        // to make, not a name to look for.
-        // "move the pdfs into a new folder called Taxes", "put the spare copies in a folder
-        // called Pictures/Doubles": the folder they go to.
-        let into_a_folder = INTO_A_FOLDER.is_match(&text[..c.get(0).expect("match").start()]);
-        if name.contains('/') && places::is_archive_name(&name) || into_a_folder {
-            s.targets.push(name);
-        } else {
-            s.name = Some(name);
-        }
-        // "rename it tokyo-crossing.jpg": "it" still points back.
-        let r = c
-            .get(2)
-            .map_or(c.get(0).expect("match").start()..end, |m| m.range());
-        cut(text, r);
-    }
-}
-
-/// "a note called packing list.txt": up to two more words in lower case after a name of one
-/// word, ending in a file's name (a placeholder), go on the name. The rest of the name and the
-/// index after it in `text`.
-fn file_named_after(
-    text: &str,
-    name: &str,
-    from: usize,
-    lookup: &dyn Fn(&str) -> Option<String>,
-) -> Option<(String, usize)> {
-    let plain = |w: &str| w.len() > 1 && w.chars().all(|c| c.is_ascii_lowercase() || c == '-');
-    // ("named like scan_0043.pdf" gives an example, no name.)
-    if !plain(name) || never_in_a_name(name) || name == "like" || !text[from..].starts_with(' ') {
-        return None;
-    }
-    let mut words = Vec::new();
-    let mut at = from;
-    for raw in text[from..].split(' ').skip(1).take(3) {
-        at += 1 + raw.len();
-        let bare = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
-        if let Some(file) =
-            lookup(bare).filter(|f| !f.contains('/') && crate::rules::looks_like_file(f))
-        {
-            words.push(file);
-            return Some((words.join(" "), at - (raw.len() - bare.len())));
-        }
-        if !plain(raw) || never_in_a_name(raw) || words.len() == 1 {
-            return None;
-        }
-        words.push(raw.to_owned());
-    }
-    None
 }
 
 /// "*.tmp" (a pattern, or an extension when that is all it says) and ".pdf" words.

@@ -71,7 +71,9 @@ impl RulePlanner {
         let grounding = Grounding {
             root_name: request.root_name.clone(),
             entries: request.entries.clone(),
-        };
+            said: Vec::new(),
+        }
+        .with_names_said(&request.text);
         let vocab = normalize::vocabulary(cx.skills);
         let takers = slot_takers(cx.skills);
         tracing::debug!(?takers, "slot takers");

@@ -475,7 +475,33 @@ fn phrases_read(t: &str) -> String {
         }
         t = t.replace(from.as_str(), to);
     }
-    t
+    like_with_like(&t)
+}
+
+/// "pdfs with pdfs and images with images": a kind of thing said with itself asks for each
+/// kind together, read as grouping by type.
+fn like_with_like(t: &str) -> String {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if !words.windows(3).any(|w| w[1] == "with" && w[0] == w[2]) {
+        return t.to_owned();
+    }
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        if words.get(i + 1) == Some(&"with")
+            && words.get(i + 2) == Some(&w)
+            && w.len() > 3
+            && w.ends_with('s')
+        {
+            out.extend([w, "grouped", "by", "type"]);
+            i += 3;
+        } else {
+            out.push(w);
+            i += 1;
+        }
+    }
+    format!(" {} ", out.join(" "))
 }
 
 /// `text` in lower case with the lexicon's phrases and casual words in the words the skills use
@@ -593,6 +619,20 @@ mod tests {
         assert_eq!(
             in_lexicon_words("sum up Notes/a.md"),
             "summarize notes/a.md"
+        );
+    }
+
+    /// "pdfs with pdfs and images with images" asks for each kind together; a word with another
+    /// word is left as it is.
+    #[test]
+    fn a_kind_said_with_itself_is_grouping_by_type() {
+        assert_eq!(
+            in_lexicon_words("I'd rather have pdfs with pdfs and images with images"),
+            "i'd rather have pdfs grouped by type and images grouped by type"
+        );
+        assert_eq!(
+            in_lexicon_words("photos with captions"),
+            "photos with captions"
         );
     }
 

@@ -290,7 +290,15 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
             let lacks = rest_lower
                 .get(from)
                 .is_some_and(|w| matches!(w.as_str(), "no" | "nothing" | "none"));
-            if from < rest.len() && !lacks {
+            // "Desktop/old.zip has served its purpose", "… has done its job": a verb with its
+            // own object says what the place did, not what it has.
+            let did = rest_lower.get(from + 1).is_some_and(|w| {
+                matches!(
+                    w.as_str(),
+                    "its" | "his" | "her" | "their" | "my" | "our" | "your"
+                )
+            });
+            if from < rest.len() && !lacks && !did {
                 return Some(format!(
                     "{} in {}",
                     rest[from..].join(" "),

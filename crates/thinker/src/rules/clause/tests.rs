@@ -471,3 +471,43 @@ fn what_is_gone_through_is_what_every_one_means() {
         ["zip Downloads"]
     );
 }
+
+/// A verb that is a noun or names nothing asked: inside a file's name with spaces, after "one
+/// long", after "no time to" or "takes ages to", after a determiner and a name ("the WhatsApp
+/// export"). Such a first part says where or what, it is no step.
+#[test]
+fn verbs_that_ask_nothing_leave_a_heading() {
+    for (request, heading) in [
+        (
+            "Desktop/old listing photos.zip is no longer needed; please get rid of it",
+            "Desktop/old listing photos.zip is no longer needed",
+        ),
+        (
+            "Pictures/Baby has two thousand photos in one long list; sort them by month",
+            "Pictures/Baby has two thousand photos in one long list",
+        ),
+        (
+            "Writing/Old drafts is only text but takes ages to copy; turn it into one compressed file",
+            "Writing/Old drafts is only text but takes ages to copy",
+        ),
+        (
+            "the WhatsApp export ended up in Downloads; please put it under Documents/Chats",
+            "the WhatsApp export ended up in Downloads",
+        ),
+    ] {
+        // A heading, or what "it"/"them" means in the part after it: never a step of its own.
+        let parts = texts(request);
+        assert!(!parts.iter().any(|p| p == heading), "{request}: {parts:?}");
+        let headed = parts[0].starts_with("[header]");
+        assert_eq!(
+            parts.len(),
+            if headed { 2 } else { 1 },
+            "{request}: {parts:?}"
+        );
+    }
+    // Still an order: "list" after a determiner alone is a noun, not after a name and a comma.
+    assert_eq!(
+        texts("find the PDFs in Downloads, list them"),
+        ["find the PDFs in Downloads", "list them"]
+    );
+}

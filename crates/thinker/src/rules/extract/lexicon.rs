@@ -180,7 +180,7 @@ pub(super) fn re(s: &str) -> Regex {
 
 pub(in crate::rules) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once|when)\s+(?:packing|zipping|archiving|packed|zipped|archived|compressed|it's packed|it's zipped|it's archived))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b|\bno need to keep (?:the\s+)?(?:originals?|(?:unpacked|uncompressed|loose) (?:versions?|copies|files?|ones))\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+(?:them|those|these|it|the files)\s+(?:from\s+(?:the\s+)?disk\s+)?(?:once|after|when)\s+(?:they're\s+|it's\s+|they\s+are\s+|it\s+is\s+)?(?:archived|packed|zipped|compressed)\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once|when)\s+(?:packing|zipping|archiving|packed|zipped|archived|compressed|it's packed|it's zipped|it's archived))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b|\bno need to keep (?:the\s+)?(?:originals?|(?:unpacked|uncompressed|loose) (?:versions?|copies|files?|ones))\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+(?:them|those|these|it|the files|the\s+[a-z]+s)\s+(?:from\s+(?:the\s+)?disk\s+)?(?:once|after|when)\s+(?:they're\s+|it's\s+|they\s+are\s+|it\s+is\s+)?(?:archived|packed|zipped|compressed)\b",
     )
 });
 /// Quoted text. A single quote opens only where no letter or digit comes before it and closes
@@ -294,11 +294,11 @@ pub(super) static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 /// "the originals live in X", "the OG files in X stay put", "treat X as the master copies", "X
-/// stays untouched as the reference": a place whose files stay as they are (read like "don't
+/// stays untouched as the reference", "the files in X are our originals": a place whose files stay as they are (read like "don't
 /// touch X").
 pub(super) static ORIGINALS_IN: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:the\s+)?(?:originals?|og\s+files|og\s+ones|master\s+copies|masters)\s+(?:live\s+|are\s+|sit\s+|stay\s+|lie\s+)?(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)(?:\s+(?:stay\s+put|and\s+must\s+not\s+be\s+touched|must\s+not\s+be\s+touched|stay\s+untouched))?|\b(?:whatever's|whatever\s+is|everything|anything|what's)\s+in\s+("[^"]+"|'[^']+'|\S+)\s+is\s+(?:sacred|off[- ]limits|untouchable|precious|holy|important)\b|("[^"]+"|'[^']+'|\S+)\s+is\s+(?:the\s+)?(?:master|reference|source of truth)\b|\b(?:with|treat|treating)\s+("[^"]+"|'[^']+'|\S+)\s+as\s+(?:the\s+|my\s+)?(?:untouchable\s+|untouched\s+)?(?:reference|master|originals?)\b|("[^"]+"|'[^']+'|\S+)\s+(?:stays?|remains?)\s+untouched\s+as\s+(?:the\s+|my\s+)?(?:reference|master|originals?)\b"#,
+        r#"(?i)\b(?:the\s+)?(?:originals?|og\s+files|og\s+ones|master\s+copies|masters)\s+(?:live\s+|are\s+|sit\s+|stay\s+|lie\s+)?(?:in|inside|under)\s+("[^"]+"|'[^']+'|\S+)(?:\s+(?:stay\s+put|and\s+must\s+not\s+be\s+touched|must\s+not\s+be\s+touched|stay\s+untouched))?|\b(?:whatever's|whatever\s+is|everything|anything|what's)\s+in\s+("[^"]+"|'[^']+'|\S+)\s+is\s+(?:sacred|off[- ]limits|untouchable|precious|holy|important)\b|("[^"]+"|'[^']+'|\S+)\s+is\s+(?:the\s+)?(?:master|reference|source of truth)\b|\b(?:with|treat|treating)\s+("[^"]+"|'[^']+'|\S+)\s+as\s+(?:the\s+|my\s+)?(?:untouchable\s+|untouched\s+)?(?:reference|master|originals?)\b|("[^"]+"|'[^']+'|\S+)\s+(?:stays?|remains?)\s+untouched\s+as\s+(?:the\s+|my\s+)?(?:reference|master|originals?)\b|(?:\bthe\s+(?:files|ones|copies)\s+(?:in|inside|under)\s+)?("[^"]+"|'[^']+'|⟦\d+⟧)\s+(?:are|is|holds?|contains?)\s+(?:our|my|the|their)\s+(?:originals?|masters?|master\s+copies)\b"#,
     )
 });
 /// "prefer keeping the copies that are in X", "ideally the one in X survives": where the copy to
@@ -314,7 +314,7 @@ pub(super) static DOT_EXT: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:^|[\s(,/])\.([A-Za-z0-9]{1,10})\b"));
 pub(super) static EXAMPLE_NAMES: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?\s*,\s*([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?(?:\s*,\s*(?:\.\.\.|…|etc\.?))?",
+        r"(?i)\b([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?\s*,\s*([A-Za-z][\w\-]*?)(\d+)(\.[a-z0-9]{1,6})?(?:(?:\s*,\s*|\s+and\s+)[A-Za-z][\w\-]*?\d+(?:\.[a-z0-9]{1,6})?\b)*(?:\s*,\s*(?:\.\.\.|…|etc\.?))?",
     )
 });
 /// One zero-padded example and "and so on": "to vacay_001.jpg and so on", "scan_01 etc.",
@@ -323,6 +323,10 @@ pub(super) static ONE_EXAMPLE_NAME: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b([A-Za-z][\w\-]*?)(0\d*)(\.[a-z0-9]{1,6})?\s*,?\s*(?:and so on|and so forth|etc\.?|\.\.\.|…|(?:and\s+)?(?:up|upwards?|onwards?)\b)",
     )
+});
+/// File names listed as examples: "⟦3⟧, ⟦4⟧ and so on", "⟦3⟧ etc.".
+pub(super) static EXAMPLES_AND_SO_ON: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)⟦\d+⟧(?:,?\s*⟦\d+⟧)*,?\s*(?:and so on|and so forth|etc\.?|\.\.\.|…)")
 });
 pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
@@ -338,13 +342,17 @@ pub(super) static INTO_A_FOLDER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:in|into|to|inside)\s+(?:a|an|the|one)?\s*(?:new\s+|separate\s+|own\s+|single\s+)?(?:sub)?(?:folder|directory|dir)\s*,?\s*$",
     )
 });
+/// "a text file vet questions.txt": a word after a word for a file, maybe its name's first.
+pub(super) static FILE_THEN_A_WORD: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(?:file|note)\s+([a-z][a-z-]+)\b"));
 pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
     // "called Receipts 2024": a name and the year after it are one name, and so are words
     // written with capitals ("called Hive 7 – Carniolan (split May 2026)"); "set me up a skill,
     // invoice-zipper", "a new ability of yours, weekly-screenshots" and "zoom-janitor: teach
-    // yourself to …" name what to make.
+    // yourself to …" name what to make; so does a name of three hyphenated words after a verb
+    // that makes ("set up chat-to-pdf to do that").
     re(
-        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|(?-i:[A-Z][^\s,;]*(?:\s+(?:[A-Z0-9][^\s,;]*|[–-]\s+[A-Z0-9][^\s,;]*|\([^)]*\)))+)|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\brename (?:it|that|this|that file|the file)\s+(⟦\d+⟧|[^\s,;/]+\.[a-z0-9]{1,6}\b)|\b(?:skill|command|trick|ability)(?:\s+(?:of\s+yours|of\s+your\s+own|for\s+me))?,?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s"#,
+        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|(?-i:[A-Z][^\s,;]*(?:\s+(?:[A-Z0-9][^\s,;]*|[–-]\s+[A-Z0-9][^\s,;]*|\([^)]*\)))+)|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\brename (?:it|that|this|that file|the file)\s+(⟦\d+⟧|[^\s,;/]+\.[a-z0-9]{1,6}\b)|\b(?:skill|command|trick|ability)(?:\s+(?:of\s+yours|of\s+your\s+own|for\s+me))?,?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s|\b(?:set\s+up|build|create|make)\s+([a-z0-9]+(?:-[a-z0-9]+){2,})\b"#,
     )
 });
 /// An example of the names in a folder: "names look like saga_vol_01.cbz", "has names like
@@ -383,7 +391,7 @@ pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(everywhere|recursive(?:ly)?|including (?:every |each |all |its |their )?sub-?folders?|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|sub-?(?:folders|directories) (?:included|too|as well)|with (?:all )?(?:its |their )?sub-?(?:folders|directories)|(?:everything|all|anything|what's|whats|what is|what sits|what lives)\s+(?:what's\s+|that's\s+)?in\s+(?:the\s+|its\s+|their\s+)?sub-?(?:folders|directories)|(?:everything|all)\s+beneath|nested folders and all|(?:and\s+)?(?:all\s+)?nested (?:folders|directories)(?:\s+too)?|the whole tree|all levels|every level|in (?:every|each|all|any) sub-?(?:folders?|directory|directories)|(?:down )?to the (?:last|deepest|lowest|bottom) (?:level|sub-?level|sub-?folder)|all the way down|every sub-?(?:folder|directory)|deep)\b",
+        r"(?i)\b(everywhere|recursive(?:ly)?|including (?:every |each |all |its |their )?sub-?folders?|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|sub-?(?:folders|directories) (?:included|too|as well)|with (?:all )?(?:its |their )?sub-?(?:folders|directories)|(?:everything|all|anything|what's|whats|what is|what sits|what lives)\s+(?:what's\s+|that's\s+)?in\s+(?:the\s+|its\s+|their\s+)?sub-?(?:folders|directories)|(?:everything|all)\s+beneath|nested folders and all|(?:and\s+)?(?:all\s+)?nested (?:folders|directories)(?:\s+too)?|the whole tree|all levels|every level|in (?:every|each|all|any) sub-?(?:folders?|directory|directories)|(?:down )?to the (?:last|deepest|lowest|bottom) (?:level|sub-?level|sub-?folder)|all the way down|every sub-?(?:folder|directory)|sub-?(?:folder|directory) by sub-?(?:folder|directory)|folder by folder|sub-?(?:folders|directories) and all|deep)\b",
     )
 });
 pub(super) static RECURSIVE_OFF: LazyLock<Regex> = LazyLock::new(|| {

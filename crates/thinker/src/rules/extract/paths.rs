@@ -30,32 +30,36 @@ pub(super) fn names_a_path(word: &str) -> bool {
     })
 }
 
-/// "Downlaods/old-setup.dmg" is in Downloads: a misspelt common folder starting a path is
-/// corrected (written with a capital when it was).
-fn with_first_folder_spelt_right(path: &str) -> String {
-    let Some((first, rest)) = path.split_once('/') else {
-        return path.to_owned();
-    };
+/// "Downlaods/old-setup.dmg" is in Downloads, "Pictures/Screenshtos" is Screenshots: a
+/// misspelt common folder in a path is corrected (written with a capital when it was).
+fn with_folders_spelt_right(path: &str) -> String {
+    path.split('/')
+        .map(spelt_right)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `part` of a path, corrected when it is a common folder's name misspelt.
+fn spelt_right(part: &str) -> String {
     // "Archiv/…" is the German folder, not "Archive" cut short.
-    if !misspelt_folder(first)
+    if !misspelt_folder(part)
         || COMMON_FOLDERS
             .iter()
-            .any(|f| f.starts_with(&first.to_lowercase()))
+            .any(|f| f.starts_with(&part.to_lowercase()))
     {
-        return path.to_owned();
+        return part.to_owned();
     }
-    let Some(fixed) = crate::rules::normalize::correct_folder(first, COMMON_FOLDERS) else {
-        return path.to_owned();
+    let Some(fixed) = crate::rules::normalize::correct_folder(part, COMMON_FOLDERS) else {
+        return part.to_owned();
     };
-    let fixed = if first.starts_with(char::is_uppercase) {
+    if part.starts_with(char::is_uppercase) {
         let mut c = fixed.chars();
         c.next()
             .map(|f| f.to_uppercase().chain(c).collect())
             .unwrap_or(fixed)
     } else {
         fixed
-    };
-    format!("{fixed}/{rest}")
+    }
 }
 
 /// Paths and file names are names, like quoted text: each becomes a placeholder, so the words
@@ -70,6 +74,7 @@ pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>, g: &Gro
         let word = words[i];
         let bare = word.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
         if names_a_path(bare) {
+            // A folder that exists is spelt as it is ("Documents/Projets" stays).
             let (name, next) = match grounded_path(&words, i, g) {
                 Some((back, name, next)) => {
                     out.truncate(out.len() - back);
@@ -77,7 +82,8 @@ pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>, g: &Gro
                 }
                 None => {
                     let (name, next) = path_with_spaces(&words, i, bare);
-                    (name_before_path(&mut out, name), next)
+                    let name = name_before_path(&mut out, name);
+                    (with_folders_spelt_right(&name), next)
                 }
             };
             let last_raw = words[next - 1];
@@ -87,7 +93,7 @@ pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>, g: &Gro
             } else {
                 last_raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
             };
-            quoted.push(with_first_folder_spelt_right(&name));
+            quoted.push(name);
             out.push(format!("⟦{}⟧{}", quoted.len() - 1, &last_raw[last.len()..]));
             i = next;
         } else {
@@ -95,7 +101,47 @@ pub(super) fn protect_paths(text: &mut String, quoted: &mut Vec<String>, g: &Gro
             i += 1;
         }
     }
+    said_in_full_elsewhere(&mut out, quoted, &g.said);
     *text = out.join(" ");
+}
+
+/// "Music/Band admin mixes gig contracts …; archive Music/Band admin as …": a name cut short
+/// where the words after it are those of a longer name the request says elsewhere is that name.
+/// `out` holds the part's words, each path replaced by its placeholder into `quoted`; `said`
+/// the names of the whole request.
+fn said_in_full_elsewhere(out: &mut Vec<String>, quoted: &mut [String], said: &[String]) {
+    let placeholder =
+        |w: &str| -> Option<usize> { w.strip_prefix('⟦')?.strip_suffix('⟧')?.parse().ok() };
+    let mut k = 0;
+    while k < out.len() {
+        let Some(n) = placeholder(&out[k]) else {
+            k += 1;
+            continue;
+        };
+        let longer = (1..=3).rev().find_map(|m| {
+            let run = out.get(k + 1..k + 1 + m)?;
+            let (last, inside) = run.split_last()?;
+            if run.iter().any(|w| w.contains('⟦'))
+                || inside
+                    .iter()
+                    .any(|w| w.ends_with([',', ';', ':', '.', '!', '?', ')']))
+            {
+                return None;
+            }
+            let bare = last.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+            let words: Vec<&str> = inside.iter().map(String::as_str).chain([bare]).collect();
+            let name = format!("{} {}", quoted[n], words.join(" "));
+            let elsewhere = quoted.iter().enumerate().any(|(j, q)| j != n && *q == name)
+                || said.contains(&name);
+            elsewhere.then(|| (m, name, last[bare.len()..].to_owned()))
+        });
+        if let Some((m, name, stop)) = longer {
+            quoted[n] = name;
+            out[k] = format!("⟦{n}⟧{stop}");
+            out.drain(k + 1..k + 1 + m);
+        }
+        k += 1;
+    }
 }
 
 /// The words of `text`, a copy's number joined to the name it numbers: "invoice (2).pdf" is one
@@ -281,6 +327,8 @@ const NEVER_IN_A_NAME: &[&str] = &[
     "anything",
     "everything",
     "something",
+    "like",
+    "such",
 ];
 
 /// Whether a word ends a name or starts what comes after one.

@@ -16,6 +16,7 @@ fn check(text: &str, expected: Expect) {
             "Temp".into(),
             "Archive".into(),
         ],
+        said: Vec::new(),
     };
     let s = extract(text, &g);
     let mut out = Vec::new();
@@ -108,6 +109,7 @@ fn a_path_with_spaces_is_read_as_far_as_the_folder_that_exists() {
             "Documents".into(),
             "Documents/From the bank".into(),
         ],
+        said: Vec::new(),
     };
     let read = |text: &str| {
         let s = extract(text, &g);
@@ -134,6 +136,7 @@ fn names_with_words_in_lower_case_end_where_the_sentence_goes_on() {
     let g = Grounding {
         root_name: None,
         entries: Vec::new(),
+        said: Vec::new(),
     };
     let read = |text: &str| {
         let s = extract(text, &g);

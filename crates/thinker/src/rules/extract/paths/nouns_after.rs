@@ -23,6 +23,10 @@ const VERBS_AFTER: &[&str] = &[
     "could", "would", "can", "will", "must", "needs",
 ];
 
+/// Ordinals said as words: "Pictures/Baby first week", "Videos/Second honeymoon" go on with the
+/// noun they count.
+const ORDINAL_WORDS: &[&str] = &["first", "second", "third", "fourth", "fifth", "last"];
+
 /// Words for no one and nothing in particular: "nothing in PhD/Literature moves".
 const NOBODY: &[&str] = &[
     "nothing",
@@ -64,7 +68,9 @@ pub(super) fn nouns_go_on(last: &str, words: &[&str], at: usize, asked: bool) ->
         };
         let (end, inside) = run.split_last().expect("n ≥ 1");
         let after = words.get(at + n).copied();
-        inside.iter().all(|w| plain(w) && noun(w))
+        inside
+            .iter()
+            .all(|w| plain(w) && (noun(w) || ORDINAL_WORDS.contains(w)))
             && noun(end)
             && (firm_end(end, after) || verb_after(after))
             // "nothing in PhD/Literature moves;", "Videos/Drohne platzt aus …": with no verb

@@ -243,13 +243,24 @@ fn acronym(x: &str) -> bool {
 /// "Music Production/Album 2 Sessions": a word written with a capital goes on naming; "Backup/
 /// Drive B": one capital letter ends a name.
 fn capitalised_word(word: &str) -> bool {
-    capital(word)
-        && word
+    // "Documents/From Dad's PC", "Pictures/Mum's 70th": a name's possessive.
+    let (stem, possessive) = match word.strip_suffix("'s").or(word.strip_suffix("’s")) {
+        Some(stem) => (stem, true),
+        None => (word, false),
+    };
+    capital(stem)
+        && stem
             .chars()
             .skip(1)
             .all(|c| c.is_lowercase() || c.is_ascii_digit())
-        && (word.len() > 1 || word != "I" && word != "A")
-        && plain_word(word)
+        && (stem.len() > 1 || stem != "I" && stem != "A")
+        && (!possessive
+            || stem.len() >= 3
+                && ![
+                    "That", "What", "There", "Here", "Where", "Who", "Let", "Everyone",
+                ]
+                .contains(&stem))
+        && plain_word(stem)
 }
 
 /// "Downloads/Old MacBook": a name with a capital inside.
@@ -308,8 +319,16 @@ fn screenshot_time(path: &str, word: &str, next: Option<&&str>) -> bool {
 /// unless that word starts a path of its own ("Documents/…"). "Clients/Kaufmann GmbH/export.zip":
 /// a part with capitals inside goes on too.
 fn goes_on_past_a_slash(path: &str, word: &str) -> bool {
-    word.split_once('/').is_some_and(|(part, _)| {
-        capital(part)
+    word.split_once('/').is_some_and(|(part, rest)| {
+        // "Shop/Product photos/Mugs": a word in lower case between two parts written with a
+        // capital ("photos/videos" is one or the other).
+        let between_capitals = last_part(path).starts_with(char::is_uppercase)
+            && rest.starts_with(char::is_uppercase)
+            && part.len() > 2
+            && part.chars().all(char::is_lowercase)
+            && !super::never_in_a_name(part);
+        between_capitals
+            || capital(part)
             && part.chars().all(char::is_alphanumeric)
             && part.chars().any(char::is_lowercase)
             // "Documents/Taxes 2024/irs-letter.pdf".
@@ -349,7 +368,9 @@ fn lower_case_file_follows(path: &str, words: &[&str], i: usize) -> bool {
                 && !NEVER_NAME_STARTS.contains(&l.as_str())
                 && !places::LOCATION_PREPS.contains(&l.as_str())
                 && !places::TARGET_PREPS.contains(&l.as_str())
-                && !lex.action_verbs.contains(&l)
+                // "Desktop/old listing photos.zip": a word in -ing inside a file's name is
+                // no order.
+                && (!lex.action_verbs.contains(&l) || l.ends_with("ing"))
                 // "Documents/Inbox are all named like scan_0043.pdf": a verb said of the
                 // folder ends it.
                 && !lex.statement_verbs.contains(&l)

@@ -11,6 +11,28 @@ use super::{
 use crate::rules::lexicon::lexicon;
 use crate::rules::looks_like_file;
 
+/// Words for pictures and recordings: "of" after one says what they show ("photos of Noah").
+const DEPICTIONS: &[&str] = &[
+    "photos",
+    "photo",
+    "pictures",
+    "picture",
+    "pics",
+    "pic",
+    "images",
+    "image",
+    "videos",
+    "video",
+    "clips",
+    "shots",
+    "snaps",
+    "portraits",
+    "footage",
+    "recordings",
+    "drawings",
+    "scans",
+];
+
 /// The word-level pass over `text`: extensions by name, category words, places after
 /// prepositions, objects; then files named as places become objects and the root's own name
 /// means the root.
@@ -333,11 +355,15 @@ impl WordPass<'_> {
             && lexicon()
                 .quantity_words
                 .contains(&words[i - 1].to_lowercase());
+        // "two thousand photos of Noah": after a word for pictures, "of" says who or what they
+        // show.
+        let shown_of =
+            w == "of" && i >= 1 && DEPICTIONS.contains(&words[i - 1].to_lowercase().as_str());
         let weak_of = |p: &str| {
             (w == "of" || w == "through")
                 && !p.contains('/')
                 && g.entry(p).is_none()
-                && (!p.starts_with(char::is_uppercase) || amount_of)
+                && (!p.starts_with(char::is_uppercase) || amount_of || shown_of)
         };
         let (place, next) =
             place_token(words, i + 1, g).filter(|(p, _)| to_target || !kind_word && !weak_of(p))?;
@@ -428,6 +454,24 @@ impl WordPass<'_> {
         let names_folder = raw.starts_with(|c: char| c.is_uppercase())
             && (self.g.entry(w).is_some()
                 || (i > 0 || opens_with_a_folder(raw)) && COMMON_FOLDERS.contains(&w.as_str()));
+        // "compress my lecture slides from Documents/Course/Slides": the kind the folder they
+        // come from is named after is what it holds, no kind to pick out of it ("move the raw
+        // files to Pictures/Raw" picks them).
+        let its_folder_s_name = self.words.iter().enumerate().any(|(j, word)| {
+            let bare = word.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+            let where_they_go =
+                j > 0 && TARGET_PREPS.contains(&self.words[j - 1].to_lowercase().as_str());
+            !where_they_go
+                && (self.lookup)(bare).is_some_and(|p| {
+                    p.contains('/')
+                        && p.rsplit('/')
+                            .next()
+                            .is_some_and(|l| l.eq_ignore_ascii_case(w))
+                })
+        });
+        if !self.consumed[i] && its_folder_s_name && !raw.starts_with(char::is_uppercase) {
+            self.consumed[i] = true;
+        }
         if !self.consumed[i]
             && !names_folder
             && let Some((_, cat)) = CATEGORY_WORDS.iter().find(|(word, _)| word == w)
@@ -469,6 +513,17 @@ impl WordPass<'_> {
         // "every .crdownload leftover": a dotted word in lower case that is no known type is
         // an extension all the same.
         let dotted = raw.trim_end_matches([',', ';', ':', '!', '?']);
+        // "hidden files such as .htaccess included": a hidden file's name given as an example
+        // of hidden files, no kind to select.
+        let an_example = ["as", "like", "e.g.", "eg", "including"].contains(&prev.as_str())
+            && self.words.iter().any(|w| {
+                let l = w.to_lowercase();
+                l.starts_with("hidden") || l.starts_with("dotfile")
+            });
+        if dotted.len() > 2 && dotted.starts_with('.') && an_example {
+            self.consumed[i] = true;
+            return Some(i + 1);
+        }
         if dotted.len() > 2
             && dotted.starts_with('.')
             && dotted[1..]
@@ -605,24 +660,50 @@ impl WordPass<'_> {
     }
 }
 
+/// "the files copied off Dad's old PC into Documents/From Dad's PC are all in one heap": files
+/// said with where they were put, then what they are there: the place is where they are.
+fn files_that_went_there(words: &[&str], i: usize) -> bool {
+    let lower = |w: &str| w.trim_end_matches([',', ';', ':', '.']).to_lowercase();
+    let said_of_them = words.get(i + 2).is_some_and(|w| {
+        matches!(
+            lower(w).as_str(),
+            "are" | "were" | "is" | "was" | "sit" | "lie"
+        )
+    });
+    let put = |w: &str| {
+        let w = lower(w);
+        w.len() > 4 && w.ends_with("ed") || matches!(w.as_str(), "put" | "sent" | "kept")
+    };
+    said_of_them
+        && (i.saturating_sub(6)..i).any(|k| {
+            k >= 1
+                && put(words[k])
+                && (FILE_NOUNS.contains(&lower(words[k - 1]).as_str())
+                    || CATEGORY_WORDS
+                        .iter()
+                        .any(|(c, _)| *c == lower(words[k - 1])))
+        })
+}
+
 /// "show me what got put into Desktop/Documents", "whatever was moved to Archive": a place said
 /// of what went there before is where those files are now, not where anything goes.
 fn says_what_went_there(words: &[&str], i: usize) -> bool {
     let lower = |j: usize| words[j].to_lowercase();
-    i >= 3
-        && {
-            let done = lower(i - 1);
-            done.ends_with("ed")
-                || matches!(done.as_str(), "put" | "sent" | "set" | "kept" | "left")
-        }
-        && matches!(
-            lower(i - 2).as_str(),
-            "got" | "get" | "gets" | "was" | "were" | "been" | "is" | "are"
-        )
-        && words[i.saturating_sub(6)..i - 2].iter().any(|w| {
-            matches!(
-                w.to_lowercase().as_str(),
-                "what" | "whatever" | "everything" | "anything" | "which"
+    files_that_went_there(words, i)
+        || i >= 3
+            && {
+                let done = lower(i - 1);
+                done.ends_with("ed")
+                    || matches!(done.as_str(), "put" | "sent" | "set" | "kept" | "left")
+            }
+            && matches!(
+                lower(i - 2).as_str(),
+                "got" | "get" | "gets" | "was" | "were" | "been" | "is" | "are"
             )
-        })
+            && words[i.saturating_sub(6)..i - 2].iter().any(|w| {
+                matches!(
+                    w.to_lowercase().as_str(),
+                    "what" | "whatever" | "everything" | "anything" | "which"
+                )
+            })
 }

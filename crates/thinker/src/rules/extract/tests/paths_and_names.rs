@@ -533,6 +533,7 @@ fn nouns_after_a_name_written_with_a_capital_go_on_it_where_it_plainly_ends() {
     let g = Grounding {
         root_name: None,
         entries: Vec::new(),
+        said: Vec::new(),
     };
     let read = |text: &str| {
         let s = extract(text, &g);
@@ -597,4 +598,73 @@ fn nouns_after_a_name_written_with_a_capital_go_on_it_where_it_plainly_ends() {
         one of each is enough, ideally the one in Ebooks/Kindle survives
           [] [] []"#]]
     .assert_eq(&got.join("\n"));
+}
+
+/// A name one part cuts short is read whole when the request says it whole elsewhere
+/// (`Grounding::said`); a word in lower case between two parts written with a capital is the
+/// name's, "photos/videos" is not; a possessive and an ordinal go on a name; a misspelt common
+/// folder is corrected deeper in a path; pictures "of" someone are no place.
+#[test]
+fn names_said_whole_elsewhere_between_capitals_possessives_and_ordinals() {
+    let plain = Grounding::default();
+    let said = Grounding::default().with_names_said(
+        "Music/Band admin mixes contracts; archive Music/Band admin as Backup/band.tar.gz",
+    );
+    let read = |text: &str, g: &Grounding| {
+        let s = extract(text, g);
+        format!(
+            "{text}\n  {:?} {:?} {:?}",
+            s.locations, s.objects, s.targets
+        )
+    };
+    let got: Vec<String> = [
+        ("Music/Band admin mixes gig contracts and setlists", &said),
+        ("Music/Band admin mixes gig contracts and setlists", &plain),
+        ("sort Shop/Product photos/Mugs by type", &plain),
+        ("sort Pictures/Trip photos/videos by date", &plain),
+        ("sort Documents/From Dad's PC by type", &plain),
+        ("Pictures/Baby first week is precious", &plain),
+        ("plz orgnise Pictures/Screenshtos by type", &plain),
+        ("two thousand photos of Noah in Pictures/Baby", &plain),
+        (
+            "rename the pictures in Pictures/Trip like beach_01.jpg",
+            &plain,
+        ),
+    ]
+    .iter()
+    .map(|(t, g)| read(t, g))
+    .collect();
+    expect![[r#"
+        Music/Band admin mixes gig contracts and setlists
+          [] ["Music/Band admin"] []
+        Music/Band admin mixes gig contracts and setlists
+          [] ["Music/Band"] []
+        sort Shop/Product photos/Mugs by type
+          [] ["Shop/Product photos/Mugs"] []
+        sort Pictures/Trip photos/videos by date
+          [] ["Pictures/Trip", "photos/videos"] []
+        sort Documents/From Dad's PC by type
+          [] ["Documents/From Dad's PC"] []
+        Pictures/Baby first week is precious
+          [] ["Pictures/Baby first week"] []
+        plz orgnise Pictures/Screenshtos by type
+          [] ["Pictures/Screenshots"] []
+        two thousand photos of Noah in Pictures/Baby
+          ["Pictures/Baby"] [] []
+        rename the pictures in Pictures/Trip like beach_01.jpg
+          ["Pictures/Trip"] ["beach_01.jpg"] []"#]]
+    .assert_eq(&got.join("\n"));
+    // A folder that exists is spelt as it is: "Projets" is no misspelt "Projects" there.
+    let grounded = Grounding {
+        entries: vec!["Documents/Projets".into()],
+        ..Grounding::default()
+    };
+    assert_eq!(
+        extract("zip Documents/Projets", &grounded).objects,
+        ["Documents/Projets"]
+    );
+    assert_eq!(
+        extract("zip Documents/Projets", &plain).objects,
+        ["Documents/Projects"]
+    );
 }

@@ -1,0 +1,107 @@
+//! Names said with "called"/"named" or after "file", and file names given only as examples of
+//! how files are named ("all called chat (1).txt, chat (2).txt and so on"). Pure.
+
+use super::lexicon::*;
+use super::{Slots, cut, never_in_a_name, places, unquote};
+
+/// "twenty files all called chat (1).txt, chat (2).txt and so on": names given as examples of
+/// how files are named, no file to act on. They go from `text` (placeholders into `quoted`).
+pub(super) fn drop_example_names(text: &mut String, quoted: &[String]) {
+    while let Some(m) = EXAMPLES_AND_SO_ON.find(text) {
+        let named: Vec<&str> = m
+            .as_str()
+            .split('⟦')
+            .skip(1)
+            .filter_map(|p| p.split_once('⟧'))
+            .filter_map(|(n, _)| n.parse::<usize>().ok())
+            .filter_map(|n| quoted.get(n).map(String::as_str))
+            .collect();
+        if named.is_empty()
+            || named
+                .iter()
+                .any(|n| n.contains('/') || !crate::rules::looks_like_file(n))
+        {
+            return;
+        }
+        cut(text, m.range());
+    }
+}
+
+/// "called X", or a hyphenated name after "skill" ("create a skill music-renamer").
+pub(super) fn read_called(
+    s: &mut Slots,
+    text: &mut String,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) {
+    if let Some(c) = CALLED.captures(text) {
+        let raw = c
+            .get(1)
+            .or(c.get(2))
+            .or(c.get(3))
+            .or(c.get(4))
+            .or(c.get(5))
+            .map_or("", |m| m.as_str());
+        let mut name = lookup(raw).unwrap_or_else(|| unquote(raw));
+        let mut end = c.get(0).expect("match").end();
+        if let Some((file, file_end)) = file_named_after(text, &name, end, lookup) {
+            name = format!("{name} {file}");
+            end = file_end;
+        }
+        // "zip up Pictures/Kyoto, call it Backup/kyoto-trip.zip": an archive's path is the one
+        // to make, not a name to look for.
+        // "move the pdfs into a new folder called Taxes", "put the spare copies in a folder
+        // called Pictures/Doubles": the folder they go to.
+        let into_a_folder = INTO_A_FOLDER.is_match(&text[..c.get(0).expect("match").start()]);
+        if name.contains('/') && places::is_archive_name(&name) || into_a_folder {
+            s.targets.push(name);
+        } else {
+            s.name = Some(name);
+        }
+        // "rename it tokyo-crossing.jpg": "it" still points back.
+        let r = c
+            .get(2)
+            .map_or(c.get(0).expect("match").start()..end, |m| m.range());
+        cut(text, r);
+    } else if let Some(c) = FILE_THEN_A_WORD.captures(text) {
+        // "make a text file vet questions.txt": the words after "file" up to a file's name
+        // are that name, as after "called".
+        let first = c.get(1).expect("group");
+        if let Some((file, end)) = file_named_after(text, first.as_str(), first.end(), lookup) {
+            s.name = Some(format!("{} {file}", first.as_str()));
+            cut(text, first.start()..end);
+        }
+    }
+}
+
+/// "a note called packing list.txt": up to two more words in lower case after a name of one
+/// word, ending in a file's name (a placeholder), go on the name. The rest of the name and the
+/// index after it in `text`.
+fn file_named_after(
+    text: &str,
+    name: &str,
+    from: usize,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Option<(String, usize)> {
+    let plain = |w: &str| w.len() > 1 && w.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+    // ("named like scan_0043.pdf" gives an example, no name.)
+    if !plain(name) || never_in_a_name(name) || name == "like" || !text[from..].starts_with(' ') {
+        return None;
+    }
+    let mut words = Vec::new();
+    let mut at = from;
+    for raw in text[from..].split(' ').skip(1).take(3) {
+        at += 1 + raw.len();
+        let bare = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+        if let Some(file) =
+            lookup(bare).filter(|f| !f.contains('/') && crate::rules::looks_like_file(f))
+        {
+            words.push(file);
+            return Some((words.join(" "), at - (raw.len() - bare.len())));
+        }
+        if !plain(raw) || never_in_a_name(raw) || words.len() == 1 {
+            return None;
+        }
+        words.push(raw.to_owned());
+    }
+    None
+}
