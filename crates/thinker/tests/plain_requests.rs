@@ -874,3 +874,6 @@ mod plain4;
 
 #[path = "plain_requests/plain5.rs"]
 mod plain5;
+
+#[path = "plain_requests/plain6.rs"]
+mod plain6;

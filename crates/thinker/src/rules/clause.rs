@@ -9,8 +9,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod joins;
+mod kept;
 mod split;
 use joins::*;
+use kept::keep_with_what_goes;
 pub use split::{split, split_with};
 
 /// One action of the request.
@@ -504,9 +506,35 @@ pub fn affirmed(text: &str) -> String {
 pub(super) fn opens_with_a_negation(text: &str) -> bool {
     let lex = super::lexicon::lexicon();
     lex.negations.iter().any(|n| strip_lead(text, n).is_some())
+        || acts_on_nothing(text)
         || lex.phrases.iter().any(|(from, to)| {
             strip_lead(text, from).is_some()
                 && lex.negations.iter().any(|n| strip_lead(to, n).is_some())
+        })
+}
+
+/// "delete nothing", "rename none of them": an action or change verb said of nothing.
+fn acts_on_nothing(text: &str) -> bool {
+    let lex = super::lexicon::lexicon();
+    let Some((verb, rest)) = text.split_once(' ') else {
+        return false;
+    };
+    let verb = verb.to_lowercase();
+    (lex.action_verbs.contains(&verb) || lex.change_verbs.contains(&verb))
+        && lex.denied_objects.iter().any(|o| {
+            // "delete nothing", "move none of them yet"; not "check nothing odd went there".
+            let after = strip_lead(rest, o).or_else(|| {
+                rest.trim_end_matches(['.', '!', ';', ','])
+                    .eq_ignore_ascii_case(o)
+                    .then_some("")
+            });
+            after.is_some_and(|a| {
+                let a = a.trim_end_matches(['.', '!', ';', ',', '?']).to_lowercase();
+                [
+                    "", "yet", "at all", "else", "of them", "of it", "for now", "please",
+                ]
+                .contains(&a.as_str())
+            })
         })
 }
 
@@ -640,7 +668,25 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                 && !noun
                 && !in_a_name[i]
                 && words.get(i + 1).is_none_or(|n| n != "format")
+                // "the folder needs copying onto USB": what a thing needs done is asked.
+                || i > 0
+                    && ["needs", "need", "wants", "want"].contains(&words[i - 1].as_str())
+                    && gerund_of_an_action(w, verbs)
         })
+}
+
+/// "copying", "zipping", "moving": an action verb said with "-ing".
+fn gerund_of_an_action(word: &str, verbs: &Verbs) -> bool {
+    word.strip_suffix("ing").is_some_and(|stem| {
+        let undoubled = stem
+            .len()
+            .checked_sub(1)
+            .filter(|&n| n > 0 && stem.as_bytes()[n] == stem.as_bytes()[n - 1])
+            .map(|n| &stem[..n]);
+        verbs.is_action(stem)
+            || verbs.is_action(&format!("{stem}e"))
+            || undoubled.is_some_and(|u| verbs.is_action(u))
+    })
 }
 
 /// Words for how long, big or whole a thing is: a verb after one and a determiner is a noun

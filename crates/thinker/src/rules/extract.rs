@@ -72,6 +72,8 @@ pub struct Slots {
     pub refers_back: bool,
     /// "…and delete the originals" after archiving.
     pub delete_originals: bool,
+    /// "split the originals into …" after a copy: what was copied, where it still is.
+    pub originals: bool,
     /// The clause names the whole working folder ("everything", "this folder", the root's name).
     pub whole_root: bool,
     /// "there": the place an earlier step moved things to.
@@ -486,6 +488,15 @@ fn read_switches(s: &mut Slots, text: &str, lower_text: &str) {
         .to_lowercase();
     s.refers_back =
         REFERS_BACK.is_match(&super::clause::without_negations(&pointing).to_lowercase());
+    s.originals = !s.delete_originals
+        && [
+            "the originals",
+            "the original folder",
+            "the original files",
+            "the original ones",
+        ]
+        .iter()
+        .any(|o| lower_text.contains(o));
     if RECURSIVE_OFF.is_match(lower_text) {
         s.recursive = Some(false);
     } else if RECURSIVE_ON.is_match(lower_text) {

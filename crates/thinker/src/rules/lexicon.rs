@@ -45,6 +45,8 @@ struct EnglishFile {
     verb_particles: BTreeSet<String>,
     general_verbs: BTreeSet<String>,
     clash_words: BTreeSet<String>,
+    denied_objects: Vec<String>,
+    later_leads: Vec<String>,
     empty_phrases: Vec<String>,
     ability_questions: Vec<String>,
     possessives: BTreeSet<String>,
@@ -53,6 +55,8 @@ struct EnglishFile {
     speech_markers: Vec<String>,
     carry_out_phrases: Vec<String>,
     verbs_before_a_target: BTreeMap<String, String>,
+    #[serde(default)]
+    verbs_before_a_path: BTreeMap<String, String>,
     verbs_without_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
     question_openers: BTreeSet<String>,
@@ -140,6 +144,12 @@ pub struct Lexicon {
     pub general_verbs: BTreeSet<String>,
     /// Words saying a name is already taken ("clashes", "exists"): a condition with one says
     /// how a step handles name clashes (`on_conflict`), not a step of its own.
+    /// What an action is said to act on when it is to act on nothing: "delete nothing" is a
+    /// negation, like "don't delete anything".
+    pub denied_objects: Vec<String>,
+    /// Words opening a first part that says what will be done later ("before I unzip X, which
+    /// files are in it?"): it only says what the rest is about.
+    pub later_leads: Vec<String>,
     pub clash_words: BTreeSet<String>,
     /// Phrases saying a file or folder has nothing in it ("0-byte", "contain zero files").
     pub empty_phrases: Vec<String>,
@@ -158,6 +168,9 @@ pub struct Lexicon {
     pub carry_out_phrases: Vec<String>,
     /// Words that are a verb when they open a clause saying where things go ("duplicate X into
     /// Y" copies).
+    /// Words that open a clause and are another verb right before a folder's path ("set up
+    /// Documents/Driving lessons/Theory" makes that folder; "set up one called x" a skill).
+    pub verbs_before_a_path: BTreeMap<String, String>,
     pub verbs_before_a_target: BTreeMap<String, String>,
     /// Words that are a verb when they open a clause saying no place for things to go
     /// ("collect the .xlsx files in Downloads" selects them).
@@ -232,6 +245,8 @@ fn load() -> Result<Lexicon, String> {
         verb_particles: en.verb_particles,
         general_verbs: en.general_verbs,
         clash_words: en.clash_words,
+        denied_objects: en.denied_objects,
+        later_leads: en.later_leads,
         empty_phrases: en.empty_phrases,
         ability_questions: en.ability_questions,
         possessives: en.possessives,
@@ -240,6 +255,7 @@ fn load() -> Result<Lexicon, String> {
         speech_markers: en.speech_markers,
         carry_out_phrases: en.carry_out_phrases,
         verbs_before_a_target: en.verbs_before_a_target,
+        verbs_before_a_path: en.verbs_before_a_path,
         verbs_without_a_target: en.verbs_without_a_target,
         vague_words: en.vague_words,
         question_openers: en.question_openers,

@@ -104,6 +104,7 @@ impl RulePlanner {
             english.as_deref().unwrap_or(&request.text),
             &trigger_verbs(cx.skills),
         );
+        tracing::debug!(?clauses, "clauses");
         let has_body = clauses.iter().any(|c| !c.header);
         // Parts before this one were taken as the rest of an earlier part's tool.
         let mut taken_to = 0;
@@ -384,6 +385,17 @@ impl PlanBuilder<'_, '_> {
         if let Some(name) = extract::only_a_name(text) {
             slots.locations = vec![name];
             slots.objects.clear();
+        }
+        // "I saved the visa forms to Downloads again and again": where a heading says things
+        // went is where they are now.
+        if slots
+            .locations
+            .iter()
+            .chain(&slots.objects)
+            .all(|p| looks_like_file(p))
+            && let Some(t) = slots.targets.iter().find(|t| !looks_like_file(t))
+        {
+            slots.locations.push(t.clone());
         }
         self.take_place(&slots);
         self.header_place = self.place.clone().filter(|p| p != ".");

@@ -162,10 +162,12 @@ pub fn correct(word: &str, vocab: &Vocabulary) -> Option<String> {
         let first = hits.next()?;
         return hits.next().is_none().then(|| first.clone());
     }
-    // "backups" is no misspelt "backup": a plural of a word known is spelt right.
+    // "backups" is no misspelt "backup": a plural of a word known is spelt right, and so is
+    // one of an everyday word ("spares" is not "spaces").
     let plural_of_a_known_word = ["s", "es"].iter().any(|end| {
-        word.strip_suffix(end)
-            .is_some_and(|stem| vocab.contains(stem))
+        word.strip_suffix(end).is_some_and(|stem| {
+            vocab.contains(stem) || stem.len() >= 4 && is_everyday_english(stem)
+        })
     });
     if n < 4
         || vocab.contains(word)
@@ -328,6 +330,25 @@ fn verb_before_a_target<'a>(word: &str, at: usize, slots: &Slots) -> Option<&'a 
     (at == 0 && !slots.targets.is_empty() && !into_an_archive).then_some(verb.as_str())
 }
 
+/// " set up documents/x " → " create the folder documents/x ": an opening verb right before a
+/// path is the verb the lexicon says it is there (`verbs_before_a_path`).
+fn verb_before_a_path(t: String, slots: &Slots) -> String {
+    for (lead, verb) in &lexicon().verbs_before_a_path {
+        let Some(rest) = t.strip_prefix(&format!(" {lead} ")) else {
+            continue;
+        };
+        let before_a_path = slots
+            .objects
+            .iter()
+            .chain(&slots.targets)
+            .any(|p| p.contains('/') && rest.starts_with(&p.to_lowercase()));
+        if before_a_path {
+            return format!(" {verb} {rest}");
+        }
+    }
+    t
+}
+
 /// The clause as the skill matcher should see it.
 /// With `mask`, folder names are removed; without, only words are normalised (step descriptions).
 /// Names (paths, files, extensions) and quoted words are never corrected.
@@ -369,6 +390,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
     // is what a file is reported to say ("where I said I'd relocate to Rotterdam").
     let text = without_quoted(text);
     let mut t = without_reported_speech(&format!(" {} ", text.to_lowercase()));
+    t = verb_before_a_path(t, slots);
     // Longest first, and only whole: the target "Themes" is not masked out of
     // "Downloads/themes.zip".
     let mut places: Vec<String> = slots

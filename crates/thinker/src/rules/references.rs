@@ -39,6 +39,19 @@ impl PlanBuilder<'_, '_> {
         let that_folder = ["that folder", "that directory", "the same folder"]
             .iter()
             .any(|p| lower.contains(p));
+        // "put a copy of the folder on Backup/House" after a heading naming it: the folder is
+        // what is acted on, whatever place the clause names besides.
+        let the_folder_itself = [
+            "of the folder",
+            "the folder itself",
+            // "…, the folder needs copying onto USB/Home school": said of the folder.
+            "the folder needs",
+            "the folder should",
+            "the folder must",
+            "the folder can",
+        ]
+        .iter()
+        .any(|p| lower.contains(p));
         let put_somewhere = self
             .last_target
             .clone()
@@ -68,9 +81,8 @@ impl PlanBuilder<'_, '_> {
         {
             slots.locations.push(t);
             slots.whole_root &= !in_there;
-        } else if that_folder
+        } else if (that_folder && slots.locations.is_empty() || the_folder_itself)
             && put_somewhere.is_none()
-            && slots.locations.is_empty()
             && slots.objects.is_empty()
             && let Some(p) = self.place.clone().filter(|p| p != ".")
         {

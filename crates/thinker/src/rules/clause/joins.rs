@@ -23,8 +23,12 @@ pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
         w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
             .to_lowercase()
     };
+    // "label each document, leaving everything where it is": no "it" of what is not done.
+    let denied_from = (0..words.len())
+        .find(|&i| opens_with_a_negation(&words[i..].join(" ")))
+        .unwrap_or(words.len());
     // "…, which one?": the one asked about is one of what the header names.
-    let Some(at) = words.iter().enumerate().position(|(i, w)| {
+    let Some(at) = words[..denied_from].iter().enumerate().position(|(i, w)| {
         lex.back_references.contains(&bare(w))
             || bare(w) == "one" && i > 0 && matches!(bare(words[i - 1]).as_str(), "which" | "what")
     }) else {

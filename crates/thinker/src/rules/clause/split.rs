@@ -156,6 +156,31 @@ fn split_unquoted(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
     {
         out[0].header = true;
     }
+    // "before I unzip Downloads/drama-scripts.zip, which files are in it?": what will be done
+    // later only says what the rest is about.
+    if !out.is_empty()
+        && !out[0].header
+        && crate::rules::lexicon::lexicon()
+            .later_leads
+            .iter()
+            .any(|lead| strip_lead(&out[0].text, lead).is_some())
+    {
+        // "before I unzip X, what's inside it?" is one part with no action of its own after
+        // the comma: the part before the comma says what the rest is about.
+        if out.len() == 1
+            && let Some((later, rest)) = out[0].text.split_once(", ")
+        {
+            let rest = Clause {
+                text: rest.to_owned(),
+                header: false,
+                sequenced: false,
+            };
+            out[0].text = later.to_owned();
+            out.push(rest);
+        }
+        out[0].header = out.len() >= 2;
+    }
+    keep_with_what_goes(&mut out, &verbs);
     name_what_it_means(&mut out, &verbs);
     say_what_to_clean_up(&mut out, &verbs);
     say_which_one(&mut out, &verbs);

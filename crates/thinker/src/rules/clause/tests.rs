@@ -511,3 +511,67 @@ fn verbs_that_ask_nothing_leave_a_heading() {
         ["find the PDFs in Downloads", "list them"]
     );
 }
+
+#[test]
+fn what_is_kept_and_the_rest_that_goes_are_one_step() {
+    // Before, "keep the biggest" stayed in the header and "drop the rest" deleted the folder:
+    // what goes are the extra copies of what is kept.
+    assert_eq!(
+        texts(
+            "Pictures/Moon is full of near-identical frames; in each group keep the biggest \
+             and delete the rest"
+        ),
+        [
+            "[header] Pictures/Moon is full of near-identical frames",
+            "in each group keep the biggest and delete the extra copies"
+        ]
+    );
+    assert_eq!(
+        texts("Downloads has the same installer three times; keep the newest and delete the rest"),
+        [
+            "[header] Downloads has the same installer three times",
+            "keep the newest and delete the extra copies"
+        ]
+    );
+    assert_eq!(
+        texts("find duplicates in Music, keep the largest and delete the others"),
+        ["find duplicates in Music, keep the largest and delete the extra copies"]
+    );
+    // "the rest" after no "keep" is a step of its own.
+    assert_eq!(
+        texts("zip the PDFs in Downloads into pdfs.zip and delete the rest"),
+        ["zip the PDFs in Downloads into pdfs.zip", "delete the rest"]
+    );
+}
+
+#[test]
+fn an_action_said_of_nothing_is_a_negation() {
+    assert!(opens_with_a_negation("delete nothing"));
+    assert!(opens_with_a_negation("move none of them"));
+    assert!(opens_with_a_negation("rename nothing yet"));
+    assert!(!opens_with_a_negation("check nothing odd went there"));
+    assert!(!opens_with_a_negation("delete nothing.txt from Desktop"));
+    assert!(!opens_with_a_negation("delete the logs"));
+    assert_eq!(
+        without_negations("report the copies as a CSV; delete nothing"),
+        "report the copies as a CSV"
+    );
+}
+
+#[test]
+fn what_will_be_done_later_says_what_the_rest_is_about() {
+    assert_eq!(
+        texts("before I unzip Downloads/drama-scripts.zip, what's inside it?"),
+        [
+            "[header] before I unzip Downloads/drama-scripts.zip",
+            "what's inside it?"
+        ]
+    );
+    assert_eq!(
+        texts("before we move out, copy Documents/Flat share to Backup/Flat share"),
+        [
+            "[header] before we move out",
+            "copy Documents/Flat share to Backup/Flat share"
+        ]
+    );
+}

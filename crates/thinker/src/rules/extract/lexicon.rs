@@ -160,11 +160,15 @@ pub(in crate::rules) fn is_folder_noun(word: &str) -> bool {
 /// from a folder name of six letters or more, and not just its singular ("picture").
 pub(super) fn misspelt_folder(word: &str) -> bool {
     let w = word.to_lowercase();
-    if w.len() < 6 || COMMON_FOLDERS.contains(&w.as_str()) || !w.chars().all(char::is_alphabetic) {
+    if w.len() < 5 || COMMON_FOLDERS.contains(&w.as_str()) || !w.chars().all(char::is_alphabetic) {
         return false;
     }
+    // "Bakup/…": five letters only with the first one right.
     let mut hits = COMMON_FOLDERS.iter().filter(|f| {
-        f.len() >= 6 && **f != format!("{w}s") && super::super::normalize::osa_distance(&w, f) == 1
+        f.len() >= 6
+            && **f != format!("{w}s")
+            && (w.len() >= 6 || f.chars().next() == w.chars().next())
+            && super::super::normalize::osa_distance(&w, f) == 1
     });
     hits.next().is_some() && hits.next().is_none()
 }
@@ -180,7 +184,7 @@ pub(super) fn re(s: &str) -> Regex {
 
 pub(in crate::rules) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once|when)\s+(?:packing|zipping|archiving|packed|zipped|archived|compressed|it's packed|it's zipped|it's archived))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b|\bno need to keep (?:the\s+)?(?:originals?|(?:unpacked|uncompressed|loose) (?:versions?|copies|files?|ones))\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+(?:them|those|these|it|the files|the\s+[a-z]+s)\s+(?:from\s+(?:the\s+)?disk\s+)?(?:once|after|when)\s+(?:they're\s+|it's\s+|they\s+are\s+|it\s+is\s+)?(?:archived|packed|zipped|compressed)\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source files?|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once|when)\s+(?:packing|zipping|archiving|packed|zipped|archived|compressed|it's packed|it's zipped|it's archived))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\b(?:the\s+)?[a-z]+\s+(?:themselves|itself)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to)\s+(?:stick around|stay|be kept|survive)\b|\bno need to keep (?:the\s+)?(?:originals?|(?:unpacked|uncompressed|loose) (?:versions?|copies|files?|ones))\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+(?:them|those|these|it|the files|the\s+[a-z]+s)\s+(?:from\s+(?:the\s+)?disk\s+)?(?:once|after|when)\s+(?:they're\s+|it's\s+|they\s+are\s+|it\s+is\s+)?(?:archived|packed|zipped|compressed)\b",
     )
 });
 /// Quoted text. A single quote opens only where no letter or digit comes before it and closes
@@ -269,7 +273,7 @@ pub(super) fn month_number(name: &str) -> Option<u32> {
 /// modified"); the year is the first group that matched.
 pub(super) static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:(?:(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)|untouched)\s+(?:since|after)\s+((?:19|20)\d{2})|since\s+((?:19|20)\d{2})\s+(?:not|never|no longer)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed))\b",
+        r"(?i)\b(?:(?:(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)(?:\s+at\s+all)?|untouched)\s+(?:since|after)\s+(?:the\s+(?:start|beginning)\s+of\s+)?((?:19|20)\d{2})|since\s+((?:19|20)\d{2})\s+(?:not|never|no longer)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed))\b",
     )
 });
 /// "from before 2020", "after 2021": changed before the year began, or after it ended.
@@ -326,7 +330,9 @@ pub(super) static ONE_EXAMPLE_NAME: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// File names listed as examples: "⟦3⟧, ⟦4⟧ and so on", "⟦3⟧ etc.".
 pub(super) static EXAMPLES_AND_SO_ON: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)⟦\d+⟧(?:,?\s*⟦\d+⟧)*,?\s*(?:and so on|and so forth|etc\.?|\.\.\.|…)")
+    re(
+        r"(?i)⟦\d+⟧(?:,?\s*⟦\d+⟧)*,?\s*(?:and so on|and so forth|and upwards|and onwards|etc\.?|\.\.\.|…)",
+    )
 });
 pub(super) static PATTERN: LazyLock<Regex> =
     LazyLock::new(|| re(r"(\S*\{[a-z.]+(?::[^}]*)?\}\S*)"));
@@ -365,7 +371,7 @@ pub(super) static NAMES_LIKE: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static CONTENT: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of)|containing the text|containing|that (?:just |only |simply )?says|saying)\s+("[^"]+"|'[^']+'|.+)$|\bwith\s+(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:in it|inside|in there|as (?:its )?(?:text|content|contents))\b|\b(?:write|create|make|jot|start)\s+\S+\s+with\s+(⟦\d+⟧|"[^"]+"|'[^']+')[.!]*$|\b(?:jot|write|put|note|type|add)\s+(?:down\s+)?(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:down\s+)?(?:into|in|to|inside)\s"#,
+        r#"(?i)\b(?:with (?:the )?(?:text|content|contents|content of|words?|line)|containing the text|containing|that (?:just |only |simply )?says|saying)\s+("[^"]+"|'[^']+'|.+)$|\bwith\s+(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:in it|inside|in there|as (?:its )?(?:text|content|contents))\b|\b(?:write|create|make|jot|start)\s+\S+\s+with\s+(⟦\d+⟧|"[^"]+"|'[^']+')[.!]*$|\b(?:jot|write|put|note|type|add)\s+(?:down\s+)?(⟦\d+⟧|"[^"]+"|'[^']+')\s+(?:down\s+)?(?:into|in|to|inside)\s"#,
     )
 });
 pub(super) static DURATION: LazyLock<Regex> = LazyLock::new(|| {
@@ -391,7 +397,7 @@ pub(super) static REFERS_BACK: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static RECURSIVE_ON: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(everywhere|recursive(?:ly)?|including (?:every |each |all |its |their )?sub-?folders?|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|sub-?(?:folders|directories) (?:included|too|as well)|with (?:all )?(?:its |their )?sub-?(?:folders|directories)|(?:everything|all|anything|what's|whats|what is|what sits|what lives)\s+(?:what's\s+|that's\s+)?in\s+(?:the\s+|its\s+|their\s+)?sub-?(?:folders|directories)|(?:everything|all)\s+beneath|nested folders and all|(?:and\s+)?(?:all\s+)?nested (?:folders|directories)(?:\s+too)?|the whole tree|all levels|every level|in (?:every|each|all|any) sub-?(?:folders?|directory|directories)|(?:down )?to the (?:last|deepest|lowest|bottom) (?:level|sub-?level|sub-?folder)|all the way down|every sub-?(?:folder|directory)|sub-?(?:folder|directory) by sub-?(?:folder|directory)|folder by folder|sub-?(?:folders|directories) and all|deep)\b",
+        r"(?i)\b(everywhere|recursive(?:ly)?|including (?:every |each |all |its |their )?sub-?folders?|in all sub-?folders|and (?:all )?(?:its |their )?sub-?folders|and (?:all )?sub-?directories|sub-?(?:folders|directories) (?:included|too|as well)|with (?:all )?(?:its |their )?sub-?(?:folders|directories)|(?:everything|all|anything|what's|whats|what is|what sits|what lives)\s+(?:what's\s+|that's\s+)?in\s+(?:the\s+|its\s+|their\s+)?sub-?(?:folders|directories)|(?:everything|all)\s+beneath|nested folders and all|(?:and\s+)?(?:all\s+)?nested (?:folders|directories)(?:\s+too)?|the whole tree|all levels|every level|in (?:every|each|all|any) sub-?(?:folders?|directory|directories)|(?:down )?to the (?:last|deepest|lowest|bottom) (?:level|sub-?level|sub-?folder)|all the way down|every sub-?(?:folder|directory)|sub-?(?:folder|directory) by sub-?(?:folder|directory)|folder by folder|sub-?(?:folders|directories) and all|with every (?:sub-?)?(?:folder|directory) inside|deep)\b",
     )
 });
 pub(super) static RECURSIVE_OFF: LazyLock<Regex> = LazyLock::new(|| {
@@ -576,7 +582,9 @@ pub(super) fn age(n: u64, unit: &str) -> String {
     let unit = unit.to_lowercase();
     let unit = unit.trim_end_matches('s');
     let (n, unit) = match unit {
-        // humantime has no calendar months; a month is 30 days here, a year 365.
+        // humantime has no calendar months; a month is 30 days here, a year 365, and twelve
+        // months a year ("older than twelve months" is a year, not 360 days).
+        "month" if n.is_multiple_of(12) => (n / 12 * 365, "days"),
         "month" => (n * 30, "days"),
         "year" => (n * 365, "days"),
         "week" => (n * 7, "days"),

@@ -275,6 +275,9 @@ const NEVER_IN_A_NAME: &[&str] = &[
     "asap",
     "afterwards",
     "everywhere",
+    "somewhere",
+    "anywhere",
+    "nowhere",
     "recursively",
     "please",
     "pls",
@@ -520,6 +523,9 @@ fn after_a_name(word: &str) -> bool {
         "that",
         "which",
         "who",
+        // "Documents/Scouts/Summer camp type folders": the order asked for.
+        "type",
+        "kind",
     ];
     let l = word
         .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
@@ -586,6 +592,8 @@ pub(super) fn tail_word(raw: &str) -> bool {
             .is_some_and(|stem| COMPARED.contains(&stem))
         && !verb_said_of_it
         && !read_by_the_lexicon
+        // "Summer camp type folders": a word for an order is none of the name.
+        && !["type", "types", "kind", "kinds", "category", "categories"].contains(&word)
         && !never_in_a_name(word)
         // "Desktop/Old stuff": a word for anything at all names too, a kind of file does not.
         && (!places::describes_files(word) || word == "stuff")

@@ -291,6 +291,9 @@ fn replacement(
 /// Two consecutive example names ("beach_001.jpg, beach_002.jpg"), or one zero-padded one and
 /// "and so on": the numbering they follow, its first number and where they are in `text`.
 fn numbered_example(text: &str) -> Option<(String, Option<u64>, Range<usize>)> {
+    // "are called DSC01877.jpg, DSC01878.jpg and so on; I'd like pot_001.jpg, pot_002.jpg":
+    // the names as they are come first, the ones wished for last.
+    let mut numberings = Vec::new();
     for c in EXAMPLE_NAMES.captures_iter(text) {
         let (p1, n1, e1) = (&c[1], &c[2], c.get(3).map_or("", |m| m.as_str()));
         let (p2, n2, e2) = (&c[4], &c[5], c.get(6).map_or("", |m| m.as_str()));
@@ -306,7 +309,10 @@ fn numbered_example(text: &str) -> Option<(String, Option<u64>, Range<usize>)> {
             "{n}".to_owned()
         };
         let ext = if e1.is_empty() { "" } else { ".{ext}" };
-        return Some((format!("{p1}{number}{ext}"), Some(a), c.get(0)?.range()));
+        numberings.push((format!("{p1}{number}{ext}"), Some(a), c.get(0)?.range()));
+    }
+    if let Some(last) = numberings.pop() {
+        return Some(last);
     }
     let c = ONE_EXAMPLE_NAME.captures(text)?;
     let digits = &c[2];

@@ -5,7 +5,7 @@ use contracts::{ActsOn, PlanStep};
 use serde_json::{Value, json};
 
 use super::{Draft, Entries, Fill, declared_param};
-use crate::rules::{PlanBuilder, looks_like_file};
+use crate::rules::{PlanBuilder, Slots, looks_like_file};
 
 impl PlanBuilder<'_, '_> {
     /// One path: a file the clause names (joined to its folder), or a folder.
@@ -94,7 +94,10 @@ impl PlanBuilder<'_, '_> {
             d.params.insert(name.into(), json!("."));
             return Fill::Inherited;
         }
-        match self.inherited_place() {
+        match self
+            .originals_copied(slots)
+            .or_else(|| self.inherited_place())
+        {
             Some(p) => {
                 d.params.insert(name.into(), json!(p));
                 d.new_place = Some(p);
@@ -102,6 +105,21 @@ impl PlanBuilder<'_, '_> {
             }
             None => Fill::Missing,
         }
+    }
+
+    /// "copy X to Backup/X, then split the originals into …": the originals are the one folder
+    /// the step before copied (or otherwise left where it was), not where it put them.
+    fn originals_copied(&self, slots: &Slots) -> Option<String> {
+        if !slots.originals {
+            return None;
+        }
+        let last = self.steps.last()?;
+        let source = match last.params.get("source")? {
+            Value::String(s) => s.clone(),
+            Value::Array(a) if a.len() == 1 => a[0].as_str()?.to_owned(),
+            _ => return None,
+        };
+        (!source.starts_with('$') && !looks_like_file(&source)).then_some(source)
     }
 
     /// The folder a clause naming none acts on: where the step before put things, if it put

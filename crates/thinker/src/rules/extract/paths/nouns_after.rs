@@ -20,7 +20,8 @@ const MEASURES: &[&str] = &[
 /// Verbs said of a name right after it, beyond the lexicon's `statement_verbs`.
 const VERBS_AFTER: &[&str] = &[
     "came", "come", "went", "belong", "belongs", "contains", "contain", "holds", "hold", "should",
-    "could", "would", "can", "will", "must", "needs",
+    "could", "would", "can", "will", "must", "needs", "carry", "carries", "sit", "sits", "live",
+    "lives", "turned", "seems", "looks", "keeps", "takes", "eats", "fills",
 ];
 
 /// Ordinals said as words: "Pictures/Baby first week", "Videos/Second honeymoon" go on with the
@@ -40,6 +41,11 @@ const NOBODY: &[&str] = &[
     "anyone",
     "everyone",
     "none",
+    // Nowhere in particular: "it's filed under Documents/Flat share somewhere".
+    "somewhere",
+    "anywhere",
+    "everywhere",
+    "nowhere",
 ];
 
 /// Words after which the part of the sentence plainly goes on with something else: a link, where
@@ -49,6 +55,10 @@ const FIRM_AFTER: &[&str] = &[
     "has", "have", "had", "so", "but", "because", "once", "when", "while", "if", "please",
     "should", "could", "would", "can", "will", "must", "needs", "came", "come", "went", "got",
     "belong", "belongs", "nobody", "nothing", "none",
+    // "Documents/Book club at the moment", "Documents/Visa application up as …", "Documents/Swim
+    // club not edited …", "Documents/Flat share older than …": a preposition, a particle, a
+    // negation or a comparison after the nouns.
+    "at", "up", "not", "older", "newer", "bigger", "larger", "smaller", "with", "for",
 ];
 
 /// Whether one or two nouns in lower case from `words[at]` go on the name `last` (a folder's
@@ -140,6 +150,7 @@ fn noun(raw: &str) -> bool {
         && word.chars().all(|c| c.is_lowercase())
         && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
         && !ANY_THING.contains(&word)
+        && !NOBODY.contains(&word)
         && !MEASURES.contains(&word)
         && !never_in_a_name(word)
         && !lex.statement_verbs.contains(word)
@@ -156,6 +167,7 @@ fn firm_end(raw: &str, after: Option<&str>) -> bool {
             let w = w
                 .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
                 .to_lowercase();
-            FIRM_AFTER.contains(&w.as_str())
+            // "Documents/Flat share mostly from …": a manner ends it too.
+            FIRM_AFTER.contains(&w.as_str()) || w.len() > 4 && w.ends_with("ly")
         })
 }

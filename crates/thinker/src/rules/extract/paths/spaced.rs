@@ -165,6 +165,7 @@ fn joins(path: &str, words: &[&str], end: usize, at: &Word, lower_case_file: boo
             || capitalised_word(word)
             || acronym(word)
             || capital_inside(word)
+            || brand_case(word)
             || numbered(words, end, word)
             || date_like(word)
             || copy_number(raw.trim_end_matches([',', ';', ':', '!', '?', '.']))
@@ -269,6 +270,15 @@ fn capital_inside(word: &str) -> bool {
         && word.starts_with(|c: char| c.is_ascii_uppercase())
         && word.chars().skip(1).any(|c| c.is_ascii_uppercase())
         && word.chars().any(|c| c.is_ascii_lowercase())
+        && word.chars().all(char::is_alphanumeric)
+}
+
+/// "Backup/Old iPad", "Music/My iTunes": a word in lower case with a capital after its first
+/// letter.
+fn brand_case(word: &str) -> bool {
+    word.len() >= 4
+        && word.starts_with(|c: char| c.is_ascii_lowercase())
+        && word.chars().skip(1).any(|c| c.is_ascii_uppercase())
         && word.chars().all(char::is_alphanumeric)
 }
 

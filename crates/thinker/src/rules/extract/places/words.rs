@@ -616,6 +616,10 @@ impl WordPass<'_> {
                 || raw.starts_with(char::is_uppercase) && is_common_folder(w))
                 && (i > 0 || opens_with_a_folder(raw))
                 && !describes_files(next)
+                // "Grandpa's old computer": "old" before a noun says which, it names no folder.
+                && !(raw.starts_with(char::is_lowercase)
+                    && ADJECTIVE_EXTENSIONS.contains(&w.as_str())
+                    && a_noun_follows(raw, words.get(i + 1)))
                 // "docs about the server migration": files of a kind, said what about.
                 && !(FILE_NOUNS.contains(&w.as_str()) && ABOUT_WORDS.contains(&next.as_str()))
             || misspelt_folder(w)
@@ -624,7 +628,9 @@ impl WordPass<'_> {
             // "serach Notes for the recipe", "ctrl+f my Notes": a name written with a capital
             // right after the opening verb or after "my" (requests are typed in lower case; a
             // capital marks a name).
-            || (i == 1 || prev == "my") && names_with_a_capital(raw)
+            // Not "my Japanese course kit": a capital before a noun after "my" says which.
+            || (i == 1 || prev == "my" && !a_noun_follows(raw, words.get(i + 1)))
+                && names_with_a_capital(raw)
             || i == 0 && opens_with_two_names(words)
             // "how much is Recordings hogging", "how big are Photos": a name asked about.
             || matches!(prev.as_str(), "is" | "are") && names_with_a_capital(raw)
@@ -706,4 +712,25 @@ fn says_what_went_there(words: &[&str], i: usize) -> bool {
                     "what" | "whatever" | "everything" | "anything" | "which"
                 )
             })
+}
+
+/// Whether `next` goes on from `raw` as the noun it describes: a plain word in lower case, no
+/// link, verb or word for a folder ("the old folder" may name one).
+fn a_noun_follows(raw: &str, next: Option<&&str>) -> bool {
+    // As written: "my Camera Uploads" goes on naming.
+    let Some(next) = next.filter(|n| n.chars().all(|c| c.is_ascii_lowercase())) else {
+        return false;
+    };
+    let next: &str = next;
+    !raw.ends_with([',', ';', ':', '.', '!', '?', ')'])
+        && next.len() > 2
+        && next.chars().all(|c| c.is_ascii_lowercase())
+        && !LOCATION_PREPS.contains(&next)
+        && !TARGET_PREPS.contains(&next)
+        && !DETERMINERS.contains(&next)
+        && !is_folder_noun(next)
+        && !lexicon().action_verbs.contains(next)
+        && !lexicon().statement_verbs.contains(next)
+        && !["and", "or", "but", "then", "please", "too", "first"].contains(&next)
+        && !retrieval::text::is_stop_word(next)
 }
