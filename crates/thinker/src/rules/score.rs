@@ -531,12 +531,32 @@ fn triggers(skill: &SkillDefinition, tool: &str) -> Vec<String> {
     let written = retrieval::triggers_for_tool(skill, tool);
     let mut all: Vec<String> = written.iter().map(|t| t.to_string()).collect();
     for t in written {
-        let read = in_lexicon_words(t);
+        let read = trigger_read(t);
         if !all.contains(&read) {
             all.push(read);
         }
     }
     all
+}
+
+/// A trigger read in the lexicon's words, remembered: the same few hundred triggers are read for
+/// every clause of every request, and reading one walks the whole lexicon.
+fn trigger_read(trigger: &str) -> String {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static READ: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    let memo = READ.get_or_init(Default::default);
+    if let Some(read) = memo.lock().unwrap_or_else(|e| e.into_inner()).get(trigger) {
+        return read.clone();
+    }
+    let read = in_lexicon_words(trigger);
+    let mut memo = memo.lock().unwrap_or_else(|e| e.into_inner());
+    // Skills edited in a long session bring new triggers; the old ones are read again if needed.
+    if memo.len() > 20_000 {
+        memo.clear();
+    }
+    memo.insert(trigger.to_owned(), read.clone());
+    read
 }
 
 /// `text` without case, punctuation and extra spaces.
@@ -563,7 +583,7 @@ pub(super) fn says_trigger_whole(skill: &SkillDefinition, tool: &str, text: &str
             .iter()
             .map(String::as_str)
             .chain(skill_wide)
-            .any(|t| !t.contains('{') && (plain(t) == said || plain(&in_lexicon_words(t)) == said))
+            .any(|t| !t.contains('{') && (plain(t) == said || plain(&trigger_read(t)) == said))
 }
 
 /// The words of a search clause that say what to look for: the clause minus its verb words.
