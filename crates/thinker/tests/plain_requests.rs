@@ -877,3 +877,6 @@ mod plain5;
 
 #[path = "plain_requests/plain6.rs"]
 mod plain6;
+
+#[path = "plain_requests/plain7.rs"]
+mod plain7;

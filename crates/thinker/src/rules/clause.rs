@@ -672,6 +672,9 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                 || i > 0
                     && ["needs", "need", "wants", "want"].contains(&words[i - 1].as_str())
                     && gerund_of_an_action(w, verbs)
+                // "X.zip should be extracted to Pictures/Van build": a change said in the
+                // passive after a word that wants it.
+                || !in_a_name[i] && super::score::asked_done_at(&words, i)
         })
 }
 

@@ -117,8 +117,15 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
 /// as written.
 pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
     let mut quoted = false;
+    let mut after_a_path = false;
     text.split(' ')
         .map(|raw| {
+            // "Downloads/Wedding stuff": a word for anything at all after a path may be the
+            // end of its name, and says no kind of file to read.
+            let follows_a_path = std::mem::replace(
+                &mut after_a_path,
+                raw.contains('/') && !raw.ends_with([',', ';', ':', '.', '!', '?']),
+            );
             let opens = raw.starts_with(['"', '\'', '`']);
             let closes = raw.ends_with(['"', '\'', '`']);
             let inside = quoted || opens;
@@ -128,6 +135,7 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
             // "archives"); one meaning a kind of file or a filter is read as it ("vacíos").
             let lower_case = !inside && word.chars().all(|c| c.is_lowercase());
             let fixed = match lexicon().synonyms.get(word) {
+                Some(w) if follows_a_path && w == "files" => None,
                 Some(w) => (lower_case && super::extract::filter_word(w)).then(|| w.clone()),
                 None => (lower_case && word.is_ascii())
                     .then(|| correct(word, vocab))
@@ -478,7 +486,9 @@ fn phrases_read(t: &str) -> String {
     for (from, to) in &lex.phrases {
         if let Some((verb, particle)) = from.trim().split_once(' ')
             && lex.verb_particles.contains(particle)
+            && t.contains(&format!(" {verb} "))
         {
+            t = phrasal_around_a_name(&t, verb, particle, to.trim());
             for pronoun in [
                 "it",
                 "them",
@@ -498,6 +508,51 @@ fn phrases_read(t: &str) -> String {
         t = t.replace(from.as_str(), to);
     }
     like_with_like(&t)
+}
+
+/// "back ⟦0⟧ up to …", "back that folder up", "back its folder ⟦0⟧ up": a phrasal verb with a
+/// name (a placeholder, or the gap a masked name leaves) or a folder said as such between its verb and its particle, read as
+/// `to` with what it acts on after it.
+fn phrasal_around_a_name(t: &str, verb: &str, particle: &str, to: &str) -> String {
+    // (A run of spaces is one gap.)
+    let mut words: Vec<&str> = t.split(' ').collect();
+    words.dedup_by(|a, b| a.is_empty() && b.is_empty());
+    // A name masked out of the text leaves two spaces, an empty word between them.
+    let placeholder = |w: &str| w.is_empty() || w.starts_with('⟦') && w.ends_with('⟧');
+    let pointing = |w: &str| matches!(w, "that" | "this" | "the" | "its" | "my" | "your");
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let between = if words[i] == verb {
+            (1..=3).find(|&k| {
+                words.get(i + 1 + k) == Some(&particle)
+                    && match &words[i + 1..i + 1 + k] {
+                        [name] => placeholder(name),
+                        [p, f] => pointing(p) && crate::rules::extract::is_folder_noun(f),
+                        [p, f, name] => {
+                            pointing(p)
+                                && crate::rules::extract::is_folder_noun(f)
+                                && placeholder(name)
+                        }
+                        _ => false,
+                    }
+            })
+        } else {
+            None
+        };
+        match between {
+            Some(k) => {
+                out.push(to.to_owned());
+                out.extend(words[i + 1..i + 1 + k].iter().map(|w| (*w).to_owned()));
+                i += k + 2;
+            }
+            None => {
+                out.push(words[i].to_owned());
+                i += 1;
+            }
+        }
+    }
+    out.join(" ")
 }
 
 /// "pdfs with pdfs and images with images": a kind of thing said with itself asks for each
@@ -638,6 +693,20 @@ mod tests {
             "summarize it in three sentences"
         );
         assert_eq!(in_lexicon_words("then back them up"), "then copy them");
+        // A folder said as such, or a name (a placeholder, or the gap a masked one leaves),
+        // between the verb and its particle.
+        assert_eq!(
+            in_lexicon_words("also back that folder up to ⟦1⟧"),
+            "also copy that folder to ⟦1⟧"
+        );
+        assert_eq!(
+            in_lexicon_words("back its folder ⟦0⟧ up to ⟦1⟧"),
+            "copy its folder ⟦0⟧ to ⟦1⟧"
+        );
+        assert_eq!(
+            phrases_read(" back   up to , flat 2 is sold "),
+            " copy  to , flat 2 is sold "
+        );
         assert_eq!(
             in_lexicon_words("sum up Notes/a.md"),
             "summarize notes/a.md"

@@ -280,6 +280,9 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
         if let Some(named) = what_they_are_and_where(&lower[v], rest, rest_lower) {
             return Some(named);
         }
+        if let Some(named) = files_said_to_be(&lower[v], &words[..v], rest) {
+            return Some(named);
+        }
         // "lmao Lab/Old Runs has a ton of empty dirs": what a place has, after the words saying
         // how much, is in it.
         let place_at = words[..v].iter().position(names_a_place);
@@ -333,6 +336,36 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
         }
     }
     (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
+}
+
+/// "some files in 3D printing/Models are totally blank, zero bytes", "the videos in Downloads
+/// are over 2 GB": files of a place and what they are said to be (empty, old, big) are the files
+/// a later "those" acts on, with what is said of them ("some files in … totally blank, zero
+/// bytes").
+fn files_said_to_be(verb: &str, subject: &[&str], rest: &[&str]) -> Option<String> {
+    // ("… are IMG_5512.jpg, IMG_5513.jpg and so on" says how they are named.)
+    let names_files = rest.iter().any(|w| {
+        w.contains('/') || crate::rules::looks_like_file(w.trim_end_matches([',', ';', '.']))
+    });
+    if !matches!(verb, "is" | "are" | "was" | "were" | "'re") || rest.is_empty() || names_files {
+        return None;
+    }
+    let lower: Vec<String> = subject
+        .iter()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let kind_at = lower
+        .iter()
+        .position(|w| crate::rules::extract::names_a_kind_of_thing(w))?;
+    let in_a_place = subject[kind_at + 1..].windows(2).any(|pair| {
+        matches!(pair[0].to_lowercase().as_str(), "in" | "inside" | "under")
+            && (pair[1].contains('/')
+                || pair[1].starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()))
+    });
+    in_a_place.then(|| format!("{} {}", subject.join(" "), rest.join(" ")))
 }
 
 /// "the e-books I bought are .epub files scattered in Downloads": after "is"/"are", the kind of

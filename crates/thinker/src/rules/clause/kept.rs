@@ -91,15 +91,23 @@ pub(super) fn keep_with_what_goes(clauses: &mut Vec<Clause>, verbs: &Verbs) {
 /// Where "keep the …" / "keep only the …" / "keep one" starts in `text` (the last one), if any.
 fn keep_said_at(text: &str) -> Option<usize> {
     let lower = text.to_lowercase();
-    ["keep the ", "keep only the ", "keep just the ", "keep one "]
-        .iter()
-        .filter_map(|k| {
-            lower
-                .match_indices(k)
-                .map(|(at, _)| at)
-                .filter(|&at| at == 0 || lower[..at].ends_with([' ', ',']))
-                .last()
-        })
-        .max()
-        .filter(|_| lower.len() == text.len())
+    [
+        "keep the ",
+        "keep only the ",
+        "keep just the ",
+        "keep one ",
+        "retain the ",
+        "retain only the ",
+        "retain one ",
+    ]
+    .iter()
+    .filter_map(|k| {
+        lower
+            .match_indices(k)
+            .map(|(at, _)| at)
+            .filter(|&at| at == 0 || lower[..at].ends_with([' ', ',']))
+            .last()
+    })
+    .max()
+    .filter(|_| lower.len() == text.len())
 }

@@ -101,11 +101,15 @@ fn split_unquoted(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
     let (header, body) = header_of(text, &verbs);
     let mut out: Vec<Clause> = header.into_iter().collect();
     for p in pieces(body, &verbs) {
-        let mut t = p
+        let t = p
             .trim()
-            .trim_start_matches(|c: char| c == ',' || c.is_whitespace())
-            .trim_end_matches(['.', ',', '!'])
-            .trim();
+            .trim_start_matches(|c: char| c == ',' || c.is_whitespace());
+        // "scan0001.tif, scan0002.tif...": an ellipsis says "and so on", no full stop.
+        let mut t = if t.ends_with("...") {
+            t
+        } else {
+            t.trim_end_matches(['.', ',', '!']).trim()
+        };
         let mut sequenced = false;
         for lead in [
             "and then ",

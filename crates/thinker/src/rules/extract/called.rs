@@ -46,6 +46,9 @@ pub(super) fn read_called(
         if let Some((file, file_end)) = file_named_after(text, &name, end, lookup) {
             name = format!("{name} {file}");
             end = file_end;
+        } else if let Some((words, words_end)) = words_after_a_name(text, &name, end) {
+            name = format!("{name} {words}");
+            end = words_end;
         }
         // "zip up Pictures/Kyoto, call it Backup/kyoto-trip.zip": an archive's path is the one
         // to make, not a name to look for.
@@ -71,6 +74,44 @@ pub(super) fn read_called(
             cut(text, first.start()..end);
         }
     }
+}
+
+/// "a folder named Rainforest diorama inside Documents/…": one or two words in lower case after
+/// a name of one word written with a capital go on it when where it goes, a link or the end
+/// follows them ("called Taxes please" is Taxes). The words and the index after them in `text`.
+fn words_after_a_name(text: &str, name: &str, from: usize) -> Option<(String, usize)> {
+    let single_capital = name.starts_with(char::is_uppercase)
+        && name.chars().skip(1).all(char::is_lowercase)
+        && name.len() > 1;
+    if !single_capital || !text[from..].starts_with(' ') {
+        return None;
+    }
+    let words: Vec<&str> = text[from..].split(' ').skip(1).take(3).collect();
+    let ends_after = |k: usize| {
+        words[k - 1].ends_with([',', ';', ':', '.', '!', '?'])
+            || words.get(k).is_none_or(|w| {
+                let w = w.to_lowercase();
+                places::LOCATION_PREPS.contains(&w.as_str())
+                    || places::TARGET_PREPS.contains(&w.as_str())
+                    || matches!(w.as_str(), "and" | "then" | "as" | "for")
+            })
+    };
+    (1..=2).find_map(|k| {
+        let run = words.get(..k)?;
+        let (last, inside) = run.split_last()?;
+        let bare = last.trim_end_matches([',', ';', ':', '.', '!', '?']);
+        (inside
+            .iter()
+            .all(|w| super::paths::tail_word(w) && !w.ends_with([',', ';', ':', '.', '!', '?']))
+            && super::paths::tail_word(bare)
+            && ends_after(k))
+        .then(|| {
+            let said: Vec<&str> = inside.iter().copied().chain([bare]).collect();
+            let len: usize =
+                run.iter().map(|w| w.len() + 1).sum::<usize>() - (last.len() - bare.len());
+            (said.join(" "), from + len)
+        })
+    })
 }
 
 /// "a note called packing list.txt": up to two more words in lower case after a name of one

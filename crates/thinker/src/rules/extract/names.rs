@@ -25,7 +25,7 @@ pub(super) fn name_before_path(out: &mut Vec<String>, path: String) -> String {
             Some(w)
                 if path.contains('/')
                     && name_like(w)
-                    && super::paths::tail_word(first)
+                    && (super::paths::tail_word(first) || activity(first))
                     && !COMMON_FOLDERS.contains(&first) =>
             {
                 let name = format!("{w} {path}");
@@ -46,6 +46,15 @@ pub(super) fn name_before_path(out: &mut Vec<String>, path: String) -> String {
         }
     }
     name
+}
+
+/// "3D printing/Models", "Cycling/…": a word for an activity in -ing, after a name and before
+/// a slash, is the folder's name.
+fn activity(word: &str) -> bool {
+    word.len() > 5
+        && word.ends_with("ing")
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && !super::never_in_a_name(word)
 }
 
 /// A word written as a name: with a capital (or digits and a capital), and none the lexicon

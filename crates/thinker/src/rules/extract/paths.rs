@@ -131,8 +131,16 @@ fn said_in_full_elsewhere(out: &mut Vec<String>, quoted: &mut [String], said: &[
             let bare = last.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
             let words: Vec<&str> = inside.iter().map(String::as_str).chain([bare]).collect();
             let name = format!("{} {}", quoted[n], words.join(" "));
-            let elsewhere = quoted.iter().enumerate().any(|(j, q)| j != n && *q == name)
-                || said.contains(&name);
+            // "… Documents/Night school …; … belongs in Archive/Night school": the same
+            // folder's name under another folder is that name too.
+            let last_part = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
+            let same_last =
+                |q: &str| q.contains('/') && name.contains('/') && last_part(q) == last_part(&name);
+            let elsewhere = quoted
+                .iter()
+                .enumerate()
+                .any(|(j, q)| j != n && (*q == name || same_last(q)))
+                || said.iter().any(|q| *q == name || same_last(q));
             elsewhere.then(|| (m, name, last[bare.len()..].to_owned()))
         });
         if let Some((m, name, stop)) = longer {
@@ -366,6 +374,10 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     let Some(raw) = words.get(at) else {
         return false;
     };
+    // "Work/Reports stuff untouched …": after a plural, "stuff" is what it holds.
+    if raw.trim_end_matches([',', ';', ':', '.', '!', '?']) == "stuff" && last.ends_with('s') {
+        return false;
+    }
     // "what does config.yaml in Projects/site say", "why does Pictures weigh so much": after
     // "does", the word after the name is its verb.
     if words[..at]
@@ -389,7 +401,18 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
         matches!(l.as_str(), "is" | "are" | "was" | "were")
             || l.ends_with("'s")
             || l.ends_with("’s")
-    });
+    })
+        // "can its contents land in Documents/Choir/Sheet music?": after a preposition the
+        // name is where, the question's verb came before it.
+        || words[..at]
+            .iter()
+            .rposition(|w| w.contains('/'))
+            .and_then(|slash| slash.checked_sub(1))
+            .is_some_and(|before| {
+                let l = words[before].to_lowercase();
+                places::LOCATION_PREPS.contains(&l.as_str())
+                    || places::TARGET_PREPS.contains(&l.as_str())
+            });
     if capital && nouns_after::nouns_go_on(last, words, at, asked && !verb_said) {
         return true;
     }
@@ -575,14 +598,16 @@ pub(super) fn tail_word(raw: &str) -> bool {
     ];
     let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
     let lex = crate::rules::lexicon::lexicon();
-    let read_by_the_lexicon = lex.synonyms.contains_key(word)
+    // ("Downloads/Wedding stuff": a word for anything at all names too.)
+    let read_by_the_lexicon = lex.synonyms.contains_key(word) && word != "stuff"
         || lex.common_words.contains(word)
         || lex.case_words.values().flatten().any(|w| w == word)
         || lex.filler_leads.iter().any(|w| w == word);
-    let verb_said_of_it = word.ends_with('s')
-        && (lex.statement_verbs.contains(word)
-            || lex.action_verbs.contains(word.trim_end_matches('s'))
-            || lex.action_verbs.contains(word.trim_end_matches("es")));
+    let verb_said_of_it = nouns_after::VERBS_AFTER.contains(&word)
+        || word.ends_with('s')
+            && (lex.statement_verbs.contains(word)
+                || lex.action_verbs.contains(word.trim_end_matches('s'))
+                || lex.action_verbs.contains(word.trim_end_matches("es")));
     word.len() > 2
         && word.chars().all(|c| c.is_lowercase() || c == '-')
         && (!["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))

@@ -95,13 +95,26 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         return Some((w.to_owned(), used));
     }
     // "to USB", "on the NAS": a word in capitals that is no file type names a place too.
-    let in_capitals =
-        w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase()) && !known_extension(&lower);
+    // ("names in RANDOM capitals": a long word in capitals before a word in lower case says it
+    // loudly.)
+    let loud = w.len() > 4
+        && words
+            .get(i + 1)
+            .is_some_and(|n| n.len() > 2 && n.chars().all(|c| c.is_ascii_lowercase()));
+    let in_capitals = w.len() >= 2
+        && w.chars().all(|c| c.is_ascii_uppercase())
+        && !known_extension(&lower)
+        && !loud;
+    // "3D printing", "4K Videos": a name that starts with a number and has a capital.
+    let numbered_name = w.starts_with(|c: char| c.is_ascii_digit())
+        && w.chars().any(|c| c.is_ascii_uppercase())
+        && w.chars().all(char::is_alphanumeric);
     let opens_with_a_name = i == 0 && opens_with_two_names(words);
     let capitalised = (w.chars().next().is_some_and(char::is_uppercase)
         && w.chars().skip(1).any(char::is_lowercase)
         || in_capitals)
-        && (i > 0 || opens_with_a_name);
+        && (i > 0 || opens_with_a_name)
+        || numbered_name;
     if capitalised {
         return Some(capitalised_name(words, i, used));
     }
@@ -196,6 +209,9 @@ fn capitalised_name(words: &[&str], i: usize, used: usize) -> (String, usize) {
     // one may end the clause with a comma).
     let mut name = w.to_owned();
     let mut end = used;
+    if let Some((words, after)) = lower_case_words_of_a_name(words, i) {
+        return (format!("{w} {words}"), after);
+    }
     if !raw.ends_with([',', ';', ':', '.', '!', '?', ')']) {
         while let Some(next) = words.get(end) {
             let word = next.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
@@ -216,6 +232,86 @@ fn capitalised_name(words: &[&str], i: usize, used: usize) -> (String, usize) {
         }
     }
     (name, end)
+}
+
+/// "create Price lists 2027 as a subfolder", "in 3D printing heavier than …": a word in lower
+/// case (and a year) after a name of one word written with a capital that is no
+/// everyday folder, ending where a link, a place word, a verb said of it or the end follows.
+/// The words and the index after them.
+fn lower_case_words_of_a_name(words: &[&str], i: usize) -> Option<(String, usize)> {
+    let raw = words[i];
+    let w = raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+    if raw != w || is_common_folder(&w.to_lowercase()) || w.len() < 2 {
+        return None;
+    }
+    let stop = |x: &str| x.ends_with([',', ';', ':', '.', '!', '?']);
+    let bare = |x: &str| {
+        x.trim_end_matches([',', ';', ':', '.', '!', '?'])
+            .to_owned()
+    };
+    let year = |x: &str| {
+        let x = bare(x);
+        x.len() == 4
+            && (x.starts_with("19") || x.starts_with("20"))
+            && x.chars().all(|c| c.is_ascii_digit())
+    };
+    // "3D printing": after a name with a number, a word in -ing is the name's ("Recordings
+    // hogging" is what the folder does).
+    let numbered = w.starts_with(|c: char| c.is_ascii_digit());
+    let word_of_a_name = |x: &str| {
+        let b = bare(x);
+        !is_folder_noun(b.trim_start_matches("sub"))
+            && (super::paths::tail_word(&b)
+                || numbered
+                    && b.len() > 5
+                    && b.ends_with("ing")
+                    && b.chars().all(|c| c.is_ascii_lowercase())
+                    && !super::never_in_a_name(&b))
+    };
+    let firm = |x: Option<&&str>| {
+        x.is_none_or(|n| {
+            let n = bare(n).to_lowercase();
+            // (What an amount left: "printing ?".)
+            if !n.chars().any(char::is_alphanumeric) {
+                return true;
+            }
+            LOCATION_PREPS.contains(&n.as_str())
+                || TARGET_PREPS.contains(&n.as_str())
+                || crate::rules::lexicon::lexicon()
+                    .statement_verbs
+                    .contains(&n)
+                || matches!(n.as_str(), "and" | "then" | "as" | "now" | "than")
+                || n.len() > 4 && n.ends_with("er") && words.contains(&"than")
+        })
+    };
+    // One word: "Scans descriptive names" are what the names should be.
+    (1..=1).find_map(|k| {
+        let run = words.get(i + 1..i + 1 + k)?;
+        let (last, inside) = run.split_last()?;
+        let mut after = i + 1 + k;
+        let year_follows = !stop(last) && words.get(after).is_some_and(|y| year(y));
+        // "Price lists 2027": before a year, a plural that could be a verb names too.
+        let named_by_a_year = |x: &str| {
+            let b = bare(x);
+            year_follows
+                && b.len() > 2
+                && b.chars().all(|c| c.is_ascii_lowercase())
+                && !super::never_in_a_name(&b)
+        };
+        if !inside.iter().all(|x| !stop(x) && word_of_a_name(x))
+            || !(word_of_a_name(last) || named_by_a_year(last))
+        {
+            return None;
+        }
+        if year_follows {
+            after += 1;
+        }
+        let ends = stop(words[after - 1]) || firm(words.get(after));
+        ends.then(|| {
+            let said: Vec<String> = words[i + 1..after].iter().map(|x| bare(x)).collect();
+            (said.join(" "), after)
+        })
+    })
 }
 
 /// "Camera Uploads has three years of pictures": opening the request, two words written as

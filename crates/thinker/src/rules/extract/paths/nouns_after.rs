@@ -18,10 +18,11 @@ const MEASURES: &[&str] = &[
 ];
 
 /// Verbs said of a name right after it, beyond the lexicon's `statement_verbs`.
-const VERBS_AFTER: &[&str] = &[
+pub(super) const VERBS_AFTER: &[&str] = &[
     "came", "come", "went", "belong", "belongs", "contains", "contain", "holds", "hold", "should",
     "could", "would", "can", "will", "must", "needs", "carry", "carries", "sit", "sits", "live",
-    "lives", "turned", "seems", "looks", "keeps", "takes", "eats", "fills",
+    "lives", "turned", "seems", "looks", "keeps", "takes", "eats", "fills", "go", "mixes", "runs",
+    "grew", "grows",
 ];
 
 /// Ordinals said as words: "Pictures/Baby first week", "Videos/Second honeymoon" go on with the
@@ -59,6 +60,8 @@ const FIRM_AFTER: &[&str] = &[
     // club not edited …", "Documents/Flat share older than …": a preposition, a particle, a
     // negation or a comparison after the nouns.
     "at", "up", "not", "older", "newer", "bigger", "larger", "smaller", "with", "for",
+    // "Pictures/Birds/Heron burst now has …", "belongs in Archive/Night school now".
+    "now",
 ];
 
 /// Whether one or two nouns in lower case from `words[at]` go on the name `last` (a folder's
@@ -77,12 +80,17 @@ pub(super) fn nouns_go_on(last: &str, words: &[&str], at: usize, asked: bool) ->
             return false;
         };
         let (end, inside) = run.split_last().expect("n ≥ 1");
-        let after = words.get(at + n).copied();
+        // "Backup/Job hunt 2026 first": a year goes on the name (`joins` takes it), and what
+        // follows it says where the name ends.
+        let year_after = plain(end) && words.get(at + n).is_some_and(|w| year(w));
+        let after = words.get(at + n + usize::from(year_after)).copied();
         inside
             .iter()
             .all(|w| plain(w) && (noun(w) || ORDINAL_WORDS.contains(w)))
-            && noun(end)
-            && (firm_end(end, after) || verb_after(after))
+            && (noun(end) || verb_as_a_noun(end, after))
+            // "Work/Reports stuff untouched …": after a plural, "stuff" is what it holds.
+            && !(bare(end) == "stuff" && last.ends_with('s'))
+            && (firm_end(end, after) || verb_after(after) || year_after && !plain(words[at + n]))
             // "nothing in PhD/Literature moves;", "Videos/Drohne platzt aus …": with no verb
             // before it, the word after a name is as likely its verb; only a plural that is
             // no verb ("Documents/Bank statements from …") or a verb after it ("Documents/Old
@@ -136,6 +144,35 @@ fn plural_noun(raw: &str) -> bool {
         && !lex.change_verbs.contains(word.trim_end_matches('s'))
 }
 
+/// "Pictures/Van build go from …": a verb's plain form names a thing when a verb said of it
+/// follows.
+fn verb_as_a_noun(raw: &str, after: Option<&str>) -> bool {
+    let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    let lex = lexicon();
+    word.len() > 3
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && !word.ends_with('s')
+        && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
+        && lex.action_verbs.contains(word)
+        && !lex.statement_verbs.contains(word)
+        // Not at the end: "… to Fotos/Entwürfe move" is German's verb put last, "make the
+        // names in Music/Rock lowercase" what to do.
+        && verb_after(after)
+}
+
+/// "2026": a year, with the stop after it if any.
+fn year(raw: &str) -> bool {
+    let w = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+    w.len() == 4
+        && (w.starts_with("19") || w.starts_with("20"))
+        && w.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A word without the stop after it.
+fn bare(raw: &str) -> &str {
+    raw.trim_end_matches([',', ';', ':', '.', '!', '?'])
+}
+
 /// A word with no stop after it.
 fn plain(raw: &str) -> bool {
     !raw.ends_with([',', ';', ':', '.', '!', '?', ')'])
@@ -150,11 +187,14 @@ fn noun(raw: &str) -> bool {
         && word.chars().all(|c| c.is_lowercase())
         && !["ly", "ing", "ed"].iter().any(|end| word.ends_with(end))
         && !ANY_THING.contains(&word)
+        // "Scans runs from …": a verb said of the name.
+        && !VERBS_AFTER.contains(&word)
+        // "Downloads/Wedding stuff": a word for anything at all names too.
+        && (word == "stuff" || !lex.synonyms.contains_key(word))
         && !NOBODY.contains(&word)
         && !MEASURES.contains(&word)
         && !never_in_a_name(word)
         && !lex.statement_verbs.contains(word)
-        && !lex.synonyms.contains_key(word)
         && !lex.case_words.values().flatten().any(|w| w == word)
         && !lex.filler_leads.iter().any(|w| w == word)
         && !lex.empty_phrases.iter().any(|w| w == word)

@@ -337,7 +337,19 @@ fn goes_on_past_a_slash(path: &str, word: &str) -> bool {
             && part.len() > 2
             && part.chars().all(char::is_lowercase)
             && !super::never_in_a_name(part);
+        // "Documents/House move/Letters", "Bakery/Allergy sheets/croissant.pdf": a word joined
+        // by a slash to what follows is a folder's name after a part written with a capital,
+        // a verb's spelling too ("move", "hunt"); only a word that links parts is none.
+        let slash_bound = last_part(path).starts_with(char::is_uppercase)
+            && super::ends_in_a_name_of_words(path)
+            // ("Pictures/Trip photos/videos" is one or the other.)
+            && (rest.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit() || c == '(')
+                || rest.contains('.') && looks_like_file(rest.trim_end_matches(STOPS)))
+            && part.len() > 2
+            && part.chars().all(char::is_lowercase)
+            && !links_parts(part);
         between_capitals
+            || slash_bound
             || capital(part)
             && part.chars().all(char::is_alphanumeric)
             && part.chars().any(char::is_lowercase)
@@ -349,6 +361,16 @@ fn goes_on_past_a_slash(path: &str, word: &str) -> bool {
             // "Documents/Book club/chapter 3 notes.docx".
             || goes_on_before_a_slash(path, part)
     })
+}
+
+/// A word that links the parts of a sentence ("and", "to", "the", "with"), never a name's.
+fn links_parts(word: &str) -> bool {
+    let l = word.to_lowercase();
+    DETERMINERS.contains(&l.as_str())
+        || NEVER_NAME_STARTS.contains(&l.as_str())
+        || places::LOCATION_PREPS.contains(&l.as_str())
+        || places::TARGET_PREPS.contains(&l.as_str())
+        || matches!(l.as_str(), "or" | "and" | "then" | "than" | "as" | "like")
 }
 
 /// Not a word that links or a verb said of the folder: "Documents/Inbox are all named like

@@ -107,6 +107,9 @@ impl WordPass<'_> {
         } else {
             String::new()
         };
+        if let Some(next) = self.new_extension_made(s, i, &w) {
+            return next;
+        }
         let as_name = self.names_what_to_make(i, &w);
         let w = self.as_preposition(i, w, &prev);
         let is_prep =
@@ -289,6 +292,30 @@ impl WordPass<'_> {
         }
     }
 
+    /// "make them .md files", "turn those .jpeg": a new extension said after a verb that makes
+    /// and what it is done to is a name pattern, as "to .jpg" is. The index after it.
+    fn new_extension_made(&mut self, s: &mut Slots, i: usize, w: &str) -> Option<usize> {
+        let words = self.words;
+        let pointing = words.get(i + 1)?.to_lowercase();
+        let ext = words
+            .get(i + 2)?
+            .strip_prefix('.')?
+            .trim_end_matches([',', ';', '.'])
+            .to_lowercase();
+        let makes = matches!(w, "make" | "turn" | "convert" | "change");
+        let back_reference = matches!(
+            pointing.as_str(),
+            "them" | "it" | "those" | "these" | "all" | "everything" | "each"
+        );
+        (makes && back_reference && known_extension(&ext)).then(|| {
+            s.pattern = Some(format!("{{name}}.{ext}"));
+            // The new extension is what they become, not which files they are.
+            s.extensions.retain(|e| *e != ext);
+            self.consumed[i + 2] = true;
+            i + 3
+        })
+    }
+
     /// After the preposition at `i`: a new extension ("to .jpg"), or the place it introduces
     /// (where it happens, or where things go). The index after what it took.
     fn place_after_preposition(
@@ -309,6 +336,8 @@ impl WordPass<'_> {
             })
         {
             s.pattern = Some(format!("{{name}}.{ext}"));
+            // The new extension is what they become, not which files they are.
+            s.extensions.retain(|e| *e != ext);
             self.consumed[i + 1] = true;
             return Some(i + 2);
         }
@@ -632,6 +661,11 @@ impl WordPass<'_> {
             || (i == 1 || prev == "my" && !a_noun_follows(raw, words.get(i + 1)))
                 && names_with_a_capital(raw)
             || i == 0 && opens_with_two_names(words)
+            // "3D printing has grown to 40 GB": a name with a number and a capital opens it.
+            || i == 0
+                && raw.starts_with(|c: char| c.is_ascii_digit())
+                && raw.chars().any(|c| c.is_ascii_uppercase())
+                && raw.chars().all(char::is_alphanumeric)
             // "how much is Recordings hogging", "how big are Photos": a name asked about.
             || matches!(prev.as_str(), "is" | "are") && names_with_a_capital(raw)
             || is_folder_noun(prev)

@@ -618,8 +618,8 @@ fn names_said_whole_elsewhere_between_capitals_possessives_and_ordinals() {
         )
     };
     let got: Vec<String> = [
-        ("Music/Band admin mixes gig contracts and setlists", &said),
-        ("Music/Band admin mixes gig contracts and setlists", &plain),
+        ("Music/Band admin blends gig contracts and setlists", &said),
+        ("Music/Band admin blends gig contracts and setlists", &plain),
         ("sort Shop/Product photos/Mugs by type", &plain),
         ("sort Pictures/Trip photos/videos by date", &plain),
         ("sort Documents/From Dad's PC by type", &plain),
@@ -635,9 +635,9 @@ fn names_said_whole_elsewhere_between_capitals_possessives_and_ordinals() {
     .map(|(t, g)| read(t, g))
     .collect();
     expect![[r#"
-        Music/Band admin mixes gig contracts and setlists
+        Music/Band admin blends gig contracts and setlists
           [] ["Music/Band admin"] []
-        Music/Band admin mixes gig contracts and setlists
+        Music/Band admin blends gig contracts and setlists
           [] ["Music/Band"] []
         sort Shop/Product photos/Mugs by type
           [] ["Shop/Product photos/Mugs"] []
