@@ -226,3 +226,22 @@ fn files_said_to_be_empty_or_big_are_what_those_are() {
         ),
     ]);
 }
+
+/// Safety: a question keeps its question mark when what follows is joined to it, so "don't
+/// delete a thing" after "is anything stored twice in X?" plans the scan alone (before: the scan
+/// and a removal of every extra copy, accepted without asking).
+#[test]
+fn a_question_with_a_negation_after_it_removes_nothing() {
+    check(&[
+        (
+            "is anything stored twice in Wedding/Vendor quotes? don't delete a thing",
+            &["remove-duplicates/scan"],
+            &[(0, "path", json!("Wedding/Vendor quotes"))],
+        ),
+        (
+            "are there duplicates in Music? don't remove any",
+            &["remove-duplicates/scan"],
+            &[(0, "path", json!("Music"))],
+        ),
+    ]);
+}

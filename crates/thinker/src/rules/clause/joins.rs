@@ -699,6 +699,8 @@ pub(super) fn merge_qualifiers(clauses: &mut Vec<Clause>, verbs: &Verbs) {
                         || asks_more_about(prev, &c)
                         || changes_that_text(&prev.text, &c.text)) =>
             {
+                // "which notes talk about the garden shed?, just the top 3": a question keeps
+                // its mark (what is asked stays a question), and the comma ends its part.
                 prev.text.push_str(", ");
                 prev.text.push_str(&c.text);
             }

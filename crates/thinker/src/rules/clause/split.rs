@@ -156,6 +156,7 @@ fn split_unquoted(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         && !opens_with_a_misspelt_action(&out[0].text)
         && !asks_what_the_agent_can_do(&out[0].text)
         // "Unity/Projects total size? plus squash …": a question is asked, not where.
+        && !out[0].text.ends_with('?')
         && !text.contains(&format!("{}?", out[0].text))
     {
         out[0].header = true;
@@ -331,7 +332,10 @@ fn split_ci(text: &str, sep: &str) -> Vec<String> {
                 continue;
             }
         }
-        out.push(text[last..at].to_owned());
+        // "is anything stored twice in X? don't delete anything": a question stays one, whatever
+        // is said after it.
+        let kept = if sep == "? " { at + 1 } else { at };
+        out.push(text[last..kept].to_owned());
         last = at + sep.len();
         from = last;
     }

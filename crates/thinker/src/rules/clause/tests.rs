@@ -74,14 +74,14 @@ fn splits_on_sequencing_words_and_verb_led_ands() {
     assert_eq!(
         texts("Unity/Projects total size? plus squash Unity/Projects/OldJam into Archive/o.tar.gz"),
         [
-            "Unity/Projects total size",
+            "Unity/Projects total size?",
             "squash Unity/Projects/OldJam into Archive/o.tar.gz"
         ]
     );
     // A question about the agent's skills is no header.
     assert_eq!(
         texts("got anything for trimming silence off podcast audio? show me your top 2 candidates"),
-        ["got anything for trimming silence off podcast audio, show me your top 2 candidates"]
+        ["got anything for trimming silence off podcast audio?, show me your top 2 candidates"]
     );
     // A dash after an action starts a remark on it, no header.
     assert_eq!(
@@ -242,11 +242,11 @@ fn what_a_clause_says_not_to_do_is_left_out_of_matching() {
 fn a_clause_that_only_qualifies_the_one_before_joins_it() {
     assert_eq!(
         texts("which notes talk about the garden shed? just the top 3"),
-        ["which notes talk about the garden shed, just the top 3"]
+        ["which notes talk about the garden shed?, just the top 3"]
     );
     assert_eq!(
         texts("which category would each file in Inbox go into? don't move anything yet"),
-        ["which category would each file in Inbox go into, don't move anything yet"]
+        ["which category would each file in Inbox go into?, don't move anything yet"]
     );
     assert_eq!(
         texts("I can't remember what notes.rtf says, show me"),
@@ -254,7 +254,7 @@ fn a_clause_that_only_qualifies_the_one_before_joins_it() {
     );
     assert_eq!(
         texts("what tools do you have for PDFs? show me 5"),
-        ["what tools do you have for PDFs, show me 5"]
+        ["what tools do you have for PDFs?, show me 5"]
     );
     assert_eq!(
         texts("preview the type folders for Unsorted, then go ahead and sort it by type"),
@@ -266,7 +266,7 @@ fn a_clause_that_only_qualifies_the_one_before_joins_it() {
     );
     assert_eq!(
         texts("is there duplicate junk in ~/Music/Live Sets? only files over 20 MB matter"),
-        ["is there duplicate junk in ~/Music/Live Sets, only files over 20 MB matter"]
+        ["is there duplicate junk in ~/Music/Live Sets?, only files over 20 MB matter"]
     );
     assert_eq!(
         texts("I'd like Clients/Hoffmann as a single compressed bundle I can email, zip format"),
@@ -287,7 +287,7 @@ fn a_clause_that_only_qualifies_the_one_before_joins_it() {
     // A restatement, and a condition whose consequence is no action of its own.
     assert_eq!(
         texts("roughly how old is everything in Old Stuff? like, which years it comes from"),
-        ["roughly how old is everything in Old Stuff, like, which years it comes from"]
+        ["roughly how old is everything in Old Stuff?, like, which years it comes from"]
     );
     assert_eq!(
         texts("sort To Sort by type; where a name's already used, leave that file alone"),
@@ -348,7 +348,7 @@ fn a_header_naming_files_is_what_the_next_clause_means_by_them() {
             "can any of your skills send files by email? if none can, make one called mail-files"
         ),
         [
-            "can any of your skills send files by email",
+            "can any of your skills send files by email?",
             "make a new skill called mail-files"
         ]
     );
