@@ -732,6 +732,8 @@ fn says_an_action_in_a_phrase(text: &str, verbs: &Verbs) -> bool {
 /// Words after which a verb is a noun ("the file", "every copy").
 pub(super) const NOUN_MARKERS: &[&str] = &[
     "the", "a", "an", "each", "every", "this", "that", "my", "your", "any",
+    // "my fiancé wants his own copy of …": after a possessive or "own", a verb is a noun.
+    "his", "her", "their", "our", "its", "own",
 ];
 
 #[cfg(test)]

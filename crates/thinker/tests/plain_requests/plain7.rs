@@ -245,3 +245,55 @@ fn a_question_with_a_negation_after_it_removes_nothing() {
         ),
     ]);
 }
+
+/// After a possessive or "own" a verb is a noun: "wants his own copy of X" says what the
+/// person wants, and the copy is made once, where it goes (before: a copy with nowhere to go,
+/// then a copy of that copy).
+#[test]
+fn a_copy_someone_wants_is_made_once() {
+    check(&[(
+        "my fiancé wants his own copy of Wedding/Vendor quotes/florist quote.pdf; duplicate it onto USB/Wedding",
+        &["manage-files/copy"],
+        &[
+            (
+                0,
+                "source",
+                json!(["Wedding/Vendor quotes/florist quote.pdf"]),
+            ),
+            (0, "target", json!("USB/Wedding")),
+        ],
+    )]);
+}
+
+/// "park the extra copies in X" is a step of its own (a verb of placing), so the copies found
+/// are moved there instead of deleted; "mark" is never read as "park"; "what's it basically
+/// saying?" asks for a summary.
+#[test]
+fn copies_parked_marks_and_what_a_file_basically_says() {
+    check(&[
+        (
+            "in Pictures/Birds, look for identical photos, park the extra copies in Pictures/Bird spares instead of deleting them, and afterwards tell me what takes up the room in Pictures/Birds",
+            &[
+                "remove-duplicates/scan",
+                "remove-duplicates/remove",
+                "analyze-directory/analyze",
+            ],
+            &[
+                (0, "path", json!("Pictures/Birds")),
+                (1, "action", json!("move")),
+                (1, "target", json!("Pictures/Bird spares")),
+                (2, "path", json!("Pictures/Birds")),
+            ],
+        ),
+        (
+            "mark Invoices/Freelance/inv-0193.pdf and inv-0194.pdf as Unpaid",
+            &["manage-files/tag"],
+            &[(0, "add", json!("Unpaid"))],
+        ),
+        (
+            "no time to wade through Documents/Dentist/treatment options.pdf before my appointment; what's it basically saying?",
+            &["parse-content/summarize"],
+            &[(0, "path", json!("Documents/Dentist/treatment options.pdf"))],
+        ),
+    ]);
+}
