@@ -297,3 +297,21 @@ fn copies_parked_marks_and_what_a_file_basically_says() {
         ),
     ]);
 }
+
+/// "Is that something you handle?", "something you can already handle?" ask what the agent can
+/// do (lexicon `capability_phrases`), after a wish said first too.
+#[test]
+fn something_you_handle_asks_about_skills() {
+    check(&[
+        (
+            "turning .pes embroidery files into .dst for the shop's machine — something you can already handle?",
+            &["skill-search/search"],
+            &[],
+        ),
+        (
+            "is there anything here that can turn my record catalogue CSV into printable labels?",
+            &["skill-search/search"],
+            &[],
+        ),
+    ]);
+}
