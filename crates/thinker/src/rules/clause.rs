@@ -663,9 +663,26 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                 || i >= 2
                     && (NOUN_MARKERS.contains(&words[i - 2].as_str()) || words[i - 2] == "one")
                     && SIZE_WORDS.contains(&words[i - 1].as_str());
+            // "PDFs that I rarely open": a verb in a relative clause says what the person
+            // does, it asks for nothing.
+            let relative = {
+                let before: Vec<&str> = words[..i]
+                    .iter()
+                    .rev()
+                    .map(String::as_str)
+                    .skip_while(|b| {
+                        b.ends_with("ly")
+                            || matches!(*b, "never" | "often" | "always" | "sometimes" | "still")
+                    })
+                    .take(2)
+                    .collect();
+                matches!(before.as_slice(), [subject, rel]
+                    if matches!(*subject, "i" | "we") && matches!(*rel, "that" | "which"))
+            };
             // "Desktop/old listing photos.zip": a word of a file's name acts on nothing.
             verbs.is_action(w)
                 && !noun
+                && !relative
                 && !in_a_name[i]
                 && words.get(i + 1).is_none_or(|n| n != "format")
                 // "the folder needs copying onto USB": what a thing needs done is asked.

@@ -315,3 +315,18 @@ fn something_you_handle_asks_about_skills() {
         ),
     ]);
 }
+
+/// A verb in a relative clause ("PDFs that I rarely open") says what the person does: no step
+/// reads the folder's text (before: an extraction of the whole folder's text, then an archive
+/// with nothing to pack).
+#[test]
+fn what_the_person_does_is_no_step() {
+    check(&[(
+        "Documents/Night school/Past papers is only PDFs that I rarely open; shrink it down into one compressed file",
+        &["manage-files/find", "archive-files/create"],
+        &[
+            (0, "path", json!("Documents/Night school/Past papers")),
+            (1, "source", json!("$step(1).nodes")),
+        ],
+    )]);
+}
