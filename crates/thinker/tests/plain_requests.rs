@@ -880,3 +880,5 @@ mod plain6;
 
 #[path = "plain_requests/plain7.rs"]
 mod plain7;
+#[path = "plain_requests/plain8.rs"]
+mod plain8;

@@ -10,8 +10,8 @@ use serde_json::{Map, Value, json};
 
 use super::extract::Slots;
 use super::score::{
-    as_if_fit, intent_bonus, keyword_fit, meta_fit, object_fit, target_fit, topic_fit, topic_text,
-    trigger_bonus, verb_fit,
+    as_if_fit, intent_bonus, keyword_fit, meta_fit, object_fit, placeless_change_fit, target_fit,
+    topic_fit, topic_text, trigger_bonus, verb_fit,
 };
 use super::values::{default_value, slot_presence, slot_value};
 
@@ -261,19 +261,24 @@ impl PlanBuilder<'_, '_> {
         } else {
             backed(&tool.name)
         };
+        let meta = meta_fit(skill, tool, text, slots.asks_ability);
+        let placeless = if meta < 0.0 {
+            placeless_change_fit(tool, slots)
+        } else {
+            0.0
+        };
         let parts = [
             hit.score,
             backing,
             intent_bonus(tool, text, slots.asks_ability || slots.as_if),
-            meta_fit(skill, tool, text, slots.asks_ability)
-                + as_if_fit(tool, slots.as_if)
+            meta + as_if_fit(tool, slots.as_if)
                 + topic_fit(
                     skill,
                     &|w| words.contains(w),
                     self.steps.last().is_some_and(|s| s.skill == skill.name),
                 ),
             keyword_fit(skill, tool, &said),
-            fit + target_fit(tool, slots),
+            fit + target_fit(tool, slots) + placeless,
         ];
         tracing::trace!(reading = %format!("{}/{}", skill.name, tool.name), ?parts, "ranked, trigger, intent, meta and topic, keyword, object");
         parts.iter().sum()

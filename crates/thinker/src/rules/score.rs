@@ -188,6 +188,30 @@ pub(super) fn object_fit(
     fit + kind_fit(tool, named, is_file)
 }
 
+/// "make Videos/Salsa class/Improvers": a change that takes no place at all (a new skill's name
+/// and description) and nothing from an earlier step does not act on the one place the clause
+/// names: it loses what `object_fit` gave it for that place and as much again. Only for a clause
+/// that says nothing of the agent (`meta_fit` below zero).
+pub(super) fn placeless_change_fit(tool: &ToolDefinition, slots: &Slots) -> f32 {
+    const UNFIT: f32 = 0.12;
+    let takes_a_place = !tool.planning.takes_from.is_empty()
+        || tool
+            .required_params
+            .iter()
+            .chain(&tool.optional_params)
+            .any(|p| matches!(p.as_str(), "path" | "source" | "target" | "paths"));
+    let named = if slots.objects.is_empty() {
+        &slots.locations
+    } else {
+        &slots.objects
+    };
+    if tool.mutates() && !takes_a_place && !slots.asks_ability && named.len() == 1 {
+        -UNFIT
+    } else {
+        0.0
+    }
+}
+
 /// What the kind of the one file named says about a tool that declares the kinds it `reads`:
 /// "what's in fotos.zip" is for a tool that reads archives, not one that reads documents.
 fn kind_fit(tool: &ToolDefinition, named: &[String], is_file: &dyn Fn(&str) -> bool) -> f32 {

@@ -380,9 +380,25 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     }
     // "what does config.yaml in Projects/site say", "why does Pictures weigh so much": after
     // "does", the word after the name is its verb.
+    // Not "do a dry run: were Videos/VHS transfers sorted …": "do" with what it does, or in
+    // an earlier part of the sentence.
+    let part_start = words[..at]
+        .iter()
+        .rposition(|w| w.ends_with([',', ';', ':', '.', '!', '?']))
+        .map_or(0, |stop| stop + 1);
+    let auxiliary = |(i, w): (usize, &&str)| {
+        matches!(w.to_lowercase().as_str(), "does" | "do" | "did")
+            && !(w.eq_ignore_ascii_case("do")
+                && words.get(i + 1).is_some_and(|next| {
+                    ["a", "an", "it", "this", "that", "me", "something", "some"]
+                        .contains(&next.to_lowercase().as_str())
+                }))
+    };
     if words[..at]
         .iter()
-        .any(|w| matches!(w.to_lowercase().as_str(), "does" | "do" | "did"))
+        .enumerate()
+        .skip(part_start)
+        .any(auxiliary)
     {
         return false;
     }

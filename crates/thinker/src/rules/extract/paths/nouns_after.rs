@@ -3,6 +3,7 @@
 //! end follows them. Pure.
 
 use super::super::lexicon::DETERMINERS;
+use super::super::lexicon::is_folder_noun;
 use super::super::places;
 use super::never_in_a_name;
 use crate::rules::lexicon::lexicon;
@@ -22,7 +23,7 @@ pub(super) const VERBS_AFTER: &[&str] = &[
     "came", "come", "went", "belong", "belongs", "contains", "contain", "holds", "hold", "should",
     "could", "would", "can", "will", "must", "needs", "carry", "carries", "sit", "sits", "live",
     "lives", "turned", "seems", "looks", "keeps", "takes", "eats", "fills", "go", "mixes", "runs",
-    "grew", "grows",
+    "grew", "grows", "goes", "dates",
 ];
 
 /// Ordinals said as words: "Pictures/Baby first week", "Videos/Second honeymoon" go on with the
@@ -61,7 +62,8 @@ const FIRM_AFTER: &[&str] = &[
     // negation or a comparison after the nouns.
     "at", "up", "not", "older", "newer", "bigger", "larger", "smaller", "with", "for",
     // "Pictures/Birds/Heron burst now has …", "belongs in Archive/Night school now".
-    "now",
+    "now", // "copy Pictures/Narrowboat trip across to …": a particle of the verb.
+    "across", "over", "back", "along", "away", "off", "out", "down",
 ];
 
 /// Whether one or two nouns in lower case from `words[at]` go on the name `last` (a folder's
@@ -87,16 +89,27 @@ pub(super) fn nouns_go_on(last: &str, words: &[&str], at: usize, asked: bool) ->
         inside
             .iter()
             .all(|w| plain(w) && (noun(w) || ORDINAL_WORDS.contains(w)))
-            && (noun(end) || verb_as_a_noun(end, after))
+            && (noun(end)
+                || verb_as_a_noun(end, after)
+                || n == 1 && activity_at_a_stop(last, end, after)
+                || verb_at_a_stop(last, words, at, n, end, after))
             // "Work/Reports stuff untouched …": after a plural, "stuff" is what it holds.
             && !(bare(end) == "stuff" && last.ends_with('s'))
-            && (firm_end(end, after) || verb_after(after) || year_after && !plain(words[at + n]))
+            && (firm_end(end, after)
+                || verb_after(after)
+                || year_after && !plain(words[at + n])
+                || verb_on_what_follows(words, at + n + usize::from(year_after)))
             // "nothing in PhD/Literature moves;", "Videos/Drohne platzt aus …": with no verb
             // before it, the word after a name is as likely its verb; only a plural that is
             // no verb ("Documents/Bank statements from …") or a verb after it ("Documents/Old
             // school reports came off …") makes it a noun; at the end, a plural is as likely
             // the verb ("the one in Ebooks/Kindle survives").
-            && (acted_on || verb_after(after) || plural_noun(end) && plain(end) && after.is_some())
+            && (acted_on
+                || verb_after(after)
+                || plural_noun(end) && plain(end) && after.is_some()
+                // "Documents/Soap making: list …": a heading.
+                || end.ends_with(':')
+                || verb_on_what_follows(words, at + n))
             && (!asked || verb_after(after))
     })
 }
@@ -105,6 +118,15 @@ pub(super) fn nouns_go_on(last: &str, words: &[&str], at: usize, asked: bool) ->
 /// of it ("wipe Documents/Household bills", "go through Documents/Old school reports"), so the
 /// path is not what the part is about ("nothing in PhD/Literature moves", "Videos/Drohne …").
 fn verb_before(words: &[&str], at: usize) -> bool {
+    // "Jiwoo sent me a whole folder, Downloads/Hangul starter pack.": said of a folder named
+    // before it.
+    let slash = words[..at].iter().rposition(|w| w.contains('/'));
+    if slash
+        .and_then(|s| s.checked_sub(1))
+        .is_some_and(|b| words[b].ends_with(',') && is_folder_noun(words[b]))
+    {
+        return true;
+    }
     words[..at]
         .iter()
         .rev()
@@ -131,6 +153,8 @@ fn verb_after(after: Option<&str>) -> bool {
         NOBODY.contains(&w.as_str())
             || FIRM_AFTER.contains(&w.as_str()) && lexicon().statement_verbs.contains(&w)
             || VERBS_AFTER.contains(&w.as_str())
+            // "were Videos/VHS transfers sorted into …": a participle said of it.
+            || w.len() > 5 && w.ends_with("ed") && w.chars().all(|c| c.is_ascii_lowercase())
     })
 }
 
@@ -158,6 +182,72 @@ fn verb_as_a_noun(raw: &str, after: Option<&str>) -> bool {
         // Not at the end: "… to Fotos/Entwürfe move" is German's verb put last, "make the
         // names in Music/Rock lowercase" what to do.
         && verb_after(after)
+}
+
+/// "Documents/Soap making: list …": a word in -ing after a one-word name written with a capital
+/// names an activity when the name plainly ends on it (a stop, the end of the request), unless
+/// the lexicon reads it otherwise ("clashing").
+fn activity_at_a_stop(last: &str, raw: &str, after: Option<&str>) -> bool {
+    let word = bare(raw);
+    let lex = lexicon();
+    !last.contains(' ')
+        && (!plain(raw) && !raw.ends_with('?') || after.is_none())
+        && word.len() > 5
+        && word.ends_with("ing")
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && !lex.synonyms.contains_key(word)
+        && !lex.common_words.contains(word)
+        && !lex.clash_words.iter().any(|w| w == word)
+        && !lex.filler_leads.iter().any(|w| w == word)
+        && !lex.empty_phrases.iter().any(|w| w == word)
+}
+
+/// "unpack … into Music/Ukulele group; any song …", "a whole folder, Downloads/Hangul starter
+/// pack. Please …": a verb's plain form at a stop names a thing when the sentence already has its
+/// action before the name, or a noun before it goes on the name ("starter pack"). Not a verb put
+/// last with nothing before it ("… nach Fotos/Entwürfe move.": German's order).
+fn verb_at_a_stop(
+    last: &str,
+    words: &[&str],
+    at: usize,
+    n: usize,
+    raw: &str,
+    after: Option<&str>,
+) -> bool {
+    let word = bare(raw);
+    let lex = lexicon();
+    let acted_before = || {
+        words[..at]
+            .iter()
+            .rev()
+            .skip(1)
+            .take_while(|w| !w.ends_with(['.', '!', '?', ';']))
+            .any(|w| lex.action_verbs.contains(&w.to_lowercase()))
+    };
+    (!plain(raw) && !raw.ends_with('?') || after.is_none())
+        && word.len() > 3
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && lex.action_verbs.contains(word)
+        && !lex.statement_verbs.contains(word)
+        // "make the names in Music/Rock lowercase": how they should be.
+        && !lex.case_words.values().flatten().any(|w| w == word)
+        && (n > 1
+            || last.contains(' ') && words[at - 1].starts_with(char::is_lowercase)
+            || acted_before())
+}
+
+/// "in Documents/Car accident claim put each paper under …": an action with what it acts on
+/// after it ("put each", "move the") starts the part after the name.
+fn verb_on_what_follows(words: &[&str], at: usize) -> bool {
+    let (Some(verb), Some(object)) = (words.get(at), words.get(at + 1)) else {
+        return false;
+    };
+    plain(verb)
+        && lexicon().action_verbs.contains(&verb.to_lowercase())
+        && !crate::rules::clause::is_question_word(&verb.to_lowercase())
+        && (DETERMINERS.contains(&object.to_lowercase().as_str())
+            || ["each", "every", "all", "them", "it", "everything"]
+                .contains(&object.to_lowercase().as_str()))
 }
 
 /// "2026": a year, with the stop after it if any.
