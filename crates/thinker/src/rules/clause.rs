@@ -662,7 +662,20 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                     && !written[i - 1].ends_with([',', ';', ':', '.', '!', '?'])
                 || i >= 2
                     && (NOUN_MARKERS.contains(&words[i - 2].as_str()) || words[i - 2] == "one")
-                    && SIZE_WORDS.contains(&words[i - 1].as_str());
+                    && SIZE_WORDS.contains(&words[i - 1].as_str())
+                // "Downloads/Montreal move is a heap of …": a verb between a folder's name
+                // with a capital and a verb said of it ends that name.
+                || i >= 1
+                    && written[i - 1].contains('/')
+                    && written[i - 1]
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|last| last.starts_with(char::is_uppercase))
+                    && !written[i - 1].ends_with([',', ';', ':', '.', '!', '?'])
+                    && !written[i].ends_with([',', ';', ':', '.', '!', '?'])
+                    && words.get(i + 1).is_some_and(|n| {
+                        super::lexicon::lexicon().statement_verbs.contains(n.as_str())
+                    });
             // "PDFs that I rarely open": a verb in a relative clause says what the person
             // does, it asks for nothing.
             let relative = {

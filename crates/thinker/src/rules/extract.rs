@@ -293,7 +293,7 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     amounts::read(&mut s, &mut text, g, &lookup);
     let after: BTreeSet<String> = retrieval::text::words(&text).into_iter().collect();
     s.spent = before.difference(&after).cloned().collect();
-    archive::read(&mut s, &text);
+    archive::read(&mut s, &mut text);
     read_called(&mut s, &mut text, &lookup);
     read_globs(&mut s, &mut text);
     let lower_text = text.to_lowercase();

@@ -128,8 +128,11 @@ fn folders_set_up_files_written_and_what_is_read() {
         ),
         (
             "Videos/GoPro/Kayak 2023 may become one tar.zst; the clips themselves can disappear after, space is tight",
-            &["manage-files/find", "archive-files/create"],
-            &[(1, "delete_originals", json!(true))],
+            &["archive-files/create"],
+            &[
+                (0, "source", json!(["Videos/GoPro/Kayak 2023"])),
+                (0, "delete_originals", json!(true)),
+            ],
         ),
     ]);
 }

@@ -74,3 +74,85 @@ fn making_a_named_folder_is_no_new_skill() {
         ],
     )]);
 }
+
+/// A name before another's possessive is a person ("Aunt Margit's"), no folder; "old" before a
+/// short name in capitals ("old PC") says which; "what sorts of files" asks what kinds there are.
+#[test]
+fn a_persons_name_is_no_folder() {
+    check(&[
+        (
+            "Aunt Margit's old PC was copied into Backup/Aunt Margit PC before it went to the tip. What sorts of files did we end up with?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", json!("Backup/Aunt Margit PC"))],
+        ),
+        (
+            "zip Aunt Margit's letters",
+            &["archive-files/create"],
+            &[(0, "source", json!(null))],
+        ),
+    ]);
+}
+
+/// What a heading says of a folder whose name ends in a verb ("Montreal move is a heap of …")
+/// acts on nothing; folders "created over in X" go to X, a place "rather than Downloads" is not
+/// meant; a capital after "a folder?," starts a sentence, no name.
+#[test]
+fn where_things_go_and_what_is_not_meant() {
+    check(&[
+        (
+            "Downloads/Montreal move is a heap of leases, flight receipts and campus maps. Sort by file type, with the category folders created over in Documents/Montreal exchange rather than Downloads",
+            &["organize-by-type/organize"],
+            &[
+                (0, "path", json!("Downloads/Montreal move")),
+                (0, "target", json!("Documents/Montreal exchange")),
+            ],
+        ),
+        (
+            "My cousin scanned everything from Aunt Margit's flat and it's lying loose in Documents/Aunt Margit flat: bank letters, photos of furniture, a couple of voice memos. Could every kind of file get a folder? If a name's already taken in one of them, skip that file",
+            &["organize-by-type/organize"],
+            &[
+                (0, "path", json!("Documents/Aunt Margit flat")),
+                (0, "on_conflict", json!("skip")),
+            ],
+        ),
+    ]);
+}
+
+/// "since last Friday" is a date; "what has gone into X" asks what came in, no deletion; an
+/// archive named after a comma ("into one archive, Backup/x.zip,") is the target; a plural
+/// after a year's folder goes on its name ("2025 sessions"); "remove the clips themselves" and
+/// "those old sheets deleted once they're inside" delete the originals.
+#[test]
+fn dates_targets_and_originals_said_plainly() {
+    check(&[
+        (
+            "what has gone into Documents/Summer fair since last Friday? the committee is asking for the stall plan",
+            &["search-files/find_recent"],
+            &[
+                (0, "path", json!("Documents/Summer fair")),
+                (0, "modified_after", json!("14days")),
+            ],
+        ),
+        (
+            "pack Documents/Uni application into one archive, Backup/uni-application.zip, before I press submit",
+            &["archive-files/create"],
+            &[
+                (0, "source", json!(["Documents/Uni application"])),
+                (0, "target", json!("Backup/uni-application.zip")),
+            ],
+        ),
+        (
+            "make a tar.gz out of Videos/Bouldering/2025 sessions and remove the clips themselves once it's done, I need the room",
+            &["archive-files/create"],
+            &[
+                (0, "source", json!(["Videos/Bouldering/2025 sessions"])),
+                (0, "delete_originals", json!(true)),
+            ],
+        ),
+        (
+            "Documents/Gym log: sheets from earlier than 2022 can be squashed into Archive/gym-old.zip, and those old sheets deleted once they're inside",
+            &["search-files/find", "archive-files/create"],
+            &[(1, "delete_originals", json!(true))],
+        ),
+    ]);
+}

@@ -273,7 +273,9 @@ fn read_ages(s: &mut Slots, text: &mut String) {
             "yesterday" => "2days",
             "this week" | "last week" | "recently" | "recent" | "lately" | "new files"
             | "latest files" => "7days",
-            // "since Monday": within the last week, whatever day it is now.
+            // "since Monday": within the last week, whatever day it is now; "since last
+            // Friday" within two.
+            w if w.starts_with("since last ") => "14days",
             w if w.starts_with("since ") => "7days",
             "this month" | "last month" => "30days",
             _ => "365days",

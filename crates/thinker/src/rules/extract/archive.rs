@@ -40,7 +40,7 @@ pub(super) fn format_in(text: &str) -> Option<&'static str> {
 
 /// Reads the archive words of `text` into `s` (the format of an archive named as the target is
 /// read once the places are known: "which files are packed in mail.tar.zst" makes nothing).
-pub(super) fn read(s: &mut Slots, text: &str) {
+pub(super) fn read(s: &mut Slots, text: &mut String) {
     let lower_text = text.to_lowercase();
     s.format = format_in(text).map(str::to_owned);
     // "… and delete the originals", not "without deleting the originals".
@@ -52,6 +52,10 @@ pub(super) fn read(s: &mut Slots, text: &str) {
             .take(2)
             .any(|w| matches!(*w, "without" | "not" | "don't" | "never" | "no"));
         s.delete_originals = !negated;
+        // "remove the clips themselves": what goes is what was packed, no kind of file to pick.
+        if s.delete_originals && lower_text.len() == text.len() {
+            super::cut(text, m.range());
+        }
     }
     // "zstd level 19", "at compression level 6".
     let words: Vec<&str> = lower_text.split_whitespace().collect();

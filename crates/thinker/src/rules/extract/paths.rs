@@ -365,6 +365,17 @@ pub(super) fn never_in_a_name(word: &str) -> bool {
 /// ("and", "to", "has", "needs", "folder"). `words[at]` is the first of them.
 fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     let last = path.rsplit('/').next().unwrap_or(path);
+    // "Videos/Bouldering/2025 sessions and …": a plural after a year's folder goes on its name
+    // when a word that ends names follows.
+    if a_year(last)
+        && path.contains('/')
+        && let Some(raw) = words.get(at)
+    {
+        let w = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+        return w.ends_with('s')
+            && tail_word(raw)
+            && (raw.len() != w.len() || words.get(at + 1).is_none_or(|n| ends_a_name(n)));
+    }
     if !ends_in_a_name_of_words(path) {
         return false;
     }

@@ -110,6 +110,19 @@ impl WordPass<'_> {
         if let Some(next) = self.new_extension_made(s, i, &w) {
             return next;
         }
+        // "… created over in Documents/Montreal exchange rather than Downloads": a place said
+        // as the one not meant is none.
+        let not_meant = i >= 2
+            && matches!(
+                format!("{} {}", words[i - 2], words[i - 1])
+                    .to_lowercase()
+                    .as_str(),
+                "rather than" | "instead of" | "other than"
+            );
+        if not_meant && let Some((_, next)) = place_token(words, i, self.g) {
+            self.consume(i, next);
+            return next;
+        }
         let as_name = self.names_what_to_make(i, &w);
         let w = self.as_preposition(i, w, &prev);
         let is_prep =
@@ -276,7 +289,18 @@ impl WordPass<'_> {
                 .get(v)
                 .is_some_and(|preps| preps.contains(&w))
         });
-        let w = if after_a_copy_of || placed || set_down || going {
+        // "with the category folders created over in Documents/Montreal exchange": where
+        // folders are made is where things go.
+        let folders_made_there = matches!(w.as_str(), "in" | "inside") && {
+            let back = if matches!(prev, "over" | "up") { 2 } else { 1 };
+            i > back
+                && matches!(
+                    words[i - back].to_lowercase().as_str(),
+                    "created" | "made" | "built" | "set"
+                )
+                && is_folder_noun(words[i - back - 1])
+        };
+        let w = if after_a_copy_of || placed || set_down || going || folders_made_there {
             "into".to_owned()
         } else {
             w
@@ -341,6 +365,30 @@ impl WordPass<'_> {
             self.consumed[i + 1] = true;
             return Some(i + 2);
         }
+        // "into one archive, Backup/uni-application.zip,": the container said first, then
+        // named after a comma.
+        // The name must be what such a container is: a file for an archive, a folder for a
+        // folder, closing the apposition ("turn it into one compressed file, Writing/Old
+        // drafts is …" goes on with a heading).
+        let named_after = (i + 2..(i + 5).min(words.len()))
+            .find(|&j| words[j - 1].ends_with(','))
+            .filter(|&j| {
+                let container = words[j - 1].trim_end_matches(',').to_lowercase();
+                let closes = words[j].ends_with([',', ';', '.']) || j + 1 == words.len();
+                (self.lookup)(words[j]).is_some_and(|p| {
+                    if is_folder_noun(&container) {
+                        p.contains('/') && closes
+                    } else {
+                        CONTAINER_WORDS.contains(&container.as_str()) && looks_like_file(&p)
+                    }
+                })
+            });
+        if to_target && let Some(j) = named_after {
+            let q = (self.lookup)(words[j]).expect("a path");
+            push_place(s, true, g.entry(&q).map_or(q, str::to_owned));
+            self.consume(i + 1, j + 1);
+            return Some(j + 1);
+        }
         // "into a folder called X" / "to a new folder named X" was read as `name`; "into the
         // Archiv/Alt" is the path after its article.
         let next = (i + 1..words.len())
@@ -388,11 +436,14 @@ impl WordPass<'_> {
         // show.
         let shown_of =
             w == "of" && i >= 1 && DEPICTIONS.contains(&words[i - 1].to_lowercase().as_str());
+        // "all of Aunt Margit's things": a person's name.
+        let someone = persons_name(words, i + 1);
         let weak_of = |p: &str| {
-            (w == "of" || w == "through")
-                && !p.contains('/')
-                && g.entry(p).is_none()
-                && (!p.starts_with(char::is_uppercase) || amount_of || shown_of)
+            someone && g.entry(p).is_none()
+                || (w == "of" || w == "through")
+                    && !p.contains('/')
+                    && g.entry(p).is_none()
+                    && (!p.starts_with(char::is_uppercase) || amount_of || shown_of)
         };
         let (place, next) =
             place_token(words, i + 1, g).filter(|(p, _)| to_target || !kind_word && !weak_of(p))?;
@@ -640,6 +691,9 @@ impl WordPass<'_> {
         {
             return false;
         }
+        if persons_name(words, i) && self.g.entry(w).is_none() {
+            return false;
+        }
         self.g.entry(w).is_some()
             || (COMMON_FOLDERS.contains(&w.as_str())
                 || raw.starts_with(char::is_uppercase) && is_common_folder(w))
@@ -668,8 +722,10 @@ impl WordPass<'_> {
                 && raw.chars().all(char::is_alphanumeric)
             // "how much is Recordings hogging", "how big are Photos": a name asked about.
             || matches!(prev.as_str(), "is" | "are") && names_with_a_capital(raw)
+            // (Not "get a folder?, If a name's taken …": a stop ends what the folder is called.)
             || is_folder_noun(prev)
                 && !prev.ends_with('s')
+                && !prev.ends_with([',', ';', '.', '!', '?'])
                 && (raw.starts_with(|c: char| c.is_uppercase())
                     || w.len() == 4 && w.chars().all(|c| c.is_ascii_digit()))
                 && !LOCATION_PREPS.contains(&w.as_str())
@@ -702,6 +758,20 @@ impl WordPass<'_> {
 
 /// "the files copied off Dad's old PC into Documents/From Dad's PC are all in one heap": files
 /// said with where they were put, then what they are there: the place is where they are.
+/// Words for what things are put into, said before its name ("into one archive, X.zip").
+const CONTAINER_WORDS: &[&str] = &["archive", "zip", "tarball", "file", "bundle", "package"];
+
+/// "zip Aunt Margit's letters": a name written with a capital before another's possessive
+/// ("Margit's") is a person's, no place.
+fn persons_name(words: &[&str], i: usize) -> bool {
+    words
+        .get(i)
+        .is_some_and(|w| w.starts_with(char::is_uppercase))
+        && words.get(i + 1).is_some_and(|n| {
+            n.starts_with(char::is_uppercase) && (n.ends_with("'s") || n.ends_with("’s"))
+        })
+}
+
 fn files_that_went_there(words: &[&str], i: usize) -> bool {
     let lower = |w: &str| w.trim_end_matches([',', ';', ':', '.']).to_lowercase();
     let said_of_them = words.get(i + 2).is_some_and(|w| {
@@ -751,6 +821,15 @@ fn says_what_went_there(words: &[&str], i: usize) -> bool {
 /// Whether `next` goes on from `raw` as the noun it describes: a plain word in lower case, no
 /// link, verb or word for a folder ("the old folder" may name one).
 fn a_noun_follows(raw: &str, next: Option<&&str>) -> bool {
+    // "Aunt Margit's old PC": a short name in capitals after a word in lower case is a noun.
+    if raw.starts_with(char::is_lowercase)
+        && !raw.ends_with([',', ';', ':', '.', '!', '?', ')'])
+        && next.is_some_and(|n| {
+            (2..=4).contains(&n.len()) && n.chars().all(|c| c.is_ascii_uppercase())
+        })
+    {
+        return true;
+    }
     // As written: "my Camera Uploads" goes on naming.
     let Some(next) = next.filter(|n| n.chars().all(|c| c.is_ascii_lowercase())) else {
         return false;
