@@ -156,3 +156,31 @@ fn dates_targets_and_originals_said_plainly() {
         ),
     ]);
 }
+
+/// A verb's form before a slash names ("Ukulele group/concert …"); "running time" asks a
+/// file's metadata; "in full" is all of a file's text, no fullness; "begin with rowing_
+/// followed by its present name" puts text in front of each name.
+#[test]
+fn a_files_length_text_and_name_in_front() {
+    check(&[
+        (
+            "Music/Ukulele group/concert run-through.mp3 — what's its running time?",
+            &["parse-content/metadata"],
+            &[(
+                0,
+                "path",
+                json!("Music/Ukulele group/concert run-through.mp3"),
+            )],
+        ),
+        (
+            "display Documents/Hens/coop cleaning guide.pdf in full, I'm mucking out tomorrow",
+            &["parse-content/extract_text"],
+            &[(0, "path", json!("Documents/Hens/coop cleaning guide.pdf"))],
+        ),
+        (
+            "each clip in Videos/Rowing should begin with rowing_ followed by its present name",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("rowing_{name}.{ext}"))],
+        ),
+    ]);
+}

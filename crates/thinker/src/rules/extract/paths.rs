@@ -605,7 +605,13 @@ fn ends_in_a_name_of_words(path: &str) -> bool {
 /// "Projects/bird feeder/parts list.txt": a word in lower case before a slash goes on the name
 /// before it (the slash ends it).
 fn goes_on_before_a_slash(path: &str, part: &str) -> bool {
-    ends_in_a_name_of_words(path) && tail_word(part)
+    // "Music/Ukulele group/concert.mp3": before a slash even a verb's form names.
+    let named_before_a_slash = part.len() > 2
+        && part.chars().all(|c| c.is_lowercase())
+        && crate::rules::lexicon::lexicon().action_verbs.contains(part)
+        && !places::LOCATION_PREPS.contains(&part)
+        && !places::TARGET_PREPS.contains(&part);
+    ends_in_a_name_of_words(path) && (tail_word(part) || named_before_a_slash)
 }
 
 /// Nouns that end like a manner ("quickly") and name things all the same ("Documents/Shared
