@@ -184,3 +184,29 @@ fn a_files_length_text_and_name_in_front() {
         ),
     ]);
 }
+
+/// "remove <a folder>" deletes it (manage-files' delete carries its own triggers), after a copy
+/// too; removing duplicates is asked with words for copies.
+#[test]
+fn removing_a_folder_deletes_it() {
+    check(&[
+        (
+            "remove Documents/Rowing club",
+            &["manage-files/delete"],
+            &[(0, "path", json!(["Documents/Rowing club"]))],
+        ),
+        (
+            "handing the club laptop back to the boathouse tomorrow: Documents/Rowing club goes onto USB/Rowing as a copy, after which remove Documents/Rowing club here",
+            &["manage-files/copy", "manage-files/delete"],
+            &[
+                (0, "target", json!("USB/Rowing")),
+                (1, "path", json!(["Documents/Rowing club"])),
+            ],
+        ),
+        (
+            "remove the duplicates in Documents/Rowing club",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", json!("Documents/Rowing club"))],
+        ),
+    ]);
+}
