@@ -339,7 +339,15 @@ pub(super) fn topic_fit(
     if !skill.topic.iter().any(|w| said(w)) {
         return -OFF_TOPIC;
     }
-    if lexicon().general_verbs.iter().any(|w| said(w)) {
+    // "bitte aufräumen" with "doppelt": a general verb takes the meaning of another word of
+    // the skill's topic, not of itself ("tidy" is in the topic of sorting too).
+    let general = &lexicon().general_verbs;
+    if general.iter().any(|w| said(w))
+        && skill
+            .topic
+            .iter()
+            .any(|w| said(w) && !general.iter().any(|g| g == w))
+    {
         OFF_TOPIC
     } else {
         0.0

@@ -210,3 +210,30 @@ fn removing_a_folder_deletes_it() {
         ),
     ]);
 }
+
+/// Files of one kind taken to a folder are moved there, not sorted into type folders: sorting
+/// by type has its own topic words (SKILL.md `topic`), and a general verb ("tidy", German
+/// "aufräumen") means what the other topic words say ("doppelt": duplicates).
+#[test]
+fn moving_files_of_a_kind_is_no_sorting() {
+    check(&[
+        (
+            ".m4a recordings of my Korean conversation practice keep piling up in Downloads; round up every file with that extension and relocate them to Music/Korean exchange",
+            &["manage-files/find", "manage-files/move"],
+            &[
+                (0, "extension", json!("m4a")),
+                (1, "target", json!("Music/Korean exchange")),
+            ],
+        ),
+        (
+            "in Bilder/Urlaub gibt's Fotos doppelt – bitte aufräumen, das ältere Exemplar bleibt",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(1, "keep", json!("oldest"))],
+        ),
+        (
+            "tidy up Downloads",
+            &["organize-by-type/organize"],
+            &[(0, "path", json!("Downloads"))],
+        ),
+    ]);
+}
