@@ -237,3 +237,24 @@ fn moving_files_of_a_kind_is_no_sorting() {
         ),
     ]);
 }
+
+/// "!" ends a sentence: "my study permit came through! Create …" is a heading, then the steps.
+#[test]
+fn an_exclamation_mark_ends_a_sentence() {
+    check(&[(
+        "my study permit came through! Create Documents/Montreal exchange/Visa and move Downloads/study permit.pdf and Downloads/biometrics letter.pdf into it",
+        &["manage-files/create", "manage-files/move"],
+        &[
+            (0, "name", json!("Visa")),
+            (
+                1,
+                "source",
+                json!([
+                    "Downloads/study permit.pdf",
+                    "Downloads/biometrics letter.pdf"
+                ]),
+            ),
+            (1, "target", json!("$step(1).created[0]")),
+        ],
+    )]);
+}

@@ -269,7 +269,7 @@ fn pieces(body: &str, verbs: &Verbs) -> Vec<String> {
             })
             .collect();
     }
-    for sep in [";", ". ", "? "] {
+    for sep in [";", ". ", "? ", "! "] {
         parts = parts.iter().flat_map(|p| split_ci(p, sep)).collect();
     }
     for sep in [", and ", " and ", ", ", " & ", " plus "] {
