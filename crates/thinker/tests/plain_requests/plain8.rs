@@ -258,3 +258,30 @@ fn an_exclamation_mark_ends_a_sentence() {
         ],
     )]);
 }
+
+/// "hang on to the one with the most pixels and drop its siblings" keeps the largest of each
+/// lookalike group and removes the rest, in one step; a name before a heading's colon ends in a
+/// verb's form ("Music/Ukulele group:"), and a misspelt "hypens" are hyphens.
+#[test]
+fn which_copy_stays_and_what_a_name_holds() {
+    check(&[
+        (
+            "Pictures/Cornwall surf is mostly burst shots of me falling off the board and loads are nearly the same. Of each lookalike bunch, hang on to the one with the most pixels and drop its siblings",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[
+                (0, "path", json!("Pictures/Cornwall surf")),
+                (0, "similar", json!(true)),
+                (1, "keep", json!("largest")),
+            ],
+        ),
+        (
+            "Music/Ukulele group: replce the hypens in evry filename with spaces",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (0, "path", json!("Music/Ukulele group")),
+                (1, "find", json!("-")),
+                (1, "replace", json!(" ")),
+            ],
+        ),
+    ]);
+}

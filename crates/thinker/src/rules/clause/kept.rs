@@ -12,6 +12,8 @@ const THE_OTHERS: &[&str] = &[
     "the remainder",
     "all the others",
     "all the rest",
+    "its siblings",
+    "their siblings",
 ];
 
 /// "…, in each group keep the biggest and drop the rest", "find duplicates in Music, keep the
@@ -99,6 +101,10 @@ fn keep_said_at(text: &str) -> Option<usize> {
         "retain the ",
         "retain only the ",
         "retain one ",
+        "hang on to the ",
+        "hold on to the ",
+        "hang onto the ",
+        "hold onto the ",
     ]
     .iter()
     .filter_map(|k| {

@@ -233,6 +233,8 @@ fn verb_at_a_stop(
         && !lex.case_words.values().flatten().any(|w| w == word)
         && (n > 1
             || last.contains(' ') && words[at - 1].starts_with(char::is_lowercase)
+            // "Music/Ukulele group: replace …": a heading.
+            || raw.ends_with(':')
             || acted_before())
 }
 
