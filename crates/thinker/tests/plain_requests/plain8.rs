@@ -285,3 +285,49 @@ fn which_copy_stays_and_what_a_name_holds() {
         ),
     ]);
 }
+
+/// "swap Voice for Jiwoo chat in each name": the new text goes on up to "in each name".
+#[test]
+fn new_text_of_two_words() {
+    check(&[(
+        "our call recordings in Music/Korean exchange are all 'Voice 001.m4a', 'Voice 002.m4a' and so on; swap Voice for Jiwoo chat in each name",
+        &["manage-files/find", "batch-rename/rename"],
+        &[
+            (1, "find", json!("Voice")),
+            (1, "replace", json!("Jiwoo chat")),
+        ],
+    )]);
+}
+
+/// "whose last change predates January 2024": a date, never a typo ("creates") nor a folder.
+#[test]
+fn a_date_said_with_predates() {
+    check(&[(
+        "Documents/Wine club still holds tasting sheets from the 2022 and 2023 seasons; move every file whose last change predates January 2024 to Archive/Wine club",
+        &["search-files/find", "manage-files/move"],
+        &[
+            (0, "path", json!("Documents/Wine club")),
+            (0, "modified_before", json!("2024-01-01")),
+            (1, "target", json!("Archive/Wine club")),
+        ],
+    )]);
+}
+
+/// Safety: "list X, then delete the clips in it older than two weeks" deleted the whole folder
+/// ("it" was the folder looked at, and the filter was dropped); now the old clips in it.
+#[test]
+fn files_chosen_in_a_folder_looked_at_are_what_goes() {
+    check(&[(
+        "list Videos/Doorbell camera/Motion for me, then delete the clips in it older than two weeks",
+        &[
+            "manage-files/list",
+            "search-files/find",
+            "manage-files/delete",
+        ],
+        &[
+            (1, "path", json!("Videos/Doorbell camera/Motion")),
+            (1, "modified_before", json!("14days")),
+            (2, "path", json!("$step(2).nodes")),
+        ],
+    )]);
+}

@@ -214,7 +214,8 @@ fn read_dates(s: &mut Slots, text: &mut String) {
         let month = month_number(&c[3].to_lowercase()).unwrap_or(1);
         let date = format!("{}-{month:02}-{day:02}", &c[5]);
         match c[1].to_lowercase().as_str() {
-            "before" | "until" | "till" | "older than" | "earlier than" => {
+            "before" | "until" | "till" | "older than" | "earlier than" | "predates"
+            | "predate" | "predating" | "pre-dates" => {
                 s.modified_before = Some(date);
             }
             _ if denied_or_spared(text, c.get(0).expect("match").start()) => {

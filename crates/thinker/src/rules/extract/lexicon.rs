@@ -257,7 +257,7 @@ pub(super) static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
 /// "since 1 March 2025", "before May 3, 2024", "after the 5th of June 2023": a date in words.
 pub(super) static WORD_DATE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(before|after|since|until|till|from|older than|newer than|earlier than|later than)\s+(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d\d)\b",
+        r"(?i)\b(before|after|since|until|till|from|older than|newer than|earlier than|later than|predates|predate|predating|pre-dates)\s+(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d\d)\b",
     )
 });
 /// The month a (lower-case) month name or its abbreviation names.
@@ -279,7 +279,7 @@ pub(super) static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
 /// "from before 2020", "after 2021": changed before the year began, or after it ended.
 pub(super) static AROUND_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(before|until|till|prior to|earlier than|older than|after|later than|newer than)\s+((?:19|20)\d{2})\b",
+        r"(?i)\b(before|until|till|prior to|earlier than|older than|after|later than|newer than|predates|predate|predating|pre-dates)\s+((?:19|20)\d{2})\b",
     )
 });
 /// "since 2023": changed after the year began (before it, when denied: "nobody's touched since").

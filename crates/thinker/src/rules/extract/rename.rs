@@ -285,7 +285,32 @@ fn replacement(
     if NOT_NAME_TEXT.contains(&from.to_lowercase().as_str()) || from.contains('/') {
         return None;
     }
-    Some((character(&from), character(&to), c.get(0)?.range()))
+    let (to, range) = words_of_the_new_text(text, c.get(j), to, c.get(0)?.range());
+    Some((character(&from), character(&to), range))
+}
+
+/// "swap Voice for Jiwoo chat in each name": an unquoted new text goes on with one more word
+/// when "in each/every/all/the …" follows it.
+fn words_of_the_new_text(
+    text: &str,
+    new: Option<regex::Match>,
+    to: String,
+    range: Range<usize>,
+) -> (String, Range<usize>) {
+    let unquoted = new.is_some_and(|m| !m.as_str().starts_with(['"', '\'', '⟦', '‘', '“']));
+    let rest = &text[range.end..];
+    let words: Vec<&str> = rest.split_whitespace().take(3).collect();
+    match words[..] {
+        [word, "in", det, ..]
+            if unquoted
+                && word.chars().all(char::is_alphanumeric)
+                && ["each", "every", "all", "the"].contains(&det) =>
+        {
+            let end = range.end + rest.find(word).unwrap_or(0) + word.len();
+            (format!("{to} {word}"), range.start..end)
+        }
+        _ => (to, range),
+    }
 }
 
 /// Two consecutive example names ("beach_001.jpg, beach_002.jpg"), or one zero-padded one and

@@ -176,9 +176,15 @@ impl PlanBuilder<'_, '_> {
             .folder_just_looked_at()
             .filter(|_| slots.refers_back && d.folder_object.is_none() && says_it_alone(d))
         {
-            // "let me see its contents first, then pack it": "it" is the folder looked at.
-            d.params.insert(name.into(), json!([folder]));
-            Fill::Reference
+            if slots.has_filter() {
+                // "list X, then delete the clips in it older than two weeks": the files chosen
+                // in the folder looked at, never the folder whole.
+                self.select_into(d, name, Some(folder), None)?
+            } else {
+                // "let me see its contents first, then pack it": "it" is the folder looked at.
+                d.params.insert(name.into(), json!([folder]));
+                Fill::Reference
+            }
         } else if let Some(r) = self
             .last_selection(&d.pending)
             // "copy Camera/SD Card into it": a folder named is what goes, "it" where.
