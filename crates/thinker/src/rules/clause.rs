@@ -649,6 +649,8 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
             let noun = i > 0
                 && (NOUN_MARKERS.contains(&words[i - 1].as_str()) || words[i - 1].ends_with("est"))
                 || (1..=2).any(|k| i >= k && raw[i - k] == "no")
+                // "a muddle of shift rotas": a verb's plain form right after "of" names a thing.
+                || i > 0 && raw[i - 1] == "of" && !w.ends_with("ing")
                 // "no time to read it", "takes ages to copy": what there is no time for is
                 // not asked.
                 || i >= 3 && raw[i - 3] == "no" && words[i - 1] == "to"

@@ -331,3 +331,23 @@ fn files_chosen_in_a_folder_looked_at_are_what_goes() {
         ],
     )]);
 }
+
+/// "a muddle of shift rotas" says what is there ("shift" after "of" names, it moves nothing),
+/// and "File each by subject into Rotas, Donations and Emails" is a change of its own: the
+/// heading is not joined to it, so its list of categories still closes it.
+#[test]
+fn a_heading_of_nouns_and_a_placing_verb_after_it() {
+    check(&[(
+        "Documents/Food bank rota is a muddle of shift rotas, donation lists and emails. File each by subject into Rotas, Donations and Emails; finally archive the whole folder as Backup/food-bank.zip",
+        &[
+            "organize-by-content/classify",
+            "organize-by-content/sort",
+            "archive-files/create",
+        ],
+        &[
+            (0, "path", json!("Documents/Food bank rota")),
+            (0, "categories", json!("Rotas, Donations, Emails")),
+            (2, "target", json!("Backup/food-bank.zip")),
+        ],
+    )]);
+}

@@ -151,7 +151,13 @@ pub(super) fn say_what_to_clean_up(clauses: &mut Vec<Clause>, verbs: &Verbs) {
                 .to_lowercase(),
         )
     });
-    let changes = actions.iter().any(|w| lex.means(w, &lex.change_verbs));
+    // ("File each by subject into …": a verb of placing opening the part is a change too.)
+    let opens_placing = next
+        .text
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| lex.placing_verbs.contains(&w.to_lowercase()));
+    let changes = opens_placing || actions.iter().any(|w| lex.means(w, &lex.change_verbs));
     // "curious what's bundled in X.zip — keep it packed though": a part that only says what not
     // to do leaves the header as what to do.
     let only_denies = opens_with_a_negation(&next.text);
