@@ -5,6 +5,7 @@
 use super::lexicon::*;
 use super::{Grounding, Slots};
 
+mod around;
 mod words;
 pub(super) use words::read_words;
 
