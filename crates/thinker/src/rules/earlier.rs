@@ -98,7 +98,15 @@ impl PlanBuilder<'_, '_> {
             .params
             .keys()
             .all(|k| LOOKING_WHOLE.contains(&k.as_str()));
-        (emitted.return_type == "NodeList"
+        // "what kinds of file make X so heavy? … compress it": a look that reports on the folder
+        // (no list of its files) looked at it whole too.
+        let reported_on = || {
+            self.cx
+                .skills
+                .tool(&step.skill, &step.tool)
+                .is_some_and(|(_, t)| !t.mutates())
+        };
+        ((emitted.return_type == "NodeList" || reported_on())
             && whole
             && !path.starts_with('$')
             && !looks_like_file(path))

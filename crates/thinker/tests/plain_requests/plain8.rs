@@ -351,3 +351,19 @@ fn a_heading_of_nouns_and_a_placing_verb_after_it() {
         ],
     )]);
 }
+
+/// "what kinds of file make X so heavy? … compress it … and delete the originals": an analysis
+/// ("heavy" is its keyword), then "it" is the folder analysed, never the largest files the
+/// analysis lists (those alone would have been packed and deleted).
+#[test]
+fn compressing_what_was_analysed_takes_the_folder() {
+    check(&[(
+        "what kinds of file make Backup/Old camera card so heavy? once you've reported, compress it as Backup/old-camera-card.tar.zst and delete the originals",
+        &["analyze-directory/analyze", "archive-files/create"],
+        &[
+            (0, "path", json!("Backup/Old camera card")),
+            (1, "source", json!(["Backup/Old camera card"])),
+            (1, "delete_originals", json!(true)),
+        ],
+    )]);
+}
