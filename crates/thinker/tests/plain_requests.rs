@@ -882,3 +882,6 @@ mod plain6;
 mod plain7;
 #[path = "plain_requests/plain8.rs"]
 mod plain8;
+
+#[path = "plain_requests/plain9.rs"]
+mod plain9;

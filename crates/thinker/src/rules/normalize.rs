@@ -121,8 +121,13 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
 pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
     let mut quoted = false;
     let mut after_a_path = false;
+    let inside_a_name = inside_a_file_name(text);
     text.split(' ')
-        .map(|raw| {
+        .enumerate()
+        .map(|(i, raw)| {
+            if inside_a_name[i] {
+                return raw.to_owned();
+            }
             // "Downloads/Wedding stuff": a word for anything at all after a path may be the
             // end of its name, and says no kind of file to read.
             let follows_a_path = std::mem::replace(
@@ -151,6 +156,32 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// For each word of `text` (split at spaces), whether it lies between a path and the file name
+/// that ends it, with no stop between ("Downloads/old Airbnb payout 2022.csv"): a word of a
+/// name, never a typo to fix.
+fn inside_a_file_name(text: &str) -> Vec<bool> {
+    const STOPS: [char; 6] = [',', ';', ':', '.', '!', '?'];
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut inside = vec![false; words.len()];
+    for (start, w) in words.iter().enumerate() {
+        if !w.contains('/') || w.ends_with(STOPS) {
+            continue;
+        }
+        let run = words[start + 1..].iter().take(5).position(|w| {
+            super::looks_like_file(w.trim_end_matches(STOPS))
+                || w.ends_with(STOPS)
+                || w.contains('/')
+        });
+        if let Some(end) = run.filter(|&end| {
+            let last = words[start + 1 + end];
+            !last.contains('/') && super::looks_like_file(last.trim_end_matches(STOPS))
+        }) {
+            inside[start + 1..start + 1 + end].fill(true);
+        }
+    }
+    inside
 }
 
 /// The vocabulary word `word` is most likely a misspelling of, if any: distance 1 for words of

@@ -207,8 +207,27 @@ impl PlanBuilder<'_, '_> {
                 })
             {
                 p.clone_from(full);
+            } else if let Some(full) = self.path_with_the_word(p) {
+                p.clone_from(&full);
             }
         }
+    }
+
+    /// "Keep a copy of Projects/Vespa restoration in Backup/Vespa and then remove the project
+    /// folder": a bare word in lower case that names no folder here but is a word of one path
+    /// said before (a plural's "s" aside) is that path.
+    fn path_with_the_word(&self, word: &str) -> Option<String> {
+        let singular = |w: &str| w.trim_end_matches('s').to_lowercase();
+        let plain = word.len() > 2 && word.chars().all(|c| c.is_lowercase());
+        if !plain || self.grounding.entry(word).is_some() {
+            return None;
+        }
+        let mut having: Vec<String> = self
+            .paths_said()
+            .into_iter()
+            .filter(|p| p.split(['/', ' ']).any(|w| singular(w) == singular(word)))
+            .collect();
+        (having.len() == 1).then(|| having.remove(0))
     }
 }
 

@@ -151,6 +151,8 @@ pub(super) const FOLDER_NOUNS: &[&str] = &["folder", "folders", "directory", "di
 pub(in crate::rules) fn is_folder_noun(word: &str) -> bool {
     let w = word.to_lowercase();
     let w = w.trim_end_matches([',', '.', ';', ':', '!', '?']);
+    // "that trip folder's space": the folder's own.
+    let w = w.strip_suffix("'s").or(w.strip_suffix("’s")).unwrap_or(w);
     FOLDER_NOUNS.contains(&w)
         || w.len() >= 5 && super::super::normalize::osa_distance(w, "folder") == 1
         || w.len() >= 8 && super::super::normalize::osa_distance(w, "directory") == 1

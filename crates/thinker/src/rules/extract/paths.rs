@@ -276,6 +276,12 @@ const NEVER_IN_A_NAME: &[&str] = &[
     "now",
     "too",
     "again",
+    // "Documents/Jam stall last changed …": adverbs said of the folder.
+    "last",
+    "still",
+    "already",
+    "also",
+    "about",
     "instead",
     "later",
     "today",
@@ -478,7 +484,36 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
             && (capital && raw.ends_with(['.', '!', '?']) || after.is_none())
     };
     let after = words.get(at + 1).copied();
-    goes_on(raw) && (clear_end(raw, after) || sentence_end(raw, after))
+    // "Videos/Botched takes can be deleted": a verb's form in -s before a modal or "are" is a
+    // plural that names (a verb said of the folder has its object after it).
+    let plural_subject = loose
+        && !raw.ends_with([',', ';', ':', '.', '!', '?'])
+        && raw.ends_with('s')
+        && raw.len() > 3
+        && raw.chars().all(char::is_lowercase)
+        && !DETERMINERS.contains(raw)
+        && after.is_some_and(|w| {
+            matches!(
+                w.to_lowercase().as_str(),
+                "are" | "were" | "can" | "could" | "should" | "must" | "will" | "need"
+            )
+        });
+    // "Documents/Airbnb guest room/Messages": words in lower case up to the slash of a part.
+    let slash_follows = after.is_some_and(|next| {
+        next.split_once('/').is_some_and(|(part, rest)| {
+            let rest = rest.trim_end_matches([',', ';', ':', '.', '!', '?']);
+            // ("Pictures/Trip photos/videos" is one or the other.)
+            let lower_part =
+                tail_word(rest) && !places::describes_files(part) && !places::describes_files(rest);
+            tail_word(part)
+                && (rest.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
+                    || crate::rules::looks_like_file(rest)
+                    || lower_part)
+        })
+    });
+    plural_subject
+        || loose && !raw.ends_with([',', ';', ':', '.', '!', '?']) && goes_on(raw) && slash_follows
+        || goes_on(raw) && (clear_end(raw, after) || sentence_end(raw, after))
         // Two words: "Old printer drivers,", "Tax papers 2023 into".
         || !last.contains(' ')
             && !raw.ends_with([',', ';', ':', '.', '!', '?'])
@@ -580,7 +615,16 @@ fn after_a_name(word: &str) -> bool {
     let l = word
         .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
         .to_lowercase();
-    AFTER.contains(&l.as_str()) || l.len() > 4 && l.ends_with("ed")
+    // Adverbs said of the folder ("Documents/Jam stall last changed …", "… Backup/House docs
+    // too") and where it is ("Projects/Vespa restoration in Backup/Vespa") never go on a name.
+    const ADVERBS: &[&str] = &[
+        "last", "still", "about", "also", "already", "now", "again", "too",
+    ];
+    AFTER.contains(&l.as_str())
+        || ADVERBS.contains(&l.as_str())
+        // (Not "Documents/Tennis club dates from …": a verb comes from somewhere.)
+        || !matches!(l.as_str(), "of" | "from") && places::LOCATION_PREPS.contains(&l.as_str())
+        || l.len() > 4 && l.ends_with("ed")
 }
 
 /// Whether the last part of `path` is a name of words ("Job", "garden", "Phone backup"), not a

@@ -32,7 +32,7 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
             let n = n
                 .trim_end_matches([',', ';', ':', '.', '!', '?'])
                 .to_lowercase();
-            n.ends_with('s') && is_folder_noun(&n)
+            !n.ends_with("'s") && !n.ends_with("’s") && n.ends_with('s') && is_folder_noun(&n)
         }) && w.starts_with(char::is_lowercase)
             && !w.contains('/')
             && g.entry(w).is_none()
@@ -398,11 +398,34 @@ fn push_place(s: &mut Slots, to_target: bool, place: String) {
 
 /// A word written as a name: a capital and then lower case ("Notes", not "I", "PDFs" or "MB").
 fn names_with_a_capital(raw: &str) -> bool {
+    // "every Tuesday the coach forwards …": a day or a month is when, not where.
+    const CALENDAR: &[&str] = &[
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
     let w = raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+    let l = w.to_lowercase();
     w.len() > 2
         && w.starts_with(char::is_uppercase)
         && w.chars().skip(1).all(char::is_lowercase)
-        && !LOCATION_PREPS.contains(&w.to_lowercase().as_str())
+        && !LOCATION_PREPS.contains(&l.as_str())
+        && !CALENDAR.contains(&l.as_str())
 }
 
 /// An everyday folder's name, in English or another language the lexicon reads ("Musik").

@@ -38,18 +38,19 @@ static THE_TAG_CLOSING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:the|a|an)\s+(?:tags?|labels?|lables?)\s+(.+?)[.!?]*$").unwrap()
 });
 /// "… needs a 'Renewal due' tag", "give it the Urgent label": a quoted name, or one written
-/// with a capital, before the word "tag" closing the clause.
+/// with a capital, before the word "tag" closing the clause (or a reason after it: "… label so
+/// the cleaner knows").
 static A_NAMED_TAG_CLOSING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?i:an?|the)\s+(⟦\d+⟧|[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)?)\s+(?i:tag|label)[.!?]*$",
+        r"\b(?i:an?|the)\s+(⟦\d+⟧|[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)?)\s+(?i:tag|label)(?:,?\s+(?i:so|because|since)\s.*)?[.!?]*$",
     )
     .unwrap()
 });
-/// "tag that file Onboarding", "label them Paid": a name written with a capital closing the
-/// clause after what gets it ("… Baptisms 1880s afterwards" too).
+/// "tag that file Onboarding", "label them Paid", "tag it 'Briefed'": a name written with a
+/// capital (or quoted) closing the clause after what gets it ("… Baptisms 1880s afterwards" too).
 static TAG_IT_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?i:tag|label|lable|mark)\s+(?:(?i:all|each|both|every one|any)\s+(?i:of)\s+(?i:them|those|these|it)|(?i:that|this|the|it|them|each|every|all|both)(?:\s+(?i:file|files|one|ones|pdf|pdfs|document|documents|folder))?|⟦\d+⟧)\s+([A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2})(?:,?\s+(?i:afterwards|afterward|after that|too|as well|then|later|please))?[.!?]*$",
+        r"\b(?i:tag|label|lable|mark)\s+(?:(?i:all|each|both|every one|any)\s+(?i:of)\s+(?i:them|those|these|it)|(?i:that|this|the|it|them|each|every|all|both)(?:\s+(?i:file|files|one|ones|pdf|pdfs|document|documents|folder))?|⟦\d+⟧)\s+(⟦\d+⟧|[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2})(?:,?\s+(?i:afterwards|afterward|after that|too|as well|then|later|please))?[.!?]*$",
     )
     .unwrap()
 });

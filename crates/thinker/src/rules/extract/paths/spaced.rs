@@ -353,6 +353,8 @@ fn goes_on_past_a_slash(path: &str, word: &str) -> bool {
             || capital(part)
             && part.chars().all(char::is_alphanumeric)
             && part.chars().any(char::is_lowercase)
+            // "Documents/Hockey U12/Paperwork".
+            || acronym(part) && part.chars().any(|c| c.is_ascii_digit())
             // "Documents/Taxes 2024/irs-letter.pdf".
             || year(part)
             || small_number(part)
@@ -390,6 +392,9 @@ fn plain_word(w: &str) -> bool {
 /// that links or acts, after a last part with no capital.
 fn lower_case_file_follows(path: &str, words: &[&str], i: usize) -> bool {
     let lex = lexicon();
+    let verb_before = words[..i]
+        .iter()
+        .any(|w| lex.action_verbs.contains(&w.to_lowercase()));
     !named(last_part(path))
         && !ends(words[i])
         && file_name_ahead(&words[i + 1..], 5, |w| {
@@ -402,7 +407,9 @@ fn lower_case_file_follows(path: &str, words: &[&str], i: usize) -> bool {
                 && !places::TARGET_PREPS.contains(&l.as_str())
                 // "Desktop/old listing photos.zip": a word in -ing inside a file's name is
                 // no order.
-                && (!lex.action_verbs.contains(&l) || l.ends_with("ing"))
+                // Nor "read Paragliding/incident report Annecy.pdf": once the order's verb
+                // came before the path, a verb's spelling inside the name is a noun.
+                && (!lex.action_verbs.contains(&l) || l.ends_with("ing") || verb_before)
                 // "Documents/Inbox are all named like scan_0043.pdf": a verb said of the
                 // folder ends it.
                 && !lex.statement_verbs.contains(&l)

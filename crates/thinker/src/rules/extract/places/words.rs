@@ -428,11 +428,16 @@ impl WordPass<'_> {
         // only a name is a place (a path, a folder that exists, a capital).
         // "a couple of QSOs", "a bunch of PDFs": after an amount, "of" says what there is, even
         // written with capitals.
+        // "full of PPL exam PDFs": what a folder is filled with.
         let amount_of = w == "of"
             && i >= 1
-            && lexicon()
+            && (lexicon()
                 .quantity_words
-                .contains(&words[i - 1].to_lowercase());
+                .contains(&words[i - 1].to_lowercase())
+                || lexicon()
+                    .filled_with
+                    .iter()
+                    .any(|p| p.strip_suffix(" of") == Some(&words[i - 1].to_lowercase())));
         // "two thousand photos of Noah": after a word for pictures, "of" says who or what they
         // show.
         let shown_of =
@@ -568,6 +573,14 @@ impl WordPass<'_> {
             && let Some((_, _, exts)) = KIND_WORDS
                 .iter()
                 .find(|(word, noun, _)| word == w && (!noun || FILE_NOUNS.contains(&next.as_str())))
+            // "the raw clips": a kind before a word for another category's files says how
+            // they are, not which files ("excel spreadsheets" are of one category).
+            && !CATEGORY_WORDS.iter().any(|(word, cat)| {
+                *word == next.as_str()
+                    && exts
+                        .first()
+                        .is_some_and(|e| !category_extensions(cat).iter().any(|x| x == e))
+            })
         {
             for e in *exts {
                 if !s.extensions.iter().any(|x| x == e) {
@@ -735,7 +748,11 @@ impl WordPass<'_> {
             || (i > 0 || raw.starts_with(char::is_uppercase))
                 && words
                     .get(i + 1)
-                    .is_some_and(|n| is_folder_noun(n) && !n.ends_with('s'))
+                    .is_some_and(|n| {
+                        // "that trip folder's space": the folder's own.
+                        let n = n.strip_suffix("'s").or(n.strip_suffix("’s")).unwrap_or(n);
+                        is_folder_noun(n) && !n.ends_with('s')
+                    })
                 && w.chars()
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
                 && !NOT_A_PLACE.contains(&w.as_str())

@@ -1,0 +1,143 @@
+//! Regressions found reading plain9 (issue 19): where names of two or three words end (an
+//! adverb, a place, a modal, a slash further on), and more.
+
+use serde_json::json;
+
+use super::check;
+
+/// A lower-case noun after a name written with a capital goes on it up to an adverb ("last",
+/// "about", "still"), a place ("in Backup/…"), a modal after a plural ("takes can"), or a slash
+/// further on ("guest room/Messages"); "U12/Paperwork" and "incident report Annecy.pdf" too.
+#[test]
+fn names_of_words_end_at_an_adverb_a_place_or_a_modal() {
+    check(&[
+        (
+            "I saved the jar label artwork to Downloads/Jam stall about ten times over. Strip out the repeats",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", json!("Downloads/Jam stall"))],
+        ),
+        (
+            "Keep a copy of Projects/Vespa restoration in Backup/Vespa",
+            &["manage-files/copy"],
+            &[
+                (0, "source", json!(["Projects/Vespa restoration"])),
+                (0, "target", json!("Backup/Vespa")),
+            ],
+        ),
+        (
+            "Videos/Magic practice/Botched takes can be deleted, I dropped the cards in every single one",
+            &["manage-files/delete"],
+            &[(0, "path", json!(["Videos/Magic practice/Botched takes"]))],
+        ),
+        (
+            "I don't have time to read Documents/Paragliding/incident report Annecy.pdf; what's the short version?",
+            &["parse-content/summarize"],
+            &[(
+                0,
+                "path",
+                json!("Documents/Paragliding/incident report Annecy.pdf"),
+            )],
+        ),
+        (
+            "Documents/Airbnb guest room/Messages is a pile of guest emails; sort them by what they're about into Check-in, Complaints and Reviews",
+            &["organize-by-content/classify", "organize-by-content/sort"],
+            &[(0, "path", json!("Documents/Airbnb guest room/Messages"))],
+        ),
+        (
+            "the newest house rules, Documents/Airbnb guest room/house rules v2.pdf, need a 'Current' label so the cleaner knows",
+            &["manage-files/tag"],
+            &[(
+                0,
+                "source",
+                json!(["Documents/Airbnb guest room/house rules v2.pdf"]),
+            )],
+        ),
+        (
+            "classify Documents/Hockey U12/Paperwork by subject into Medical, Consent and Fees",
+            &["organize-by-content/classify", "organize-by-content/sort"],
+            &[(0, "path", json!("Documents/Hockey U12/Paperwork"))],
+        ),
+        // A verb said of the folder still ends it.
+        (
+            "I suspect most of Documents/Tennis club dates from the old committee. Roughly how old is what's in there, year against year?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", json!("Documents/Tennis club"))],
+        ),
+    ]);
+}
+
+/// What is not a folder or a change: a word inside a file's name is never "fixed" ("payout" is
+/// no "layout"), a weekday is when, "full of PPL exam PDFs" says what fills it, "the raw clips"
+/// are videos, not camera RAW files.
+#[test]
+fn names_days_and_kinds_read_as_written() {
+    check(&[
+        (
+            "the accountant has Downloads/old Airbnb payout 2022.csv already, so it can go to the trash",
+            &["manage-files/delete"],
+            &[(0, "path", json!(["Downloads/old Airbnb payout 2022.csv"]))],
+        ),
+        (
+            "every Tuesday the coach forwards the identical drill diagrams again, so Documents/Hockey U12/Drills is bloated with repeats. Thin it to a single copy per drill",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", json!("Documents/Hockey U12/Drills"))],
+        ),
+        (
+            "Downloads/Ground school is full of PPL exam PDFs, airfield charts and briefing videos. Before anything moves, tell me how many would go into each kind-of-file folder",
+            &["organize-by-type/preview_categories"],
+            &[(0, "path", json!("Downloads/Ground school"))],
+        ),
+    ]);
+    // "the raw clips" are videos, not camera RAW files.
+    check(&[(
+        "delete the raw clips in Videos/Magic practice/2024",
+        &["manage-files/find", "manage-files/delete"],
+        &[(
+            0,
+            "extension",
+            json!("mp4,mkv,mov,avi,wmv,webm,m4v,mpg,mpeg,flv,3gp,srt,vtt,ass"),
+        )],
+    )]);
+}
+
+/// What a later part points at: a quoted tag after "tag it", a label with a reason after it,
+/// "the project folder" (a word of the path said before), "that trip folder's space".
+#[test]
+fn later_parts_point_at_what_was_said() {
+    check(&[
+        (
+            "summarise Documents/Fencing/rule changes 2026.pdf, then tag it 'Briefed'",
+            &["parse-content/summarize", "manage-files/tag"],
+            &[
+                (
+                    1,
+                    "source",
+                    json!(["Documents/Fencing/rule changes 2026.pdf"]),
+                ),
+                (1, "add", json!("Briefed")),
+            ],
+        ),
+        (
+            "the newest house rules, Documents/Airbnb guest room/house rules v2.pdf, need a 'Current' label so the cleaner knows",
+            &["manage-files/tag"],
+            &[(0, "add", json!("Current"))],
+        ),
+        (
+            "the Vespa went to a new owner on Saturday. Keep a copy of Projects/Vespa restoration in Backup/Vespa and after that remove the project folder from the laptop",
+            &["manage-files/copy", "manage-files/delete"],
+            &[(1, "path", json!(["Projects/Vespa restoration"]))],
+        ),
+        (
+            "both phones backed up the fjord pictures, so Pictures/Norway road trip 2025 has exact repeats. Shunt the extra copies to Pictures/Norway spares rather than binning them, then report how that trip folder's space breaks down",
+            &[
+                "remove-duplicates/scan",
+                "remove-duplicates/remove",
+                "analyze-directory/analyze",
+            ],
+            &[
+                (1, "target", json!("Pictures/Norway spares")),
+                (2, "path", json!("Pictures/Norway road trip 2025")),
+            ],
+        ),
+    ]);
+}
