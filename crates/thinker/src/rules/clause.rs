@@ -651,6 +651,15 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                 || (1..=2).any(|k| i >= k && raw[i - k] == "no")
                 // "a muddle of shift rotas": a verb's plain form right after "of" names a thing.
                 || i > 0 && raw[i - 1] == "of" && !w.ends_with("ing")
+                // "twice under new names": right after a preposition (or one and a word saying
+                // which) a verb's spelling names or says which thing.
+                || (1..=2).any(|k| {
+                    i >= k
+                        && ["under", "with", "without", "into", "from", "for", "by"]
+                            .contains(&raw[i - k].as_str())
+                        && (k == 1 || ["new", "old", "other", "different", "same"]
+                            .contains(&words[i - 1].as_str()))
+                })
                 // "no time to read it", "takes ages to copy": what there is no time for is
                 // not asked.
                 || i >= 3 && raw[i - 3] == "no" && words[i - 1] == "to"
@@ -694,10 +703,18 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                 matches!(before.as_slice(), [subject, rel]
                     if matches!(*subject, "i" | "we") && matches!(*rel, "that" | "which"))
             };
+            // "I scanned a few coins twice": what the person did tells, it asks for nothing.
+            let narrated = w.ends_with("ed")
+                && words[..i]
+                    .iter()
+                    .rev()
+                    .find(|b| !b.ends_with("ly") && !matches!(b.as_str(), "already" | "just"))
+                    .is_some_and(|b| matches!(b.as_str(), "i" | "we"));
             // "Desktop/old listing photos.zip": a word of a file's name acts on nothing.
             verbs.is_action(w)
                 && !noun
                 && !relative
+                && !narrated
                 && !in_a_name[i]
                 && words.get(i + 1).is_none_or(|n| n != "format")
                 // "the folder needs copying onto USB": what a thing needs done is asked.
@@ -706,7 +723,7 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                     && gerund_of_an_action(w, verbs)
                 // "X.zip should be extracted to Pictures/Van build": a change said in the
                 // passive after a word that wants it.
-                || !in_a_name[i] && super::score::asked_done_at(&words, i)
+                || !in_a_name[i] && !narrated && super::score::asked_done_at(&words, i)
         })
 }
 

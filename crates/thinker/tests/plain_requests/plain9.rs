@@ -141,3 +141,55 @@ fn later_parts_point_at_what_was_said() {
         ),
     ]);
 }
+
+/// Duplicates said plainly: "the copy I made first" and "the OG" are the oldest, "lookalikes"
+/// are similar photos, "any folder under it" is every level; "I scanned … under new names" tells
+/// what happened, it asks for no scan and no new folder.
+#[test]
+fn duplicates_said_plainly() {
+    check(&[
+        (
+            "Pictures/Coins holds obverse and reverse scans, and I scanned a few coins twice under new names. Remove the identical ones and keep the copy I made first",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(1, "keep", json!("oldest"))],
+        ),
+        (
+            "Pictures/Cube comps is full of dupes, everyone airdropped me the same pics lol; nuke the extras but keep the OG of each",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(1, "keep", json!("oldest"))],
+        ),
+        (
+            "walking the Camino I kept snapping the same cathedral façade again and again. In Pictures/Camino 2025/Cathedrals, out of every bunch of lookalikes only the largest image survives",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "similar", json!(true)), (1, "keep", json!("largest"))],
+        ),
+        (
+            "the hockey treasurer asked whether Documents/Hockey U12 or any folder under it has files saved more than once. A CSV report will do, no deleting",
+            &["remove-duplicates/scan"],
+            &[(0, "recursive", json!(true)), (0, "format", json!("csv"))],
+        ),
+    ]);
+}
+
+/// Sizes and names said plainly: "past 8 GB" is over it; "give them .csv endings" changes the
+/// extension; "tack _v2 onto every filename" appends.
+#[test]
+fn sizes_and_new_names_said_plainly() {
+    check(&[
+        (
+            "Twitch check: is any single recording in Videos/Stream VODs past 8 GB?",
+            &["search-files/find"],
+            &[(0, "min_size", json!("8GB"))],
+        ),
+        (
+            "the logger saves files as .dat but they're really CSVs; in Data/Weather station/Raw give them .csv endings, same names",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("{name}.csv"))],
+        ),
+        (
+            "the foam armor templates in Projects/Cosplay/Armor templates were all revised; tack _v2 onto every filename, extension kept",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(1, "pattern", json!("{name}_v2.{ext}"))],
+        ),
+    ]);
+}

@@ -205,7 +205,7 @@ pub(super) static SIZE_IN_WORDS: LazyLock<Regex> = LazyLock::new(|| {
 });
 pub(super) static SIZE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(larger|bigger|greater|more|over|above|at least|exceeding|heavier|smaller|less|under|below|at most|lighter|up to|>=?|<=?)\s*(?:than\s*)?(\d+(?:[.,]\d+)?)\s*(kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|bytes?|b)\b",
+        r"(?i)\b(larger|bigger|greater|more|over|above|past|beyond|at least|exceeding|heavier|smaller|less|under|below|at most|lighter|up to|>=?|<=?)\s*(?:than\s*)?(\d+(?:[.,]\d+)?)\s*(kib|mib|gib|tib|kb|mb|gb|tb|k|m|g|bytes?|b)\b",
     )
 });
 /// "2 KB of it is enough", "just 500 bytes of it": the same, said after the file.
@@ -291,7 +291,7 @@ pub(super) static YEAR: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)\b(?:from|in|during|of)\s+((?:19|20)\d{2})\b"));
 pub(super) static KEEP: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(newest|latest|most recent|newer|youngest|oldest|original|originals|earliest|older|came first|shortest(?: path)?|first|biggest|bigger|largest|larger|highest[- ]resolution)\b",
+        r"(?i)\b(newest|latest|most recent|newer|youngest|oldest|original|originals|earliest|older|came first|(?:made|saved|created|took|shot|scanned|downloaded|got) first|og|shortest(?: path)?|first|biggest|bigger|largest|larger|highest[- ]resolution)\b",
     )
 });
 pub(super) static EXCLUDE: LazyLock<Regex> = LazyLock::new(|| {

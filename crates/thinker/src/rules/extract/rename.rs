@@ -73,10 +73,10 @@ static AFFIX_WITH: LazyLock<Regex> =
 static AFFIX_NAMED: LazyLock<Regex> = LazyLock::new(|| {
     re(r#"(?i)\b(?:the|an?)\s+(prefix|suffix)\s+(?:of\s+)?("[^"]*"|'[^']*'|⟦\d+⟧|\S+)"#)
 });
-/// "add _final to the end of", "put inv- in front of", "append -old", "stick a final_ prefix on".
+/// "add _final to the end of", "put inv- in front of", "append -old", "stick a final_ prefix on", "tack _v2 onto".
 static AFFIX_ADD: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)\b(?:add|put|stick|slap|prepend|append|attach|gets?|give)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at|on|onto)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
+        r#"(?i)\b(?:add|put|stick|tack|slap|prepend|append|attach|gets?|give)\s+(?:an?\s+|the\s+)?("[^"]*"|'[^']*'|\S+)\s*(?:(?:to|at|on|onto)\s+the\s+(start|beginning|front|end)|(in front of|before|after|behind)|(prefix|suffix)\b)?"#,
     )
 });
 /// "_clean tacked onto the end of each name", "inv- added in front": the text, then how it is
@@ -499,7 +499,7 @@ fn affix(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String,
     let about_names = !place.is_empty()
         || verb == "prepend"
         || verb == "append"
-        || verb == "add" && lookup(raw).is_none();
+        || matches!(verb.as_str(), "add" | "tack") && lookup(raw).is_none();
     if !about_names {
         return None;
     }

@@ -317,8 +317,9 @@ impl WordPass<'_> {
         }
     }
 
-    /// "make them .md files", "turn those .jpeg": a new extension said after a verb that makes
-    /// and what it is done to is a name pattern, as "to .jpg" is. The index after it.
+    /// "make them .md files", "turn those .jpeg", "give them .csv endings": a new extension
+    /// said after a verb that makes and what it is done to is a name pattern, as "to .jpg" is.
+    /// The index after it.
     fn new_extension_made(&mut self, s: &mut Slots, i: usize, w: &str) -> Option<usize> {
         let words = self.words;
         let pointing = words.get(i + 1)?.to_lowercase();
@@ -327,7 +328,15 @@ impl WordPass<'_> {
             .strip_prefix('.')?
             .trim_end_matches([',', ';', '.'])
             .to_lowercase();
-        let makes = matches!(w, "make" | "turn" | "convert" | "change");
+        // "give them .csv endings": an ending given is the new extension too.
+        let ending_given = w == "give"
+            && words.get(i + 3).is_some_and(|n| {
+                matches!(
+                    n.trim_end_matches([',', ';', '.']).to_lowercase().as_str(),
+                    "ending" | "endings" | "extension" | "extensions" | "suffix" | "suffixes"
+                )
+            });
+        let makes = matches!(w, "make" | "turn" | "convert" | "change") || ending_given;
         let back_reference = matches!(
             pointing.as_str(),
             "them" | "it" | "those" | "these" | "all" | "everything" | "each"
