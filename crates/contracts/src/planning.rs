@@ -178,6 +178,11 @@ pub struct ToolPlanning {
     /// previews `organize`): "…, then actually do it" after it runs that tool on the same place.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previews: Option<String>,
+    /// The tool leaves its `source` where it is (a copy): a later step that names no place acts
+    /// on that source, not on what the tool made at its `target` ("copy X to Backup/X, and only
+    /// then sort it by day" sorts X).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keeps_source: bool,
 }
 
 impl ToolPlanning {

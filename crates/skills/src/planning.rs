@@ -1,5 +1,5 @@
 //! Checking a tool's planning keys (`triggers`, `keywords`, `defaults`, `when_said`,
-//! `when_denied`, `acts_on`, `reads`, `makes`, `selects`, `fill`, `previews`, …) against what the tool takes, into a
+//! `when_denied`, `acts_on`, `reads`, `makes`, `selects`, `fill`, `previews`, `keeps_source`, …) against what the tool takes, into a
 //! `ToolPlanning`. Pure; every problem is reported with the line of its key.
 
 use std::collections::BTreeMap;
@@ -30,6 +30,7 @@ pub const PLANNING_KEYS: &[&str] = &[
     "ensures",
     "takes_rest",
     "previews",
+    "keeps_source",
 ];
 
 struct Check<'a> {
@@ -383,6 +384,21 @@ pub fn planning(
                 _ => check.error(
                     line,
                     format!("`previews` must name a tool of this skill, found {value}"),
+                ),
+            },
+            "keeps_source" => match value.as_bool() {
+                Some(keeps) if !keeps || check.takes("source") && check.spec.mutates => {
+                    out.keeps_source = keeps;
+                }
+                Some(_) => check.error(
+                    line,
+                    "`keeps_source` is for a tool that changes files and takes a `source`; this \
+                     one does not"
+                        .to_owned(),
+                ),
+                None => check.error(
+                    line,
+                    format!("`keeps_source` must be true or false, found {value}"),
                 ),
             },
             "ensures" => {

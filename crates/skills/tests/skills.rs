@@ -558,3 +558,15 @@ fn makes_names_known_kinds_of_file_made_at_a_target() {
         "#]],
     );
 }
+
+#[test]
+fn keeps_source_is_said_by_a_tool_that_changes_files_from_a_source() {
+    check(
+        "---\nname: bad-keeps\ndescription: A skill that keeps sources it does not have.\n---\n\n### look -- Look at a folder\nprimitive: graph | method: analyze_directory | mutates: false | required: [path]\nkeeps_source: true\n\n### make -- Make a folder\nprimitive: graph | method: create_node | mutates: true | required: [path, name, type]\nkeeps_source: true\n\n### copy -- Copy files\nprimitive: graph | method: copy_node | mutates: true | required: [source, target]\nkeeps_source: yes please\n",
+        expect![[r#"
+            skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `look`: `keeps_source` is for a tool that changes files and takes a `source`; this one does not
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `make`: `keeps_source` is for a tool that changes files and takes a `source`; this one does not
+            skills/broken/SKILL.md:16: error[BAD_PLANNING_KEY]: tool `copy`: `keeps_source` must be true or false, found "yes please"
+        "#]],
+    );
+}

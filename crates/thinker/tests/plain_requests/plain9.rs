@@ -193,3 +193,31 @@ fn sizes_and_new_names_said_plainly() {
         ),
     ]);
 }
+
+/// After a copy (`keeps_source`), a part naming no place acts on the originals, not on the copy;
+/// "and only then" sequences; "duplicate it into" and "a duplicate on" are copies.
+#[test]
+fn after_a_copy_the_originals_are_what_is_acted_on() {
+    check(&[
+        (
+            "Pictures/Camino 2025 is thirty-three days of walking. Safety first: duplicate it into Backup/Camino, and only then give every walking day its own folder",
+            &["manage-files/copy", "organize-by-type/by_date"],
+            &[
+                (0, "source", json!(["Pictures/Camino 2025"])),
+                (0, "target", json!("Backup/Camino")),
+                (1, "path", json!("Pictures/Camino 2025")),
+            ],
+        ),
+        // "the copy" is the copy.
+        (
+            "copy Pictures/Grandpa 80th to Backup, then make a zip of the copy called Backup/grandpa-80th.zip",
+            &["manage-files/copy", "archive-files/create"],
+            &[(1, "source", json!("$step(1).moved.to"))],
+        ),
+        (
+            "Maria cleans between guests and wants her own cleaning checklist.pdf from Documents/Airbnb guest room; a duplicate on USB/Cleaner is perfect",
+            &["manage-files/copy"],
+            &[(0, "target", json!("USB/Cleaner"))],
+        ),
+    ]);
+}

@@ -15,6 +15,9 @@ pub fn split(request: &str) -> Vec<Clause> {
 
 /// Sequencing words: what follows one is a step of its own.
 const SEQUENCERS: &[&str] = &[
+    // "duplicate it into Backup/Camino, and only then give every day its own folder".
+    ", and only then ",
+    " and only then ",
     ", and then ",
     " and then ",
     ", then ",

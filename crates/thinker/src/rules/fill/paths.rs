@@ -124,8 +124,24 @@ impl PlanBuilder<'_, '_> {
 
     /// The folder a clause naming none acts on: where the step before put things, if it put
     /// them in a folder ("extract x.tar.gz into Documents/Invoices, then split the invoices
-    /// into …"); else the request's place.
+    /// into …"), unless it left its source where it was (`keeps_source`: "copy X to Backup, and
+    /// only then sort it by day" sorts X); else the request's place.
     pub(super) fn inherited_place(&self) -> Option<String> {
+        let kept = self.steps.last().filter(|s| {
+            self.cx
+                .skills
+                .tool(&s.skill, &s.tool)
+                .is_some_and(|(_, t)| t.planning.keeps_source)
+        });
+        if let Some(source) = kept.and_then(|s| match s.params.get("source")? {
+            Value::String(p) => Some(p.clone()),
+            Value::Array(a) if a.len() == 1 => a[0].as_str().map(str::to_owned),
+            _ => None,
+        }) && !source.starts_with('$')
+            && !looks_like_file(&source)
+        {
+            return Some(source);
+        }
         let put_there = self
             .last_target
             .clone()
