@@ -674,6 +674,22 @@ fn has_action(text: &str, verbs: &Verbs) -> bool {
                 || i >= 2
                     && (NOUN_MARKERS.contains(&words[i - 2].as_str()) || words[i - 2] == "one")
                     && SIZE_WORDS.contains(&words[i - 1].as_str())
+                // "the regional entry list just came out": a verb's spelling after a
+                // determiner and words that say which, with nothing after it to act on.
+                || (2..=3).any(|k| {
+                    i >= k
+                        && NOUN_MARKERS.contains(&words[i - k].as_str())
+                        && words[i - k + 1..i].iter().zip(&written[i - k + 1..i]).all(|(b, w)| {
+                            b.len() > 2
+                                && w.chars().all(char::is_lowercase)
+                                && !verbs.is_action(b)
+                                && !super::lexicon::lexicon().statement_verbs.contains(b.as_str())
+                        })
+                        && !written[i].ends_with([',', ';', ':'])
+                        && words.get(i + 1).is_some_and(|n| {
+                            matches!(n.as_str(), "just" | "came" | "arrived" | "went" | "is" | "was")
+                        })
+                })
                 // "Downloads/Montreal move is a heap of …": a verb between a folder's name
                 // with a capital and a verb said of it ends that name.
                 || i >= 1

@@ -221,3 +221,35 @@ fn after_a_copy_the_originals_are_what_is_acted_on() {
         ),
     ]);
 }
+
+/// An archive named in a sentence before: "put its contents in X" and "its files should sit in
+/// X" unpack it there (a later "half of them" is what it holds, not the archive); "weed out" is
+/// a removal; "the regional entry list just came out" tells, it lists nothing.
+#[test]
+fn an_archive_named_before_is_unpacked_where_its_contents_go() {
+    check(&[
+        (
+            "Jo from the rescue sent Downloads/fostering-photos-from-Jo.zip. Put its contents in Pictures/Foster kittens, and since I already have half of them, weed out the exact doubles afterwards",
+            &[
+                "archive-files/extract",
+                "remove-duplicates/scan",
+                "remove-duplicates/remove",
+            ],
+            &[
+                (0, "path", json!("Downloads/fostering-photos-from-Jo.zip")),
+                (0, "target", json!("Pictures/Foster kittens")),
+                (1, "path", json!("Pictures/Foster kittens")),
+            ],
+        ),
+        (
+            "I signed up to referee, and the federation's material came as Downloads/fencing-referee-course.zip. Its files should sit in Documents/Fencing/Referee course",
+            &["archive-files/extract"],
+            &[(0, "target", json!("Documents/Fencing/Referee course"))],
+        ),
+        (
+            "what's currently in Documents/Fencing/Competitions? the regional entry list just came out",
+            &["manage-files/list"],
+            &[(0, "path", json!("Documents/Fencing/Competitions"))],
+        ),
+    ]);
+}

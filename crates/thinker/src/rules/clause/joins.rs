@@ -34,6 +34,11 @@ pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     }) else {
         return;
     };
+    // "sent X.zip. Put its contents in …, since I have half of them": "its" said first is the
+    // header's; a later "them" is what it holds.
+    if words[..at].iter().any(|w| bare(w) == "its") {
+        return;
+    }
     // "dig it up" says "dig up <them>": the particle stays with its verb.
     let particle = words
         .get(at + 1)
