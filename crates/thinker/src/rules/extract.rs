@@ -497,10 +497,13 @@ fn read_switches(s: &mut Slots, text: &str, lower_text: &str) {
         ]
         .iter()
         .any(|o| lower_text.contains(o));
+    // "nested event folders too": the folders said for every level are no kind of thing asked.
+    let mut levels_said = String::new();
     if RECURSIVE_OFF.is_match(lower_text) {
         s.recursive = Some(false);
-    } else if RECURSIVE_ON.is_match(lower_text) {
+    } else if let Some(m) = RECURSIVE_ON.find(lower_text) {
         s.recursive = Some(true);
+        levels_said = m.as_str().to_owned();
     }
     s.whole_root = WHOLE_ROOT.is_match(lower_text);
     s.whole_place = WHOLE_PLACE.is_match(lower_text);
@@ -526,6 +529,7 @@ fn read_switches(s: &mut Slots, text: &str, lower_text: &str) {
             .any(|p| lower_text.contains(p));
     let has_word = |w: &str| {
         lower_text
+            .replacen(levels_said.as_str(), " ", 1)
             .split(|c: char| !c.is_alphanumeric())
             .any(|x| x == w)
     };

@@ -253,3 +253,40 @@ fn an_archive_named_before_is_unpacked_where_its_contents_go() {
         ),
     ]);
 }
+
+/// Reading and listing said plainly: "every word of X.docx" is its full text, "called after its
+/// contents" asks for suggested names, "a full inventory …, nested event folders too" lists every
+/// level (the folders said for the levels are no kind of thing asked), "all over the shop" is a
+/// folder to tidy.
+#[test]
+fn reading_naming_and_listing_said_plainly() {
+    check(&[
+        (
+            "I want to go over every word of Documents/Airbnb guest room/listing description.docx before I publish it",
+            &["parse-content/extract_text"],
+            &[(
+                0,
+                "path",
+                json!("Documents/Airbnb guest room/listing description.docx"),
+            )],
+        ),
+        (
+            "the reptile vet's letters in Documents/Tortoise/Vet scans came off the scanner as scan001.pdf and so forth; I'd rather each file were called after its contents",
+            &["organize-by-content/name", "organize-by-content/rename"],
+            &[(0, "path", json!("Documents/Tortoise/Vet scans"))],
+        ),
+        (
+            "I'd like a full inventory of Documents/Orienteering, nested event folders too, not just the top level",
+            &["manage-files/list"],
+            &[
+                (0, "path", json!("Documents/Orienteering")),
+                (0, "recursive", json!(true)),
+            ],
+        ),
+        (
+            "Downloads/Cosplay: wig references, foam PDFs and screenshots all over the shop",
+            &["organize-by-type/organize"],
+            &[(0, "path", json!("Downloads/Cosplay"))],
+        ),
+    ]);
+}

@@ -499,12 +499,20 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
             )
         });
     // "Documents/Airbnb guest room/Messages": words in lower case up to the slash of a part.
+    // ("… room/listing description.docx": a file's name follows in the next words.)
+    let file_ahead = words
+        .iter()
+        .skip(at + 1)
+        .take(3)
+        .take_while(|w| !w.ends_with([',', ';', ':', '!', '?']))
+        .any(|w| crate::rules::looks_like_file(w.trim_end_matches('.')));
     let slash_follows = after.is_some_and(|next| {
         next.split_once('/').is_some_and(|(part, rest)| {
             let rest = rest.trim_end_matches([',', ';', ':', '.', '!', '?']);
             // ("Pictures/Trip photos/videos" is one or the other.)
-            let lower_part =
-                tail_word(rest) && !places::describes_files(part) && !places::describes_files(rest);
+            let lower_part = (tail_word(rest) || file_ahead)
+                && !places::describes_files(part)
+                && !places::describes_files(rest);
             tail_word(part)
                 && (rest.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit())
                     || crate::rules::looks_like_file(rest)
