@@ -290,3 +290,32 @@ fn reading_naming_and_listing_said_plainly() {
         ),
     ]);
 }
+
+/// A name ending in a verb's plain form before a link ("Job hunt onto", "Family archive first"),
+/// once the sentence has its action; a "when" in mid-sentence asks nothing; "here" ends a name.
+#[test]
+fn names_ending_in_a_verb_before_a_link() {
+    check(&[
+        (
+            "my laptop gets wiped when I start the new job, so back up Documents/Job hunt onto Backup/Job hunt 2026 first",
+            &["manage-files/copy"],
+            &[
+                (0, "source", json!(["Documents/Job hunt"])),
+                (0, "target", json!("Backup/Job hunt 2026")),
+            ],
+        ),
+        (
+            "the laptop goes in for repair tomorrow, so make a copy of Pictures/Dad's slides on Backup/Family archive first",
+            &["manage-files/copy"],
+            &[(0, "target", json!("Backup/Family archive"))],
+        ),
+        (
+            "handing the club laptop back to the boathouse tomorrow: Documents/Rowing club goes onto USB/Rowing as a copy, after which remove Documents/Rowing club here",
+            &["manage-files/copy", "manage-files/delete"],
+            &[
+                (0, "source", json!(["Documents/Rowing club"])),
+                (1, "path", json!(["Documents/Rowing club"])),
+            ],
+        ),
+    ]);
+}

@@ -423,9 +423,18 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     // file and a plural go on the name too ("Game screenshots", "Job applications"), and more
     // words plainly start what comes after it: "by type", "first", a verb said of it ("holds",
     // "swallowed"). Not after a question word: "what Bakery/Invoices covers?".
-    let asked = words[..at]
+    // ("my laptop gets wiped when I start …, so back up Documents/Job hunt onto …": a word
+    // that joins in mid-sentence asks nothing; a question ends in "?".)
+    let question_follows = words[at..]
         .iter()
-        .any(|w| crate::rules::clause::is_question_word(&w.to_lowercase()));
+        .take_while(|w| !w.ends_with(['.', '!', ';']))
+        .any(|w| w.ends_with('?'));
+    let asked = words[..at].iter().enumerate().any(|(i, w)| {
+        crate::rules::clause::is_question_word(&w.to_lowercase())
+            && (i == 0
+                || words[i - 1].ends_with([',', ';', ':', '.', '!', '?'])
+                || question_follows)
+    });
     let loose = capital && !asked;
     // "what's using the space in Pictures/Grandma albums": a question whose verb came before
     // the name asks nothing of the words after it.
@@ -626,7 +635,7 @@ fn after_a_name(word: &str) -> bool {
     // Adverbs said of the folder ("Documents/Jam stall last changed …", "… Backup/House docs
     // too") and where it is ("Projects/Vespa restoration in Backup/Vespa") never go on a name.
     const ADVERBS: &[&str] = &[
-        "last", "still", "about", "also", "already", "now", "again", "too",
+        "last", "still", "about", "also", "already", "now", "again", "too", "here", "there",
     ];
     AFTER.contains(&l.as_str())
         || ADVERBS.contains(&l.as_str())

@@ -62,7 +62,8 @@ const FIRM_AFTER: &[&str] = &[
     // negation or a comparison after the nouns.
     "at", "up", "not", "older", "newer", "bigger", "larger", "smaller", "with", "for",
     // "Pictures/Birds/Heron burst now has …", "belongs in Archive/Night school now".
-    "now", // "copy Pictures/Narrowboat trip across to …": a particle of the verb.
+    "now", "first",
+    // "copy Pictures/Narrowboat trip across to …": a particle of the verb.
     "across", "over", "back", "along", "away", "off", "out", "down",
 ];
 
@@ -224,7 +225,19 @@ fn verb_at_a_stop(
             .take_while(|w| !w.ends_with(['.', '!', '?', ';']))
             .any(|w| lex.action_verbs.contains(&w.to_lowercase()))
     };
-    (!plain(raw) && !raw.ends_with('?') || after.is_none())
+    // "back up Documents/Job hunt onto …", "over to Music/Ukulele group and check …", "on
+    // Backup/Family archive first": a link after it ends the part as a stop does.
+    let link_after = after.is_some_and(|a| {
+        matches!(
+            bare(a).to_lowercase().as_str(),
+            "and" | "then" | "first" | "onto" | "into" | "to"
+        )
+    });
+    // (Not "Documents/Rowing club goes onto …": a verb said of it.)
+    let said_of_it = word.ends_with('s') || lex.going_verbs.contains_key(word);
+    (!plain(raw) && !raw.ends_with('?')
+        || after.is_none()
+        || link_after && !said_of_it && acted_before())
         && word.len() > 3
         && word.chars().all(|c| c.is_ascii_lowercase())
         && lex.action_verbs.contains(word)
