@@ -423,17 +423,16 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     // file and a plural go on the name too ("Game screenshots", "Job applications"), and more
     // words plainly start what comes after it: "by type", "first", a verb said of it ("holds",
     // "swallowed"). Not after a question word: "what Bakery/Invoices covers?".
-    // ("my laptop gets wiped when I start …, so back up Documents/Job hunt onto …": a word
-    // that joins in mid-sentence asks nothing; a question ends in "?".)
-    let question_follows = words[at..]
-        .iter()
-        .take_while(|w| !w.ends_with(['.', '!', ';']))
-        .any(|w| w.ends_with('?'));
+    // ("my laptop gets wiped when I start the new job, so back up Documents/Job hunt onto …":
+    // a word that opens a clause of its own in an earlier part of the sentence says nothing of
+    // the name; a verb there still makes the sentence a statement.)
     let asked = words[..at].iter().enumerate().any(|(i, w)| {
-        crate::rules::clause::is_question_word(&w.to_lowercase())
-            && (i == 0
-                || words[i - 1].ends_with([',', ';', ':', '.', '!', '?'])
-                || question_follows)
+        let w = w.to_lowercase();
+        crate::rules::clause::is_question_word(&w) && !(w.starts_with("wh") || w == "how")
+            || crate::rules::clause::is_question_word(&w)
+                && !words[i..at.saturating_sub(1)]
+                    .iter()
+                    .any(|b| b.ends_with([',', ';', ':', '.', '!', '?']))
     });
     let loose = capital && !asked;
     // "what's using the space in Pictures/Grandma albums": a question whose verb came before
