@@ -319,3 +319,17 @@ fn names_ending_in_a_verb_before_a_link() {
         ),
     ]);
 }
+
+/// What landed in a place, listed as three kinds, is everything there: "Give them type folders"
+/// sorts that place by type, "build those under X" puts the folders in X.
+#[test]
+fn what_landed_in_a_place_is_what_a_later_them_means() {
+    check(&[(
+        "trench photos, context sheets and finds lists from the dig all landed in Imports/Dig card 2026. Give them type folders, and build those under Documents/Dig 2026 rather than inside Imports",
+        &["organize-by-type/organize"],
+        &[
+            (0, "path", json!("Imports/Dig card 2026")),
+            (0, "target", json!("Documents/Dig 2026")),
+        ],
+    )]);
+}

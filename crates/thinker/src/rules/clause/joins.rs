@@ -346,7 +346,39 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
             }
         }
     }
+    if let Some(named) = what_landed_where(&words, &lower) {
+        return Some(named);
+    }
     (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
+}
+
+/// "the scans landed in Imports/Dig card 2026": what arrived somewhere, in that place ("the
+/// scans in Imports/Dig card 2026"); a later "them" is those. Three kinds or more listed
+/// ("trench photos, context sheets and finds lists") are everything there.
+fn what_landed_where(words: &[&str], lower: &[String]) -> Option<String> {
+    const ARRIVED: &[&str] = &["came", "went", "got", "arrived", "landed", "ended", "wound"];
+    let v = lower.iter().position(|w| ARRIVED.contains(&w.as_str()))?;
+    let prep = v + 1 + usize::from(lower.get(v + 1).is_some_and(|w| w == "up"));
+    let place = words.get(prep + 1)?;
+    let into = matches!(
+        lower.get(prep)?.as_str(),
+        "in" | "into" | "on" | "onto" | "under" | "inside"
+    );
+    let subject: Vec<&str> = words[..v]
+        .iter()
+        .copied()
+        .filter(|w| !w.eq_ignore_ascii_case("all"))
+        .collect();
+    // "photos, sheets and lists": three kinds or more are what the place holds, not a filter.
+    let commas = subject.iter().filter(|w| w.ends_with(',')).count();
+    let listed = commas >= 2 || commas == 1 && subject.iter().any(|w| *w == "and");
+    let what = if listed {
+        "everything".to_owned()
+    } else {
+        subject.join(" ")
+    };
+    (v > 0 && into && place.contains('/') && !subject.is_empty())
+        .then(|| format!("{what} in {}", words[prep + 1..].join(" ")))
 }
 
 /// "some files in 3D printing/Models are totally blank, zero bytes", "the videos in Downloads

@@ -292,14 +292,25 @@ impl WordPass<'_> {
         });
         // "with the category folders created over in Documents/Montreal exchange": where
         // folders are made is where things go.
-        let folders_made_there = matches!(w.as_str(), "in" | "inside") && {
+        // "Give them type folders, and build those under Documents/Dig 2026": so is where they
+        // are to be built.
+        let folders_made_there = matches!(w.as_str(), "in" | "inside" | "under") && {
             let back = if matches!(prev, "over" | "up") { 2 } else { 1 };
             i > back
-                && matches!(
+                && (matches!(
                     words[i - back].to_lowercase().as_str(),
                     "created" | "made" | "built" | "set"
-                )
-                && is_folder_noun(words[i - back - 1])
+                ) && is_folder_noun(words[i - back - 1])
+                    || i > back + 1
+                        && matches!(
+                            words[i - back - 1].to_lowercase().as_str(),
+                            "build" | "create" | "make" | "put"
+                        )
+                        && matches!(
+                            words[i - back].to_lowercase().as_str(),
+                            "those" | "them" | "these"
+                        )
+                        && words[..i - back - 1].iter().any(|w| is_folder_noun(w)))
         };
         let w = if after_a_copy_of || placed || set_down || going || folders_made_there {
             "into".to_owned()
