@@ -371,7 +371,7 @@ fn what_landed_where(words: &[&str], lower: &[String]) -> Option<String> {
         .collect();
     // "photos, sheets and lists": three kinds or more are what the place holds, not a filter.
     let commas = subject.iter().filter(|w| w.ends_with(',')).count();
-    let listed = commas >= 2 || commas == 1 && subject.iter().any(|w| *w == "and");
+    let listed = commas >= 2 || commas == 1 && subject.contains(&"and");
     let what = if listed {
         "everything".to_owned()
     } else {
