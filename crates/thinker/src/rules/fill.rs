@@ -578,11 +578,18 @@ impl PlanBuilder<'_, '_> {
         };
         // "that thing I was working on" names nothing to look for.
         // Nor does "in", all that is left of "which files in Downloads are over 1 GB?".
-        let vague = !whole_trigger
-            && retrieval::text::words(&q).iter().all(|w| {
-                retrieval::text::is_stop_word(w)
-                    || super::lexicon::lexicon().vague_words.contains(w)
-            });
+        let lex = super::lexicon::lexicon();
+        let words = retrieval::text::words(&q);
+        // "need the landlord's thingy": a placeholder for a name, with little else said, names
+        // nothing either.
+        let said: Vec<&String> = words
+            .iter()
+            .filter(|w| {
+                w.len() > 1 && !retrieval::text::is_stop_word(w) && !lex.vague_words.contains(*w)
+            })
+            .collect();
+        let placeholder = words.iter().any(|w| lex.placeholder_nouns.contains(w));
+        let vague = !whole_trigger && (said.is_empty() || placeholder && said.len() <= 2);
         if q.is_empty() || vague {
             Fill::Missing
         } else {

@@ -59,6 +59,7 @@ struct EnglishFile {
     verbs_before_a_path: BTreeMap<String, String>,
     verbs_without_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
+    placeholder_nouns: BTreeSet<String>,
     question_openers: BTreeSet<String>,
     making_words: BTreeSet<String>,
     hypothetical_phrases: Vec<String>,
@@ -177,6 +178,9 @@ pub struct Lexicon {
     pub verbs_without_a_target: BTreeMap<String, String>,
     /// Words that name nothing in particular ("thing", "whatever").
     pub vague_words: BTreeSet<String>,
+    /// Words standing in for a name the person does not say ("the landlord's thingy"): with
+    /// little else said, a search for them is no search.
+    pub placeholder_nouns: BTreeSet<String>,
     /// Words a question opens with ("any skill that …", "got a tool for that").
     pub question_openers: BTreeSet<String>,
     /// Words asking for something new to be made ("a new ability", "my own skill"): a clause
@@ -258,6 +262,7 @@ fn load() -> Result<Lexicon, String> {
         verbs_before_a_path: en.verbs_before_a_path,
         verbs_without_a_target: en.verbs_without_a_target,
         vague_words: en.vague_words,
+        placeholder_nouns: en.placeholder_nouns,
         question_openers: en.question_openers,
         making_words: en.making_words,
         hypothetical_phrases: en.hypothetical_phrases,

@@ -333,3 +333,34 @@ fn what_landed_in_a_place_is_what_a_later_them_means() {
         ],
     )]);
 }
+
+/// "track it down" is a find (a phrasal verb around "it"), what "came up in some letter" is
+/// looked for in the text, "past three years old" is older than that, "put copies of the
+/// matches on X" copies them there; "the landlord's thingy" names
+/// nothing to look for.
+#[test]
+fn finding_and_copying_said_plainly() {
+    check(&[
+        (
+            "guest paperwork past three years old has no business staying in Documents/Airbnb guest room; track it down and trash it",
+            &["search-files/find", "manage-files/delete"],
+            &[
+                (0, "path", json!("Documents/Airbnb guest room")),
+                (0, "modified_before", json!("1095days")),
+            ],
+        ),
+        (
+            "the flying club's insurance excess came up in some letter saved under Documents. Track it down and put copies of the matches on USB/Flying club",
+            &["search-files/search", "manage-files/copy"],
+            &[
+                (1, "source", json!("$step(1).paths")),
+                (1, "target", json!("USB/Flying club")),
+            ],
+        ),
+        (
+            "need the landlord's thingy, track it down",
+            &["search-files/search"],
+            &[(0, "query", json!(null))],
+        ),
+    ]);
+}

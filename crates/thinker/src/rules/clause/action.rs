@@ -174,17 +174,25 @@ pub(super) fn words_of_file_names(text: &str) -> Vec<bool> {
 /// "Desktop/Screenshots should live under Pictures": a phrase of the lexicon that reads as an
 /// action ("should live under" → "move to") says one, though no action verb is written.
 pub(super) fn says_an_action_in_a_phrase(text: &str, verbs: &Verbs) -> bool {
-    let text = format!(" {} ", text.to_lowercase());
-    crate::rules::lexicon::lexicon()
-        .phrases
-        .iter()
-        .any(|(from, to)| {
-            text.contains(&format!(" {} ", from.trim()))
-                && to
-                    .split_whitespace()
-                    .next()
-                    .is_some_and(|first| verbs.is_action(first))
-        })
+    let text = format!(" {} ", text.to_lowercase().replace([',', ';'], " "));
+    let lex = crate::rules::lexicon::lexicon();
+    // "track it down": a phrasal verb with what it acts on inside it.
+    let said = |from: &str| {
+        text.contains(&format!(" {from} "))
+            || from.split_once(' ').is_some_and(|(verb, particle)| {
+                lex.verb_particles.contains(particle)
+                    && ["it", "them", "those", "these"]
+                        .iter()
+                        .any(|p| text.contains(&format!(" {verb} {p} {particle} ")))
+            })
+    };
+    lex.phrases.iter().any(|(from, to)| {
+        said(from.trim())
+            && to
+                .split_whitespace()
+                .next()
+                .is_some_and(|first| verbs.is_action(first))
+    })
 }
 
 /// Words after which a verb is a noun ("the file", "every copy").

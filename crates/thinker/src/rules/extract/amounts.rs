@@ -254,7 +254,8 @@ fn read_ages(s: &mut Slots, text: &mut String) {
             || op.starts_with("untouched")
             // "nobody has opened for half a year".
             || ["nobody", "no one", "noone"].iter().any(|w| op.starts_with(w))
-            || (op == "more than" || op == "over") && c.get(4).is_some()
+            // "paperwork past three years old" (not "the past 3 days").
+            || (op == "more than" || op == "over" || op == "past") && c.get(4).is_some()
             // "that I haven't opened in the last month".
             || denied(text, c.get(0).expect("match").start())
             || (op == "more than" || op == "over");

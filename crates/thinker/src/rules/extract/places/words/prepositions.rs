@@ -45,6 +45,12 @@ impl WordPass<'_> {
         let copy_noun = |k: usize| lex.copy_nouns.contains(&words[k].to_lowercase());
         let after_a_copy_of = matches!(w.as_str(), "in" | "on" | "inside")
             && (i >= 3 && words[i - 2].eq_ignore_ascii_case("of") && copy_noun(i - 3)
+                // "copies of the matches on USB/Flying club".
+                || i >= 4
+                    && words[i - 3].eq_ignore_ascii_case("of")
+                    && ["the", "those", "these", "my"]
+                        .contains(&words[i - 2].to_lowercase().as_str())
+                    && copy_noun(i - 4)
                 || i >= 2
                     && (copy_noun(i - 1) || words[i - 1].eq_ignore_ascii_case("one"))
                     && ["a", "another", "second", "spare", "extra"]
