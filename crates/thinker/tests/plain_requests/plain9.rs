@@ -364,3 +364,16 @@ fn finding_and_copying_said_plainly() {
         ),
     ]);
 }
+
+/// "afterwards it lives in X": where a thing will live is where it goes.
+#[test]
+fn where_a_thing_will_live_is_where_it_goes() {
+    check(&[(
+        "open Downloads/agility judge feedback.pdf for me, and afterwards it lives in Documents/Agility",
+        &["parse-content/extract_text", "manage-files/move"],
+        &[
+            (1, "source", json!(["Downloads/agility judge feedback.pdf"])),
+            (1, "target", json!("Documents/Agility")),
+        ],
+    )]);
+}
