@@ -377,3 +377,28 @@ fn where_a_thing_will_live_is_where_it_goes() {
         ],
     )]);
 }
+
+/// Copies placed somewhere go there; copies said of where they are stay a place (a regression
+/// of this session: "delete the resized copies of the photos in Photos" planned a delete of
+/// every picture). The originals "shouldn't linger", "can go once they're packed", "originals
+/// removed": deleted after packing.
+#[test]
+fn copies_said_where_they_are_and_originals_let_go() {
+    check(&[
+        (
+            "delete the resized copies of the photos in Photos",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", json!("Photos")), (0, "similar", json!(true))],
+        ),
+        (
+            "Videos/Magic practice/2024 can become a single tar.zst, and the raw clips can go once they're packed",
+            &["archive-files/create"],
+            &[(0, "delete_originals", json!(true))],
+        ),
+        (
+            "Data/Weather station still carries readings logged before 2020. Those belong in Archive/weather-old.zip now, and the originals shouldn't linger afterwards",
+            &["search-files/find", "archive-files/create"],
+            &[(1, "delete_originals", json!(true))],
+        ),
+    ]);
+}

@@ -45,12 +45,22 @@ impl WordPass<'_> {
         let copy_noun = |k: usize| lex.copy_nouns.contains(&words[k].to_lowercase());
         let after_a_copy_of = matches!(w.as_str(), "in" | "on" | "inside")
             && (i >= 3 && words[i - 2].eq_ignore_ascii_case("of") && copy_noun(i - 3)
-                // "copies of the matches on USB/Flying club".
-                || i >= 4
+                // "put copies of the matches on USB/Flying club": copies placed (not "delete
+                // the resized copies of the photos in Photos", where they are).
+                || i >= 5
                     && words[i - 3].eq_ignore_ascii_case("of")
                     && ["the", "those", "these", "my"]
                         .contains(&words[i - 2].to_lowercase().as_str())
-                    && copy_noun(i - 4)
+                    && {
+                        let noun = words[i - 4].to_lowercase();
+                        let one = noun
+                            .strip_suffix("ies")
+                            .map(|stem| format!("{stem}y"))
+                            .or_else(|| noun.strip_suffix('s').map(str::to_owned))
+                            .unwrap_or(noun);
+                        lex.copy_nouns.contains(&one)
+                    }
+                    && lex.placing_verbs.contains(&words[i - 5].to_lowercase())
                 || i >= 2
                     && (copy_noun(i - 1) || words[i - 1].eq_ignore_ascii_case("one"))
                     && ["a", "another", "second", "spare", "extra"]
