@@ -402,3 +402,17 @@ fn copies_said_where_they_are_and_originals_let_go() {
         ),
     ]);
 }
+
+/// "onto External disk/VOD archive": a name ending in a verb's spelling after "onto" (English
+/// puts no verb last); "need to leave the laptop" moves them off it.
+#[test]
+fn a_name_ending_in_a_verb_after_onto() {
+    check(&[(
+        "my stream recordings over 5 GB need to leave the laptop: out of Videos/Stream VODs and onto External disk/VOD archive",
+        &["search-files/find", "manage-files/move"],
+        &[
+            (0, "min_size", json!("5GB")),
+            (1, "target", json!("External disk/VOD archive")),
+        ],
+    )]);
+}

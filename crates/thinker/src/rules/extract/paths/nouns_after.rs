@@ -248,7 +248,25 @@ fn verb_at_a_stop(
             || last.contains(' ') && words[at - 1].starts_with(char::is_lowercase)
             // "Music/Ukulele group: replace …": a heading.
             || raw.ends_with(':')
-            || acted_before())
+            || acted_before()
+            // "… and onto External disk/VOD archive": after "onto" the sentence is English,
+            // whose verb is not put last ("… nach Fotos/Entwürfe move" is German's order).
+            || after.is_none() && target_said_before(words, at))
+}
+
+/// Whether "into" or "onto" comes right before the path the name at `words[at]` goes on ("to"
+/// may be a German "nach" read, whose verb comes last).
+fn target_said_before(words: &[&str], at: usize) -> bool {
+    let Some(slash) = words[..at].iter().rposition(|w| w.contains('/')) else {
+        return false;
+    };
+    // ("onto External disk/VOD archive": the words of the name before its slash are skipped.)
+    words[..slash]
+        .iter()
+        .rev()
+        .take(3)
+        .find(|w| !w.starts_with(char::is_uppercase))
+        .is_some_and(|b| matches!(b.to_lowercase().as_str(), "into" | "onto"))
 }
 
 /// "in Documents/Car accident claim put each paper under …": an action with what it acts on
