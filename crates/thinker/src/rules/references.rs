@@ -39,6 +39,11 @@ impl PlanBuilder<'_, '_> {
         let that_folder = ["that folder", "that directory", "the same folder"]
             .iter()
             .any(|p| lower.contains(p));
+        // "What files does Documents/Tortoise have? … read me 'weights.txt' from it": a file
+        // named bare "from it" is in the folder the request is about.
+        let of_it = [" from it", " in it", " inside it"]
+            .iter()
+            .any(|p| lower.ends_with(p));
         // "put a copy of the folder on Backup/House" after a heading naming it: the folder is
         // what is acted on, whatever place the clause names besides.
         let the_folder_itself = [
@@ -89,7 +94,7 @@ impl PlanBuilder<'_, '_> {
             // "delete every .bak file in X, then compress that folder": with nothing put
             // anywhere before, the folder the request is about (not the files just deleted).
             slots.objects.push(p);
-        } else if (that_folder || in_there)
+        } else if (that_folder || in_there || of_it)
             && slots.locations.is_empty()
             && !slots.objects.is_empty()
             && slots

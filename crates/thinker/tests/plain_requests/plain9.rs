@@ -416,3 +416,21 @@ fn a_name_ending_in_a_verb_after_onto() {
         ],
     )]);
 }
+
+/// "What files does X have? After that, read me 'y.txt' from it": a listing, then the file read
+/// in that folder ("After that," sequences; "from it" is the folder said).
+#[test]
+fn a_file_read_from_the_folder_just_listed() {
+    check(&[(
+        "Shelly the tortoise is waking up from her winter sleep. What files does Documents/Tortoise have? After that, read me 'hibernation weights.txt' from it",
+        &["manage-files/list", "parse-content/extract_text"],
+        &[
+            (0, "path", json!("Documents/Tortoise")),
+            (
+                1,
+                "path",
+                json!("Documents/Tortoise/hibernation weights.txt"),
+            ),
+        ],
+    )]);
+}

@@ -26,6 +26,9 @@ const SEQUENCERS: &[&str] = &[
     " and after that ",
     ", after that ",
     " after that ",
+    // "What files does X have? After that, read me …" (not "afterwards,": "the folder can go
+    // afterwards, it's all handed in" ends a part with it).
+    " after that, ",
     ", and afterwards ",
     " and afterwards ",
     ", afterwards ",
