@@ -92,14 +92,43 @@ pub(super) fn verb_fit(tool: &ToolDefinition, text: &str) -> f32 {
 pub(super) fn asked_done_at(words: &[String], i: usize) -> bool {
     let w = &words[i];
     // "anything 5 GB or larger gets relocated to X": said as the rule, in the present.
-    let wanted = i > 1
-        && matches!(words[i - 1].as_str(), "be" | "get")
-        && matches!(
-            words[i - 2].as_str(),
+    // "… can then be binned": a word saying when may come between.
+    let modal = |at: usize| {
+        matches!(
+            words[at].as_str(),
             "should" | "must" | "to" | "can" | "could" | "will" | "would" | "shall" | "may"
         )
+    };
+    let wanted = i > 1
+        && matches!(words[i - 1].as_str(), "be" | "get")
+        && (modal(i - 2)
+            || i > 2
+                && matches!(
+                    words[i - 2].as_str(),
+                    "then" | "now" | "simply" | "just" | "safely"
+                )
+                && modal(i - 3))
         || i > 0 && words[i - 1] == "gets";
-    wanted && w.ends_with("ed") && lexicon().change_verbs.iter().any(|v| stem(v) == stem(w))
+    let lex = lexicon();
+    // ("binned": "bin" is the lexicon's casual word for "delete".)
+    let changes = |w: &str| {
+        let base = w.strip_suffix("ed").map(|b| {
+            let n = b.len();
+            // "binned" → "bin".
+            if n > 2 && b.as_bytes()[n - 1] == b.as_bytes()[n - 2] {
+                b[..n - 1].to_owned()
+            } else {
+                b.to_owned()
+            }
+        });
+        lex.change_verbs.iter().any(|v| stem(v) == stem(w))
+            || base.is_some_and(|b| {
+                lex.synonyms
+                    .get(&b)
+                    .is_some_and(|v| lex.change_verbs.contains(v))
+            })
+    };
+    wanted && w.ends_with("ed") && changes(w)
 }
 
 /// Whether `words[i]`, a verb, is said as one: not after an article in a question ("is there an

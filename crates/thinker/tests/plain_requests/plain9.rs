@@ -434,3 +434,32 @@ fn a_file_read_from_the_folder_just_listed() {
         ],
     )]);
 }
+
+/// "anything there from more than two years back can then be binned": "then" between a modal
+/// and its verb says when (no step of its own), and "binned" is deleted; "those old sheets"
+/// names what it means itself.
+#[test]
+fn a_change_said_in_the_passive_with_then() {
+    check(&[
+        (
+            "let me see the contents of Documents/Fencing/Old results; anything there from more than two years back can then be binned",
+            &[
+                "manage-files/list",
+                "search-files/find",
+                "manage-files/delete",
+            ],
+            &[
+                (1, "modified_before", json!("730days")),
+                (2, "path", json!("$step(2).nodes")),
+            ],
+        ),
+        (
+            "Documents/Gym log: sheets from earlier than 2022 can be squashed into Archive/gym-old.zip, and those old sheets deleted once they're inside",
+            &["search-files/find", "archive-files/create"],
+            &[
+                (0, "path", json!("Documents/Gym log")),
+                (1, "delete_originals", json!(true)),
+            ],
+        ),
+    ]);
+}

@@ -39,6 +39,18 @@ pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     if words[..at].iter().any(|w| bare(w) == "its") {
         return;
     }
+    // "… and those old sheets deleted once they're inside": a reference said with what it is
+    // ("old", "new" and a noun) names it already.
+    if matches!(bare(words[at]).as_str(), "those" | "these")
+        && words.get(at + 1).is_some_and(|w| {
+            matches!(
+                bare(w).as_str(),
+                "old" | "new" | "big" | "small" | "large" | "other" | "extra" | "spare"
+            )
+        })
+    {
+        return;
+    }
     // "dig it up" says "dig up <them>": the particle stays with its verb.
     let particle = words
         .get(at + 1)

@@ -338,6 +338,18 @@ fn split_ci(text: &str, sep: &str) -> Vec<String> {
                 continue;
             }
         }
+        // "anything older can then be binned": "then" between a modal and its verb says when.
+        if sep == " then " {
+            let before = lower[..at].rsplit(' ').next().unwrap_or_default();
+            if [
+                "can", "could", "should", "will", "would", "may", "might", "must",
+            ]
+            .contains(&before)
+            {
+                from = at + sep.len();
+                continue;
+            }
+        }
         // "is anything stored twice in X? don't delete anything": a question stays one, whatever
         // is said after it.
         let kept = if sep == "? " { at + 1 } else { at };
