@@ -130,9 +130,16 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
             }
             // "Downloads/Wedding stuff": a word for anything at all after a path may be the
             // end of its name, and says no kind of file to read.
+            // ("Backup/House docs": a casual word after a name with a capital may be the end
+            // of the name, and stays as written.)
             let follows_a_path = std::mem::replace(
                 &mut after_a_path,
-                raw.contains('/') && !raw.ends_with([',', ';', ':', '.', '!', '?']),
+                raw.contains('/')
+                    && !raw.ends_with([',', ';', ':', '.', '!', '?'])
+                    && raw
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|last| last.starts_with(char::is_uppercase)),
             );
             let opens = raw.starts_with(['"', '\'', '`']);
             let closes = raw.ends_with(['"', '\'', '`']);
@@ -143,7 +150,12 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
             // "archives"); one meaning a kind of file or a filter is read as it ("vacíos").
             let lower_case = !inside && word.chars().all(|c| c.is_lowercase());
             let fixed = match lexicon().synonyms.get(word) {
-                Some(w) if follows_a_path && w == "files" => None,
+                Some(w)
+                    if follows_a_path
+                        && (w == "files" || super::extract::names_a_kind_of_thing(w)) =>
+                {
+                    None
+                }
                 Some(w) => (lower_case && super::extract::filter_word(w)).then(|| w.clone()),
                 None => (lower_case && word.is_ascii())
                     .then(|| correct(word, vocab))

@@ -463,3 +463,14 @@ fn a_change_said_in_the_passive_with_then() {
         ),
     ]);
 }
+
+/// A casual word for a kind of file right after a name with a capital stays as written: it may
+/// end the name ("onto Backup/House docs" was "Backup/House documents").
+#[test]
+fn a_kind_word_after_a_name_stays_as_written() {
+    check(&[(
+        "copy Documents/Heat pump onto Backup/House docs too",
+        &["manage-files/copy"],
+        &[(0, "target", json!("Backup/House docs"))],
+    )]);
+}
