@@ -885,3 +885,6 @@ mod plain8;
 
 #[path = "plain_requests/plain9.rs"]
 mod plain9;
+
+#[path = "plain_requests/plain10.rs"]
+mod plain10;

@@ -434,6 +434,26 @@ fn ends_in_a_list(piece: &str) -> bool {
         .any(|w| LIST_WORDS.contains(&w.to_lowercase().as_str()))
 }
 
+/// "supplier PDFs", "menu photos, the lot": a part that names things and says nothing to do
+/// with them (no verb of an action, no question, no phrase for one). A change is never read
+/// into it; with a place to go ("PDFs into Documents") it still says where things go.
+pub fn says_nothing_to_do(text: &str, extra_verbs: &BTreeSet<String>) -> bool {
+    let verbs = Verbs { extra: extra_verbs };
+    !has_action(text, &verbs)
+        && !says_an_action_in_a_phrase(text, &verbs)
+        && !says_a_verb_of_any_kind(text)
+}
+
+/// "Back in June I split it into type folders": a part whose action verbs only tell what the
+/// person did, with no question and no phrase that asks.
+pub fn only_tells(text: &str, extra_verbs: &BTreeSet<String>) -> bool {
+    let verbs = Verbs { extra: extra_verbs };
+    !has_action(text, &verbs)
+        && !text.contains('?')
+        && !says_an_action_in_a_phrase(text, &verbs)
+        && only_tells_what_was_done(text, &verbs)
+}
+
 /// "actually do it, but the category folders should be made in Sorted/Brave": the clause asks
 /// to carry out what the step before showed.
 pub fn carries_out(text: &str) -> bool {

@@ -21,6 +21,7 @@ use lexicon::*;
 pub(super) use names::only_a_name;
 pub(in crate::rules) use paths::file_path_end;
 use paths::{names_a_path, never_in_a_name, protect_paths};
+pub(in crate::rules) use places::calendar_word;
 use std::collections::BTreeSet;
 
 /// Everything the rule planner could read out of one clause.

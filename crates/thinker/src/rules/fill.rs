@@ -238,6 +238,7 @@ impl PlanBuilder<'_, '_> {
             score,
             steps: pending,
             place: new_place,
+            triggered: backed(&tool.name) > 0.0,
         })
     }
 

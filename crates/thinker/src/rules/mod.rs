@@ -87,6 +87,7 @@ impl RulePlanner {
             place: None,
             notes: Vec::new(),
             not_understood: Vec::new(),
+            only_named: Vec::new(),
             confidence: BTreeMap::new(),
             learned: &request.learned,
             slot_takers: takers,
@@ -172,6 +173,8 @@ struct Candidate {
     missing: usize,
     steps: Vec<(PlanStep, Emitted)>,
     place: Option<String>,
+    /// Whether one of its tool's triggers is said (`trigger_bonus` above nothing).
+    triggered: bool,
 }
 
 impl Candidate {
@@ -201,6 +204,9 @@ struct PlanBuilder<'a, 'j> {
     place: Option<String>,
     notes: Vec<String>,
     not_understood: Vec<String>,
+    /// Parts that name things and say nothing to do with them ("supplier PDFs, the lot"): no
+    /// change is read into them; asked about when nothing else in the request is understood.
+    only_named: Vec<String>,
     /// Step number → the margin of its clause's reading (see `Planned::confidence`).
     confidence: BTreeMap<u32, f32>,
     /// The person's earlier choices (`PlanRequest::learned`).
@@ -360,13 +366,20 @@ impl PlanBuilder<'_, '_> {
 
     /// The question for the parts the rules did not understand, if any.
     fn clarification(&self) -> Option<String> {
-        if self.not_understood.is_empty() {
+        if self.not_understood.is_empty() && (self.only_named.is_empty() || !self.steps.is_empty())
+        {
             None
         } else if self.steps.is_empty() {
+            let parts: Vec<&str> = self
+                .only_named
+                .iter()
+                .chain(&self.not_understood)
+                .map(String::as_str)
+                .collect();
             Some(format!(
                 "I could not tell what to do with \"{}\". Say what should happen and where, e.g. \
                  \"remove duplicates in Downloads\" or \"sort Desktop by type\".",
-                self.not_understood.join("\", \"")
+                parts.join("\", \"")
             ))
         } else {
             Some(format!(
@@ -518,8 +531,45 @@ impl PlanBuilder<'_, '_> {
                 lesson.chosen
             ));
         }
+        if best
+            .as_ref()
+            .is_some_and(|b| self.change_read_into_names(text, b, &slots))
+        {
+            self.notes.push(format!(
+                "\"{text}\" says nothing to do (it names things or tells what was done): no change read into it"
+            ));
+            self.only_named.push(text.to_owned());
+            self.take_place(&slots);
+            return Ok(());
+        }
         self.keep(text, best, margin, &slots);
         Ok(())
+    }
+
+    /// "supplier PDFs", "menu photos, the lot": a change is never read into a part that only
+    /// names things (no action said, no question, no place for them to go).
+    fn change_read_into_names(&self, text: &str, best: &Candidate, slots: &Slots) -> bool {
+        let changes = best.steps.iter().any(|(s, _)| {
+            self.cx
+                .skills
+                .tool(&s.skill, &s.tool)
+                .is_some_and(|(_, t)| t.mutates())
+        });
+        let fixed = normalize::filter_typos_fixed(text, self.vocab);
+        let verbs = trigger_verbs(self.cx.skills);
+        if changes && clause::only_tells(&fixed, &verbs) {
+            return true;
+        }
+        changes
+            && !best.triggered
+            && slots.targets.is_empty()
+            // "… to reno_001.jpg, reno_002.jpg", "keep the oldest": a value only a change takes.
+            && slots.pattern.is_none()
+            && slots.find.is_none()
+            && slots.case.is_none()
+            && slots.keep.is_none()
+            && slots.format.is_none()
+            && clause::says_nothing_to_do(&fixed, &verbs)
     }
 
     /// "zip Documents/Old job into Backup/old-job.zip and delete the folder": a part that only

@@ -27,6 +27,7 @@ pub(super) fn has_action(text: &str, verbs: &Verbs) -> bool {
     let raw: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
     let written: Vec<&str> = text.split_whitespace().collect();
     let in_a_name = words_of_file_names(text);
+    let told_in_the_past = told_in_the_past(&words);
     words
         .first()
         .is_some_and(|w| QUESTION_WORDS.contains(&w.as_str()))
@@ -110,12 +111,7 @@ pub(super) fn has_action(text: &str, verbs: &Verbs) -> bool {
                     if matches!(*subject, "i" | "we") && matches!(*rel, "that" | "which"))
             };
             // "I scanned a few coins twice": what the person did tells, it asks for nothing.
-            let narrated = w.ends_with("ed")
-                && words[..i]
-                    .iter()
-                    .rev()
-                    .find(|b| !b.ends_with("ly") && !matches!(b.as_str(), "already" | "just"))
-                    .is_some_and(|b| matches!(b.as_str(), "i" | "we"));
+            let narrated = narrated_at(&words, i, told_in_the_past) || back_then(&words, i);
             // "Desktop/old listing photos.zip": a word of a file's name acts on nothing.
             verbs.is_action(w)
                 && !noun
@@ -131,6 +127,67 @@ pub(super) fn has_action(text: &str, verbs: &Verbs) -> bool {
                 // passive after a word that wants it.
                 || !in_a_name[i] && !narrated && crate::rules::score::asked_done_at(&words, i)
         })
+}
+
+/// "Back in June I split it into type folders", "yesterday we moved …": with a time gone by,
+/// what the person did is told whatever the verb's form.
+fn told_in_the_past(words: &[String]) -> bool {
+    words.windows(2).any(|p| {
+        matches!(p[0].as_str(), "ago" | "yesterday")
+            || p[0] == "back" && p[1] == "in"
+            || p[0] == "in" && crate::rules::extract::calendar_word(&p[1])
+            || p[0] == "last"
+                && matches!(
+                    p[1].as_str(),
+                    "year"
+                        | "month"
+                        | "week"
+                        | "time"
+                        | "summer"
+                        | "winter"
+                        | "spring"
+                        | "autumn"
+                        | "weekend"
+                        | "night"
+                )
+    })
+}
+
+/// "I scanned a few coins twice": the verb at `words[i]` tells what the person did (said after
+/// "I" or "we" in the past), it asks for nothing.
+fn narrated_at(words: &[String], i: usize, told_in_the_past: bool) -> bool {
+    (words[i].ends_with("ed") || told_in_the_past)
+        && words[..i]
+            .iter()
+            .rev()
+            .find(|b| !b.ends_with("ly") && !matches!(b.as_str(), "already" | "just"))
+            .is_some_and(|b| matches!(b.as_str(), "i" | "we"))
+}
+
+/// "back in June", "back then": "back" says when, it backs nothing up.
+fn back_then(words: &[String], i: usize) -> bool {
+    words[i] == "back"
+        && words
+            .get(i + 1)
+            .is_some_and(|n| matches!(n.as_str(), "in" | "then" | "when"))
+}
+
+/// "Back in June I split it into type folders": a part whose only action verbs tell what the
+/// person did.
+pub(super) fn only_tells_what_was_done(text: &str, verbs: &Verbs) -> bool {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .collect();
+    let past = told_in_the_past(&words);
+    let told: Vec<bool> = (0..words.len())
+        .filter(|&i| verbs.is_action(&words[i]) && !back_then(&words, i))
+        .map(|i| narrated_at(&words, i, past))
+        .collect();
+    !told.is_empty() && told.iter().all(|t| *t)
 }
 
 /// "copying", "zipping", "moving": an action verb said with "-ing".
@@ -193,6 +250,39 @@ pub(super) fn says_an_action_in_a_phrase(text: &str, verbs: &Verbs) -> bool {
                 .next()
                 .is_some_and(|first| verbs.is_action(first))
     })
+}
+
+/// "Desktop is chaos again", "I'd prefer jazz-001.tif", "a folder for every day I opened the
+/// hives": a part with a verb of any kind says something (a wish, a state) a change may answer;
+/// one without ("supplier PDFs, the lot") only names things.
+pub(super) fn says_a_verb_of_any_kind(text: &str) -> bool {
+    const SAID_OF_A_SUBJECT: &[&str] = &[
+        "i", "we", "you", "it", "they", "he", "she", "these", "those", "is", "are", "was", "were",
+        "be", "been", "has", "have", "had", "may", "might", "can", "could", "should", "would",
+        "will", "must", "shall", "need", "needs", "want", "wants", "let", "lets", "deserves",
+        "deserve", "become", "becomes", "prefer",
+    ];
+    let lex = crate::rules::lexicon::lexicon();
+    // ("all over the shop": a phrase the lexicon reads says something.)
+    let padded = format!(" {} ", text.to_lowercase().replace([',', ';', '.'], " "));
+    text.contains('?')
+        || lex
+            .phrases
+            .iter()
+            .any(|(from, _)| padded.contains(&format!(" {} ", from.trim())))
+        || text.split_whitespace().any(|raw| {
+            let w = raw
+                .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+                .to_lowercase();
+            let stem = w.split(['\'', '’']).next().unwrap_or(&w);
+            SAID_OF_A_SUBJECT.contains(&stem)
+                || w.len() > 4 && (w.ends_with("ed") || w.ends_with("ing"))
+                || lex.statement_verbs.contains(w.as_str())
+                || lex.look_verbs.contains(w.as_str())
+                || lex.change_verbs.contains(w.as_str())
+                // "these go wherever …": a verb of going.
+                || lex.going_verbs.contains_key(w.as_str())
+        })
 }
 
 /// Words after which a verb is a noun ("the file", "every copy").

@@ -111,11 +111,13 @@ fn place_token(words: &[&str], i: usize, g: &Grounding) -> Option<(String, usize
         && w.chars().any(|c| c.is_ascii_uppercase())
         && w.chars().all(char::is_alphanumeric);
     let opens_with_a_name = i == 0 && opens_with_two_names(words);
-    let capitalised = (w.chars().next().is_some_and(char::is_uppercase)
-        && w.chars().skip(1).any(char::is_lowercase)
-        || in_capitals)
-        && (i > 0 || opens_with_a_name)
-        || numbered_name;
+    // "from June": a day or a month is when.
+    let capitalised = !calendar_word(&lower)
+        && ((w.chars().next().is_some_and(char::is_uppercase)
+            && w.chars().skip(1).any(char::is_lowercase)
+            || in_capitals)
+            && (i > 0 || opens_with_a_name)
+            || numbered_name);
     if capitalised {
         return Some(capitalised_name(words, i, used));
     }
@@ -396,9 +398,9 @@ fn push_place(s: &mut Slots, to_target: bool, place: String) {
     }
 }
 
-/// A word written as a name: a capital and then lower case ("Notes", not "I", "PDFs" or "MB").
-fn names_with_a_capital(raw: &str) -> bool {
-    // "every Tuesday the coach forwards …": a day or a month is when, not where.
+/// "every Tuesday the coach forwards …", "back in June I split it": a day or a month is when,
+/// not where (unless a folder of that name exists).
+pub(in crate::rules) fn calendar_word(lower: &str) -> bool {
     const CALENDAR: &[&str] = &[
         "monday",
         "tuesday",
@@ -419,13 +421,18 @@ fn names_with_a_capital(raw: &str) -> bool {
         "november",
         "december",
     ];
+    CALENDAR.contains(&lower)
+}
+
+/// A word written as a name: a capital and then lower case ("Notes", not "I", "PDFs" or "MB").
+fn names_with_a_capital(raw: &str) -> bool {
     let w = raw.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
     let l = w.to_lowercase();
     w.len() > 2
         && w.starts_with(char::is_uppercase)
         && w.chars().skip(1).all(char::is_lowercase)
         && !LOCATION_PREPS.contains(&l.as_str())
-        && !CALENDAR.contains(&l.as_str())
+        && !calendar_word(&l)
 }
 
 /// An everyday folder's name, in English or another language the lexicon reads ("Musik").

@@ -5,9 +5,9 @@ use super::super::lexicon::*;
 use super::super::{Grounding, Slots};
 use super::around::{CONTAINER_WORDS, a_noun_follows, persons_name, says_what_went_there};
 use super::{
-    LOCATION_PREPS, TARGET_PREPS, describes_files, files_are_objects, is_archive_name,
-    is_common_folder, names_with_a_capital, opens_with_a_folder, opens_with_two_names, place_token,
-    push_place,
+    LOCATION_PREPS, TARGET_PREPS, calendar_word, describes_files, files_are_objects,
+    is_archive_name, is_common_folder, names_with_a_capital, opens_with_a_folder,
+    opens_with_two_names, place_token, push_place,
 };
 use crate::rules::lexicon::lexicon;
 use crate::rules::looks_like_file;
@@ -577,7 +577,7 @@ impl WordPass<'_> {
         {
             return false;
         }
-        if persons_name(words, i) && self.g.entry(w).is_none() {
+        if (persons_name(words, i) || calendar_word(w)) && self.g.entry(w).is_none() {
             return false;
         }
         self.g.entry(w).is_some()
