@@ -44,3 +44,59 @@ fn a_request_that_only_names_things_plans_no_change() {
         assert!(steps.is_empty(), "{text}: {steps:?}");
     }
 }
+
+/// A name of two words goes on past a word in -ing that names a pastime ("Bell ringing",
+/// "Wild swimming", "Puppy raising"), an ordinal ("Grandad 90th"), up to a conjunction ("before
+/// it died"), and after "could you look … across X" as in a statement; a word in -ing before a
+/// place says where the thing is ("Pictures/Best sitting on Backup/USB").
+#[test]
+fn names_go_on_past_a_pastime_an_ordinal_and_up_to_a_conjunction() {
+    check(&[
+        (
+            "Documents/Bell ringing has a subfolder for each tower we ring at; show me every file in there",
+            &["manage-files/list"],
+            &[(0, "path", json!("Documents/Bell ringing"))],
+        ),
+        (
+            "lowkey Pictures/Wild swimming is just dupes at this point, bin the copies",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", json!("Pictures/Wild swimming"))],
+        ),
+        (
+            "Could you look for identical files across Documents/Glacier thesis including every subfolder?",
+            &["remove-duplicates/scan"],
+            &[
+                (0, "path", json!("Documents/Glacier thesis")),
+                (0, "recursive", json!(true)),
+            ],
+        ),
+        (
+            "how did Videos/Grandad 90th reach 80 GB?",
+            &["analyze-directory/summary"],
+            &[(0, "path", json!("Videos/Grandad 90th"))],
+        ),
+        (
+            "I want a second copy of Pictures/Best sitting on Backup/USB",
+            &["manage-files/copy"],
+            &[
+                (0, "source", json!(["Pictures/Best"])),
+                (0, "target", json!("Backup/USB")),
+            ],
+        ),
+        // Not the question's verb after the name: "which lab report in Uni/Chem Lab talks …".
+        (
+            "which lab report in Uni/Chem Lab talks about titration errors?",
+            &["search-files/search"],
+            &[(0, "path", json!("Uni/Chem Lab"))],
+        ),
+        // A name between commas after "a folder" is the new folder's.
+        (
+            "Please add a folder, Phase two, under Documents/Puppy raising",
+            &["manage-files/create"],
+            &[
+                (0, "path", json!("Documents/Puppy raising")),
+                (0, "name", json!("Phase two")),
+            ],
+        ),
+    ]);
+}

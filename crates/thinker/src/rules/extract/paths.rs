@@ -399,6 +399,10 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     // "does", the word after the name is its verb.
     // Not "do a dry run: were Videos/VHS transfers sorted …": "do" with what it does, or in
     // an earlier part of the sentence.
+    // "how did Videos/Grandad 90th reach 80 GB?": an ordinal is never the verb.
+    if capital && ordinal(raw.trim_end_matches([',', ';', ':', '.', '!', '?'])) {
+        return true;
+    }
     let part_start = words[..at]
         .iter()
         .rposition(|w| w.ends_with([',', ';', ':', '.', '!', '?']))
@@ -434,26 +438,59 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
                     .iter()
                     .any(|b| b.ends_with([',', ';', ':', '.', '!', '?']))
     });
-    let loose = capital && !asked;
     // "what's using the space in Pictures/Grandma albums": a question whose verb came before
     // the name asks nothing of the words after it.
-    let verb_said = words[..at].iter().any(|w| {
+    let be_before = words[..at].iter().any(|w| {
         let l = w.to_lowercase();
         matches!(l.as_str(), "is" | "are" | "was" | "were")
             || l.ends_with("'s")
             || l.ends_with("’s")
-    })
-        // "can its contents land in Documents/Choir/Sheet music?": after a preposition the
-        // name is where, the question's verb came before it.
-        || words[..at]
-            .iter()
-            .rposition(|w| w.contains('/'))
-            .and_then(|slash| slash.checked_sub(1))
-            .is_some_and(|before| {
-                let l = words[before].to_lowercase();
-                places::LOCATION_PREPS.contains(&l.as_str())
-                    || places::TARGET_PREPS.contains(&l.as_str())
-            });
+    });
+    // "can its contents land in Documents/Choir/Sheet music?": after a preposition the name is
+    // where, the question's verb came before it.
+    let after_a_preposition = words[..at]
+        .iter()
+        .rposition(|w| w.contains('/'))
+        .and_then(|slash| slash.checked_sub(1))
+        .is_some_and(|before| {
+            let l = words[before].to_lowercase();
+            places::LOCATION_PREPS.contains(&l.as_str())
+                || places::TARGET_PREPS.contains(&l.as_str())
+        });
+    // "Could you look for identical files across Documents/Glacier thesis including …": the
+    // question's verb came before the name ("could you look", "can u find"; not "which lab
+    // report in …", a noun).
+    let asked_to_act = words[..at]
+        .iter()
+        .rposition(|w| w.contains('/'))
+        .is_some_and(|slash| {
+            let lex = crate::rules::lexicon::lexicon();
+            let question = words[..slash]
+                .iter()
+                .rposition(|w| crate::rules::clause::is_question_word(&w.to_lowercase()));
+            question.is_some_and(|q| {
+                words[q + 1..slash].windows(2).any(|pair| {
+                    let l = pair[1].to_lowercase();
+                    matches!(pair[0].to_lowercase().as_str(), "you" | "u" | "i" | "we")
+                        && (lex.action_verbs.contains(l.as_str())
+                            || lex.look_verbs.contains(l.as_str()))
+                })
+            })
+        });
+    // "is Documents/Bell ringing mostly recent stuff?": the question's verb right before the
+    // name (not "one of each is enough, ideally the one in Ebooks/Kindle survives").
+    let asked_of_it = words[..at]
+        .iter()
+        .rposition(|w| w.contains('/'))
+        .and_then(|slash| slash.checked_sub(1))
+        .is_some_and(|before| {
+            matches!(
+                words[before].to_lowercase().as_str(),
+                "is" | "are" | "was" | "were"
+            )
+        });
+    let verb_said = be_before || after_a_preposition || asked_to_act;
+    let loose = capital && (!asked || asked_of_it || asked_to_act);
     if capital && nouns_after::nouns_go_on(last, words, at, asked && !verb_said) {
         return true;
     }
@@ -464,9 +501,22 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     };
     // ("Downloads/Firefox got sorted": a verb said of the folder is none of its name.)
     let kinds_go_on = loose && kinds_go_on_the_name(words, at);
-    let goes_on = |raw: &str| {
+    // ("Pictures/Best sitting on Backup/USB": a word in -ing before a place says where it is.)
+    let gerund_at = |i: usize| {
+        loose
+            && gerund_of_a_name(&bare(words[i]))
+            && words.get(i + 1).is_none_or(|n| {
+                let n = bare(n).to_lowercase();
+                !places::LOCATION_PREPS.contains(&n.as_str())
+                    && !places::TARGET_PREPS.contains(&n.as_str())
+            })
+    };
+    let goes_on_at = |i: usize| {
+        let raw = words[i];
         !(loose && lex.statement_verbs.contains(&bare(raw)))
-            && (tail_word(raw) || loose && tail_word_after_a_capital(raw, kinds_go_on))
+            && (tail_word(raw)
+                || loose && tail_word_after_a_capital(raw, kinds_go_on)
+                || gerund_at(i))
     };
     // A plural that names no kind of thing may be a verb said of the folder or what is in it
     // ("Work/Drafts items untouched for …"): only a word that never goes on a name ends it.
@@ -528,14 +578,14 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
         })
     });
     plural_subject
-        || loose && !raw.ends_with([',', ';', ':', '.', '!', '?']) && goes_on(raw) && slash_follows
-        || goes_on(raw) && (clear_end(raw, after) || sentence_end(raw, after))
+        || loose && !raw.ends_with([',', ';', ':', '.', '!', '?']) && goes_on_at(at) && slash_follows
+        || goes_on_at(at) && (clear_end(raw, after) || sentence_end(raw, after))
         // Two words: "Old printer drivers,", "Tax papers 2023 into".
         || !last.contains(' ')
             && !raw.ends_with([',', ';', ':', '.', '!', '?'])
-            && goes_on(raw)
+            && goes_on_at(at)
             && after.is_some_and(|next| {
-                (goes_on(next) || loose && a_year(next))
+                (goes_on_at(at + 1) || loose && a_year(next))
                     && clear_end(next, words.get(at + 2).copied())
             })
 }
@@ -603,6 +653,37 @@ fn tail_word_after_a_capital(raw: &str, kinds_go_on: bool) -> bool {
             && (places::describes_files(word) || word.ends_with('s'))
 }
 
+/// "Documents/Bell ringing", "Pictures/Wild swimming", "Documents/Puppy raising": a word in -ing
+/// that names a pastime goes on a name written with a capital (up to a clear end); not one of
+/// a verb the lexicon reads ("sorting", "using"), nor a word that starts what comes after.
+fn gerund_of_a_name(word: &str) -> bool {
+    let lex = crate::rules::lexicon::lexicon();
+    let Some(stem) = word.strip_suffix("ing") else {
+        return false;
+    };
+    let undoubled = stem
+        .len()
+        .checked_sub(1)
+        .filter(|&n| n > 1 && stem.as_bytes()[n] == stem.as_bytes()[n - 1])
+        .map_or(stem, |n| &stem[..n]);
+    let a_verb_read = [stem.to_owned(), format!("{stem}e"), undoubled.to_owned()]
+        .iter()
+        .any(|v| {
+            lex.action_verbs.contains(v.as_str())
+                || lex.look_verbs.contains(v.as_str())
+                || lex.change_verbs.contains(v.as_str())
+                || lex.statement_verbs.contains(v.as_str())
+                || lex.synonyms.contains_key(v.as_str())
+                || lex.going_verbs.contains_key(v.as_str())
+        });
+    word.len() > 5
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && !a_verb_read
+        && !after_a_name(word)
+        && !never_in_a_name(word)
+        && !lex.common_words.contains(word)
+}
+
 /// Words that start what comes after a name written with a capital, beyond `ends_a_name`: "by
 /// type", "first", a comparison, a verb said of it ("holds", "swallowed"), "that has".
 fn after_a_name(word: &str) -> bool {
@@ -635,8 +716,16 @@ fn after_a_name(word: &str) -> bool {
     // too") and where it is ("Projects/Vespa restoration in Backup/Vespa") never go on a name.
     const ADVERBS: &[&str] = &[
         "last", "still", "about", "also", "already", "now", "again", "too", "here", "there",
+        "just", "mostly",
+    ];
+    // "Backup/Nan tablet before it died": a word that opens a clause of its own.
+    const CONJUNCTIONS: &[&str] = &[
+        "before", "after", "since", "until", "because", "while", "when", "once", "if",
     ];
     AFTER.contains(&l.as_str())
+        || CONJUNCTIONS.contains(&l.as_str())
+        // "Pictures/Film scans honestly occupy …": a word for how.
+        || l.len() > 5 && l.ends_with("ly") && !NOUNS_IN_LY.contains(&l.as_str())
         || ADVERBS.contains(&l.as_str())
         // (Not "Documents/Tennis club dates from …": a verb comes from somewhere.)
         || !matches!(l.as_str(), "of" | "from") && places::LOCATION_PREPS.contains(&l.as_str())
