@@ -101,10 +101,11 @@ impl RulePlanner {
             control,
         };
         let english = builder.in_english(&request.text);
-        let clauses = split_with(
-            english.as_deref().unwrap_or(&request.text),
-            &trigger_verbs(cx.skills),
-        );
+        // Typos are fixed before the request is split: "get rid of tehm" refers back as "them"
+        // does, "delte" opens a step as "delete" does.
+        let fixed =
+            normalize::typos_fixed(english.as_deref().unwrap_or(&request.text), builder.vocab);
+        let clauses = split_with(&fixed, &trigger_verbs(cx.skills));
         tracing::debug!(?clauses, "clauses");
         let has_body = clauses.iter().any(|c| !c.header);
         // Parts before this one were taken as the rest of an earlier part's tool.

@@ -119,6 +119,17 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
 /// request's values are read. Only lower-case words change; names, paths and quoted text stay
 /// as written.
 pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
+    fixed(text, vocab, true)
+}
+
+/// `text` with its typos fixed and every other word as written ("get rid of tehm" → "… them";
+/// "junk drawer" stays): what a request is split at.
+pub fn typos_fixed(text: &str, vocab: &Vocabulary) -> String {
+    fixed(text, vocab, false)
+}
+
+/// Typos fixed, and with `synonyms` the lexicon's casual words for filters read as them.
+fn fixed(text: &str, vocab: &Vocabulary, synonyms: bool) -> String {
     let mut quoted = false;
     let mut after_a_path = false;
     let inside_a_name = inside_a_file_name(text);
@@ -150,6 +161,7 @@ pub fn filter_typos_fixed(text: &str, vocab: &Vocabulary) -> String {
             // "archives"); one meaning a kind of file or a filter is read as it ("vacíos").
             let lower_case = !inside && word.chars().all(|c| c.is_lowercase());
             let fixed = match lexicon().synonyms.get(word) {
+                Some(_) if !synonyms => None,
                 Some(w)
                     if follows_a_path
                         && (w == "files" || super::extract::names_a_kind_of_thing(w)) =>
@@ -208,13 +220,37 @@ pub fn correct(word: &str, vocab: &Vocabulary) -> Option<String> {
     }
     let n = word.chars().count();
     if n == 3 && !vocab.contains(word) && word.chars().all(|c| c.is_ascii_lowercase()) {
-        // Three letters: only a swap of two neighbours ("zpi" → "zip") is safe to undo.
-        let mut hits = vocab
+        // Three letters: only a swap of two neighbours ("zpi" → "zip") is safe to undo, or a
+        // dropped vowel of a verb the lexicon acts on ("fnd" → "find", "mve" → "move"), when
+        // only one such word fits.
+        let swapped: Vec<&String> = vocab
             .targets
             .iter()
-            .filter(|v| v.len() == 3 && osa_distance(word, v) == 1 && sorted(v) == sorted(word));
-        let first = hits.next()?;
-        return hits.next().is_none().then(|| first.clone());
+            .filter(|v| v.len() == 3 && osa_distance(word, v) == 1 && sorted(v) == sorted(word))
+            .collect();
+        if let [only] = swapped.as_slice() {
+            return Some((*only).clone());
+        }
+        if !swapped.is_empty() || is_everyday_english(word) || lexicon().common_words.contains(word)
+        {
+            return None;
+        }
+        let lex = lexicon();
+        let vowel_dropped: Vec<&String> = vocab
+            .targets
+            .iter()
+            .filter(|v| {
+                v.len() == 4
+                    && lex.action_verbs.contains(v.as_str())
+                    && v.char_indices().any(|(i, c)| {
+                        "aeiou".contains(c) && format!("{}{}", &v[..i], &v[i + 1..]) == word
+                    })
+            })
+            .collect();
+        return match vowel_dropped.as_slice() {
+            [only] => Some((*only).clone()),
+            _ => None,
+        };
     }
     // "backups" is no misspelt "backup": a plural of a word known is spelt right, and so is
     // one of an everyday word ("spares" is not "spaces").

@@ -100,3 +100,31 @@ fn names_go_on_past_a_pastime_an_ordinal_and_up_to_a_conjunction() {
         ),
     ]);
 }
+
+/// Typos are fixed before a request is split: "get rid of tehm" refers back as "them" does (it
+/// deleted the whole folder the empty folders were in), "fnd" opens a look-up as "find" does.
+#[test]
+fn typos_are_fixed_before_the_request_is_split() {
+    check(&[
+        (
+            "Projects/Dolls house has emtpy foldres from rooms i scraped, get rid of tehm",
+            &["search-files/find", "manage-files/delete"],
+            &[
+                (0, "path", json!("Projects/Dolls house")),
+                (0, "empty", json!(true)),
+                (1, "path", json!("$step(1).nodes")),
+            ],
+        ),
+        (
+            "mve the pdfs to Documents",
+            &["manage-files/find", "manage-files/move"],
+            &[(1, "target", json!("Documents"))],
+        ),
+        // "duplicate" before a plural with nowhere for copies to go says which files.
+        (
+            "duplcate photso in Pictures/Family, find em and get rid, keep teh largest",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(1, "keep", json!("largest"))],
+        ),
+    ]);
+}

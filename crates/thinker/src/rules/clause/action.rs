@@ -40,6 +40,13 @@ pub(super) fn has_action(text: &str, verbs: &Verbs) -> bool {
             let noun = i > 0
                 && (NOUN_MARKERS.contains(&words[i - 1].as_str()) || words[i - 1].ends_with("est"))
                 || (1..=2).any(|k| i >= k && raw[i - k] == "no")
+                // "duplicate photos in Pictures/Family, find em": "duplicate" before a plural
+                // with nowhere for copies to go says which files.
+                || w == "duplicate"
+                    && words.get(i + 1).is_some_and(|n| n.ends_with('s'))
+                    && !words[i..]
+                        .iter()
+                        .any(|n| matches!(n.as_str(), "to" | "into" | "onto" | "on"))
                 // "a muddle of shift rotas": a verb's plain form right after "of" names a thing.
                 || i > 0 && raw[i - 1] == "of" && !w.ends_with("ing")
                 // "twice under new names": right after a preposition (or one and a word saying
