@@ -128,3 +128,35 @@ fn typos_are_fixed_before_the_request_is_split() {
         ),
     ]);
 }
+
+/// After a copy, "it" and a part naming nothing are what the copy left where it was: "copy X to
+/// Backup/X, then delete it from here" deleted the copy just made. "Should be kept on Backup/X"
+/// is a copy there.
+#[test]
+fn what_a_copy_left_behind_is_what_the_next_part_acts_on() {
+    check(&[
+        (
+            "copy Documents/Caravan to Backup/Caravan, then delete it from here",
+            &["manage-files/copy", "manage-files/delete"],
+            &[(1, "path", json!(["Documents/Caravan"]))],
+        ),
+        (
+            "copy the pdfs in Downloads to Backup/PDFs, then delete them",
+            &[
+                "manage-files/find",
+                "manage-files/copy",
+                "manage-files/delete",
+            ],
+            &[(2, "path", json!("$step(1).nodes"))],
+        ),
+        (
+            "we handed the caravan keys over on Saturday. Its paperwork, Documents/Caravan, should be kept on Backup/Caravan and then removed from here",
+            &["manage-files/copy", "manage-files/delete"],
+            &[
+                (0, "source", json!(["Documents/Caravan"])),
+                (0, "target", json!("Backup/Caravan")),
+                (1, "path", json!(["Documents/Caravan"])),
+            ],
+        ),
+    ]);
+}

@@ -251,11 +251,11 @@ pub(super) fn says_an_action_in_a_phrase(text: &str, verbs: &Verbs) -> bool {
             })
     };
     lex.phrases.iter().any(|(from, to)| {
+        let read: Vec<String> = to.split_whitespace().map(str::to_owned).collect();
         said(from.trim())
-            && to
-                .split_whitespace()
-                .next()
-                .is_some_and(|first| verbs.is_action(first))
+            && (read.first().is_some_and(|first| verbs.is_action(first))
+                // "should be kept on" → "should be copied to": a change wanted in the passive.
+                || (0..read.len()).any(|i| crate::rules::score::asked_done_at(&read, i)))
     })
 }
 

@@ -126,6 +126,23 @@ impl PlanBuilder<'_, '_> {
     /// them in a folder ("extract x.tar.gz into Documents/Invoices, then split the invoices
     /// into …"), unless it left its source where it was (`keeps_source`: "copy X to Backup, and
     /// only then sort it by day" sorts X); else the request's place.
+    /// The source of the step before, when that step leaves its source where it was
+    /// (`keeps_source`), as a list of paths or the selection it was.
+    fn source_kept_by_last_step(&self) -> Option<Value> {
+        let last = self.steps.last().filter(|s| {
+            self.cx
+                .skills
+                .tool(&s.skill, &s.tool)
+                .is_some_and(|(_, t)| t.planning.keeps_source)
+        })?;
+        match last.params.get("source")? {
+            Value::String(p) if p.starts_with('$') => Some(json!(p)),
+            Value::String(p) => Some(json!([p])),
+            Value::Array(a) if !a.is_empty() => Some(Value::Array(a.clone())),
+            _ => None,
+        }
+    }
+
     pub(super) fn inherited_place(&self) -> Option<String> {
         let kept = self.steps.last().filter(|s| {
             self.cx
@@ -201,6 +218,15 @@ impl PlanBuilder<'_, '_> {
                 d.params.insert(name.into(), json!([folder]));
                 Fill::Reference
             }
+        } else if let Some(source) = self.source_kept_by_last_step().filter(|_| {
+            (slots.refers_back || !selection_wanted)
+                && d.folder_object.is_none()
+                && !speaks_of_copies(d)
+        }) {
+            // "copy X to Backup/X, then delete it from here": what a copy left where it was is
+            // what "it" is (deleting the copy just made would undo the step).
+            d.params.insert(name.into(), source);
+            Fill::Reference
         } else if let Some(r) = self
             .last_selection(&d.pending)
             // "copy Camera/SD Card into it": a folder named is what goes, "it" where.
@@ -340,6 +366,23 @@ fn made_by(step: &PlanStep, path: &str) -> bool {
 }
 
 /// Whether the clause points back with "it" alone, not at many things ("them", "those").
+/// "… then rename the copies there", "zip the backup": a part that speaks of the copies made.
+fn speaks_of_copies(d: &Draft) -> bool {
+    const COPIES: &[&str] = &[
+        "copy",
+        "copies",
+        "duplicate",
+        "duplicates",
+        "there",
+        "backup",
+        "backups",
+        "clone",
+    ];
+    d.said_text
+        .split(' ')
+        .any(|w| COPIES.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
+}
+
 fn says_it_alone(d: &Draft) -> bool {
     const MANY: &[&str] = &["them", "em", "those", "these", "they", "all", "everything"];
     let words: Vec<&str> = d.said_text.split(' ').collect();
