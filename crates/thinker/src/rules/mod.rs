@@ -477,7 +477,16 @@ impl PlanBuilder<'_, '_> {
         }
         // What the clause says not to do is no evidence for a tool that does it.
         let affirmed = clause::affirmed(text);
-        let matched = normalize::for_matching(&affirmed, &slots, self.vocab, true);
+        // "turn the folder into a tar.zst and delete the clips when they're safely inside": the
+        // originals' removal belongs to the archive, no evidence for a tool that deletes.
+        let ranked_text = if slots.delete_originals {
+            extract::DELETE_ORIGINALS
+                .replace_all(&affirmed.to_lowercase(), "")
+                .into_owned()
+        } else {
+            affirmed.clone()
+        };
+        let matched = normalize::for_matching(&ranked_text, &slots, self.vocab, true);
         let described = normalize::for_matching(&affirmed, &slots, self.vocab, false);
         let whole =
             normalize::for_matching(&clause::without_negations(text), &slots, self.vocab, false);

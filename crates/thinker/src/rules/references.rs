@@ -56,7 +56,23 @@ impl PlanBuilder<'_, '_> {
             "the folder can",
         ]
         .iter()
-        .any(|p| lower.contains(p));
+        .any(|p| lower.contains(p))
+            // "Videos/Open mic: turn the folder into a single tar.zst", "zip the folder": the
+            // folder a verb acts on, with nowhere for it to go (after "copy the folder onto X"
+            // the folder may be the one the step before worked in).
+            || slots.targets.is_empty() && {
+                let words = retrieval::text::words(&lower);
+                let lex = lexicon::lexicon();
+                words.windows(3).any(|w| {
+                    w[1] == "the"
+                        && matches!(w[2].as_str(), "folder" | "directory")
+                        && (lex.action_verbs.contains(&w[0])
+                            || lex.synonyms.get(&w[0]).is_some_and(|s| lex.change_verbs.contains(s))
+                            || !retrieval::text::is_stop_word(&w[0])
+                                && w[0].chars().all(|c| c.is_ascii_lowercase())
+                                && !w[0].ends_with("ed"))
+                })
+            };
         let put_somewhere = self
             .last_target
             .clone()

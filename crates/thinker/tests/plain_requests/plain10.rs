@@ -160,3 +160,27 @@ fn what_a_copy_left_behind_is_what_the_next_part_acts_on() {
         ),
     ]);
 }
+
+/// "Videos/Open mic/2024 sets: turn the folder into a single tar.zst and delete the clips when
+/// they're safely inside": the folder a verb acts on is the heading's (with its last word before
+/// the colon), and the originals' removal belongs to the archive (it planned a duplicate scan
+/// and removal).
+#[test]
+fn the_folder_a_verb_acts_on_is_the_headings_and_its_originals_go_with_the_archive() {
+    check(&[
+        (
+            "Videos/Open mic/2024 sets: turn the folder into a single tar.zst and delete the clips when they're safely inside. I'm down to 4 GB free",
+            &["archive-files/create"],
+            &[
+                (0, "source", json!(["Videos/Open mic/2024 sets"])),
+                (0, "format", json!("tar.zst")),
+                (0, "delete_originals", json!(true)),
+            ],
+        ),
+        (
+            "Videos/Open mic: zip the folder",
+            &["archive-files/create"],
+            &[(0, "source", json!(["Videos/Open mic"]))],
+        ),
+    ]);
+}

@@ -378,9 +378,12 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
         && let Some(raw) = words.get(at)
     {
         let w = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
+        // ("Videos/Open mic/2024 sets:": before a stop even a verb's spelling names.)
+        let stopped = raw.len() != w.len();
         return w.ends_with('s')
-            && tail_word(raw)
-            && (raw.len() != w.len() || words.get(at + 1).is_none_or(|n| ends_a_name(n)));
+            && (tail_word(raw)
+                || stopped && w.len() > 3 && w.chars().all(|c| c.is_ascii_lowercase()))
+            && (stopped || words.get(at + 1).is_none_or(|n| ends_a_name(n)));
     }
     if !ends_in_a_name_of_words(path) {
         return false;
