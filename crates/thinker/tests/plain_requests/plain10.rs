@@ -184,3 +184,19 @@ fn the_folder_a_verb_acts_on_is_the_headings_and_its_originals_go_with_the_archi
         ),
     ]);
 }
+
+/// "my old phone saved the pictures in Pictures/Terrariums as .jpeg; switch every one of them to
+/// a .jpg ending and leave the rest of each name alone": "them" is what a verb in the past did
+/// something to, "switch" is a change, "to a .jpg ending" the new extension and "leave the rest"
+/// what not to do (it named each picture from its content).
+#[test]
+fn what_was_done_to_before_is_them_and_an_ending_said_with_an_article_is_the_new_extension() {
+    check(&[(
+        "my old phone saved the pictures in Pictures/Terrariums as .jpeg; switch every one of them to a .jpg ending and leave the rest of each name alone",
+        &["manage-files/find", "batch-rename/rename"],
+        &[
+            (0, "path", json!("Pictures/Terrariums")),
+            (1, "pattern", json!("{name}.jpg")),
+        ],
+    )]);
+}

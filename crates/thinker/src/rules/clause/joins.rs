@@ -361,7 +361,33 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
     if let Some(named) = what_landed_where(&words, &lower) {
         return Some(named);
     }
+    if let Some(named) = what_was_done_to(&words, &lower) {
+        return Some(named);
+    }
     (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
+}
+
+/// "my old phone saved the pictures in Pictures/Terrariums as .jpeg": what a verb in the past
+/// did something to, up to a word that says how or why ("the pictures in Pictures/Terrariums");
+/// a later "them" is those. Only with a place among them.
+fn what_was_done_to(words: &[&str], lower: &[String]) -> Option<String> {
+    const WHICH: &[&str] = &[
+        "the", "my", "our", "all", "every", "those", "these", "his", "her",
+    ];
+    const ENDS: &[&str] = &[
+        "as", "because", "so", "when", "since", "before", "after", "but", "while", "and",
+    ];
+    let v = (1..lower.len().saturating_sub(1)).find(|&i| {
+        lower[i].len() > 4 && lower[i].ends_with("ed") && WHICH.contains(&lower[i + 1].as_str())
+    })?;
+    let end = (v + 1..words.len())
+        .find(|&i| ENDS.contains(&lower[i].as_str()))
+        .unwrap_or(words.len());
+    let object = &words[v + 1..end];
+    object
+        .iter()
+        .any(|w| w.contains('/'))
+        .then(|| object.join(" "))
 }
 
 /// "the scans landed in Imports/Dig card 2026": what arrived somewhere, in that place ("the

@@ -224,6 +224,28 @@ impl WordPass<'_> {
     ) -> Option<usize> {
         let (words, g) = (self.words, self.g);
         let to_target = (TARGET_PREPS.contains(&w) || as_name) && !says_what_went_there(words, i);
+        // "switch every one of them to a .jpg ending": an ending said with an article.
+        if to_target
+            && words
+                .get(i + 1)
+                .is_some_and(|a| matches!(a.to_lowercase().as_str(), "a" | "an" | "the"))
+            && words.get(i + 3).is_some_and(|n| {
+                matches!(
+                    n.trim_end_matches([',', ';', '.']).to_lowercase().as_str(),
+                    "ending" | "extension" | "suffix"
+                )
+            })
+            && let Some(ext) = words.get(i + 2).and_then(|n| {
+                n.strip_prefix('.')
+                    .map(|e| e.trim_end_matches([',', ';', '.']).to_lowercase())
+                    .filter(|e| known_extension(e))
+            })
+        {
+            s.pattern = Some(format!("{{name}}.{ext}"));
+            s.extensions.retain(|e| *e != ext);
+            self.consumed[i + 1..=i + 3].fill(true);
+            return Some(i + 4);
+        }
         // "rename the .jpeg files to .jpg": a new extension is a name pattern, not a place.
         if to_target
             && let Some(ext) = words.get(i + 1).and_then(|n| {
