@@ -200,3 +200,25 @@ fn what_was_done_to_before_is_them_and_an_ending_said_with_an_article_is_the_new
         ],
     )]);
 }
+
+/// What someone else does ("they save to Downloads as .svg") tells, it asks for nothing (it
+/// planned a step naming every picture from its content); "one of each would do" asks for the
+/// duplicates to go.
+#[test]
+fn what_others_do_tells_and_one_of_each_would_do_removes_duplicates() {
+    check(&[
+        (
+            "they save to Downloads as .svg. Round up all of those and put them in Documents/Stained glass designs",
+            &["manage-files/find", "manage-files/move"],
+            &[
+                (0, "extension", json!("svg")),
+                (1, "target", json!("Documents/Stained glass designs")),
+            ],
+        ),
+        (
+            "the league secretary sends the fixtures list every week whether it's changed or not, so Documents/Cricket club/Fixtures has pile-ups of the very same file. One of each would do",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", json!("Documents/Cricket club/Fixtures"))],
+        ),
+    ]);
+}

@@ -163,12 +163,22 @@ fn told_in_the_past(words: &[String]) -> bool {
 /// "I scanned a few coins twice": the verb at `words[i]` tells what the person did (said after
 /// "I" or "we" in the past), it asks for nothing.
 fn narrated_at(words: &[String], i: usize, told_in_the_past: bool) -> bool {
-    (words[i].ends_with("ed") || told_in_the_past)
-        && words[..i]
-            .iter()
-            .rev()
-            .find(|b| !b.ends_with("ly") && !matches!(b.as_str(), "already" | "just"))
-            .is_some_and(|b| matches!(b.as_str(), "i" | "we"))
+    let subject = words[..i]
+        .iter()
+        .rev()
+        .find(|b| !b.ends_with("ly") && !matches!(b.as_str(), "already" | "just"));
+    // "they save to Downloads as .svg", "she files everything under Misc": what someone else
+    // does, said right after "they", "he" or "she", tells (a verb of going says where things
+    // go: "they go in Documents").
+    let told_of_others = i > 0
+        && matches!(words[i - 1].as_str(), "they" | "he" | "she")
+        && !crate::rules::lexicon::lexicon()
+            .going_verbs
+            .contains_key(words[i].as_str())
+        && !matches!(words[i].as_str(), "go" | "goes");
+    told_of_others
+        || (words[i].ends_with("ed") || told_in_the_past)
+            && subject.is_some_and(|b| matches!(b.as_str(), "i" | "we"))
 }
 
 /// "back in June", "back then": "back" says when, it backs nothing up.
