@@ -222,3 +222,18 @@ fn what_others_do_tells_and_one_of_each_would_do_removes_duplicates() {
         ),
     ]);
 }
+
+/// "I need an Invoices folder inside X; once it exists, move A and B into it": a folder needed
+/// is one to make, named by the word before "folder" (it became a heading and nothing was made).
+#[test]
+fn a_folder_needed_is_one_to_make() {
+    check(&[(
+        "I need an Invoices folder inside Documents/Loft conversion; once it exists, move Downloads/scaffold invoice.pdf and Downloads/receipt.pdf into it",
+        &["manage-files/create", "manage-files/move"],
+        &[
+            (0, "path", json!("Documents/Loft conversion")),
+            (0, "name", json!("Invoices")),
+            (1, "target", json!("$step(1).created[0]")),
+        ],
+    )]);
+}

@@ -126,6 +126,15 @@ pub(super) fn has_action(text: &str, verbs: &Verbs) -> bool {
                 && !narrated
                 && !in_a_name[i]
                 && words.get(i + 1).is_none_or(|n| n != "format")
+                // "I need an Invoices folder inside X": a folder needed is one to make.
+                || matches!(w.as_str(), "need" | "needs" | "want" | "wants")
+                    && words
+                        .get(i + 1)
+                        .is_some_and(|n| matches!(n.as_str(), "a" | "an" | "another" | "one"))
+                    && words[i + 1..]
+                        .iter()
+                        .take(4)
+                        .any(|n| matches!(n.as_str(), "folder" | "subfolder" | "directory"))
                 // "the folder needs copying onto USB": what a thing needs done is asked.
                 || i > 0
                     && ["needs", "need", "wants", "want"].contains(&words[i - 1].as_str())

@@ -41,6 +41,7 @@ pub(super) fn read_called(
             .or(c.get(4))
             .or(c.get(5))
             .or(c.get(6))
+            .or(c.get(7))
             .map_or("", |m| m.as_str());
         let mut name = lookup(raw).unwrap_or_else(|| unquote(raw));
         let mut end = c.get(0).expect("match").end();
