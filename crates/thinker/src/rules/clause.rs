@@ -495,6 +495,19 @@ pub(super) fn only_asks_to_see_them(text: &str) -> bool {
             .all(|w| SHOW.contains(&w.as_str()) || SAYS_NOTHING_MORE.contains(&w.as_str()))
 }
 
+/// "open 'vetiver accord.txt' in it and show me the recipe": after a file is read, "show me the
+/// X" (one word, no place, no kind of file) asks to see what was read.
+pub(super) fn only_asks_to_see_what_was_read(text: &str) -> bool {
+    let words = retrieval::text::words(text);
+    // (A plural is more files to look for: "show me the pdfs".)
+    matches!(words.as_slice(), [show, me, the, what]
+        if matches!(show.as_str(), "show" | "display" | "print")
+            && matches!(me.as_str(), "me" | "us")
+            && the == "the"
+            && !what.ends_with('s')
+            && !text.contains(['/', '.']))
+}
+
 /// "got anything for trimming silence off podcast audio": a question about the agent's skills
 /// is something to answer, not where the rest happens.
 fn asks_what_the_agent_can_do(text: &str) -> bool {

@@ -470,6 +470,16 @@ impl PlanBuilder<'_, '_> {
         {
             return Ok(());
         }
+        // "open 'vetiver accord.txt' in it and show me the recipe": the text read is shown.
+        if clause::only_asks_to_see_what_was_read(text)
+            && self
+                .steps
+                .last()
+                .and_then(|s| self.cx.skills.tool(&s.skill, &s.tool))
+                .is_some_and(|(_, t)| !t.mutates() && t.planning.acts_on == contracts::ActsOn::File)
+        {
+            return Ok(());
+        }
         if self.sets_a_value_of_the_last_step(text, &slots)
             || self.sets_where_the_last_steps_folders_go(text, &slots)
         {

@@ -237,3 +237,29 @@ fn a_folder_needed_is_one_to_make() {
         ],
     )]);
 }
+
+/// "when I've seen it" says when, no step (it planned a metadata look); "show me the recipe"
+/// after a file is read asks to see what was read (it added a details step).
+#[test]
+fn when_ive_seen_it_and_show_me_the_recipe_are_no_steps() {
+    check(&[
+        (
+            "list Documents/Cricket club/Old fixtures for me; when I've seen it, delete whatever in there is more than two years old",
+            &[
+                "manage-files/list",
+                "search-files/find",
+                "manage-files/delete",
+            ],
+            &[(1, "path", json!("Documents/Cricket club/Old fixtures"))],
+        ),
+        (
+            "List Documents/Perfume notes, and then open 'vetiver accord.txt' in it and show me the recipe",
+            &["manage-files/list", "parse-content/extract_text"],
+            &[(
+                1,
+                "path",
+                json!("Documents/Perfume notes/vetiver accord.txt"),
+            )],
+        ),
+    ]);
+}

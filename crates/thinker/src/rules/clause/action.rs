@@ -187,7 +187,11 @@ fn narrated_at(words: &[String], i: usize, told_in_the_past: bool) -> bool {
         && !matches!(words[i].as_str(), "go" | "goes");
     told_of_others
         || (words[i].ends_with("ed") || told_in_the_past)
-            && subject.is_some_and(|b| matches!(b.as_str(), "i" | "we"))
+            && subject.is_some_and(|b| matches!(b.as_str(), "i" | "we" | "i've" | "we've"))
+        // "when I've seen it, delete …": what the person has done is told.
+        || words[i].ends_with('n')
+            && i > 0
+            && matches!(words[i - 1].as_str(), "i've" | "we've")
 }
 
 /// "back in June", "back then": "back" says when, it backs nothing up.
