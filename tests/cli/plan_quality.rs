@@ -119,7 +119,7 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
     ("plans-dev3.jsonl", 120, 88.0),
     // Written 2026-11-27 (evening) the same way; 34.2 % when first scored.
-    ("plans-dev4.jsonl", 120, 76.5),
+    ("plans-dev4.jsonl", 120, 77.0),
     // Written 2026-11-27 (day, a new session) the same way; 51.7 % when first scored.
     ("plans-dev5.jsonl", 120, 86.5),
     // Written 2026-11-27 (afternoon, a new session) the same way; 40.0 % when first scored.
@@ -140,7 +140,7 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-plain.jsonl", 60, 93.0),
     ("plans-plain2.jsonl", 60, 78.0),
     // A third set of plain requests (2026-11-28, noon), read and tuned on; 50.0 % when first scored.
-    ("plans-plain3.jsonl", 120, 84.5),
+    ("plans-plain3.jsonl", 120, 85.5),
     // A fourth set of plain requests (2026-11-28, evening), scored once blind (50.8 %), then read
     // and tuned on.
     ("plans-plain4.jsonl", 120, 78.0),
@@ -153,19 +153,19 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-plain6.jsonl", 120, 69.5),
     // A seventh set of plain requests (2026-11-29, late morning), scored blind (46.7 %), then
     // read and tuned on (2026-11-29, afternoon).
-    ("plans-plain7.jsonl", 120, 76.5),
+    ("plans-plain7.jsonl", 120, 77.0),
     // An eighth set of plain requests (2026-11-29, afternoon), scored blind (48.3 %), then read
     // and tuned on (2026-11-29, late afternoon).
     ("plans-plain8.jsonl", 120, 73.0),
     // A ninth set of plain requests (2026-11-29, late afternoon), scored blind (42.5 %), then
     // read and tuned on (2026-11-29, evening).
-    ("plans-plain9.jsonl", 120, 72.0),
+    ("plans-plain9.jsonl", 120, 73.0),
     // A tenth set of plain requests (2026-11-29, evening), scored blind (46.7 %); read from
     // 2026-11-29 (night) on.
-    ("plans-plain10.jsonl", 120, 48.0),
+    ("plans-plain10.jsonl", 120, 59.0),
     // An eleventh set of plain requests (2026-11-29, night), scored blind (45.8 %) and not read:
     // with plain2 and unseen, the measure of requests nobody here has seen.
-    ("plans-plain11.jsonl", 120, 44.5),
+    ("plans-plain11.jsonl", 120, 45.5),
 ];
 
 #[test]
