@@ -14,15 +14,19 @@ pub(in crate::rules) fn is_question_word(word: &str) -> bool {
     QUESTION_WORDS.contains(&word)
 }
 
-/// An action verb anywhere, or a question (a question asks to look).
-pub(super) fn has_action(text: &str, verbs: &Verbs) -> bool {
-    let words: Vec<String> = text
-        .split_whitespace()
+/// The words of `text` in lower case, without the punctuation around them (an apostrophe stays).
+fn bare_lower_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
                 .to_lowercase()
         })
-        .collect();
+        .collect()
+}
+
+/// An action verb anywhere, or a question (a question asks to look).
+pub(super) fn has_action(text: &str, verbs: &Verbs) -> bool {
+    let words = bare_lower_words(text);
     // As written: "no," answers, "no" names nothing.
     let raw: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
     let written: Vec<&str> = text.split_whitespace().collect();
@@ -205,13 +209,7 @@ fn back_then(words: &[String], i: usize) -> bool {
 /// "Back in June I split it into type folders": a part whose only action verbs tell what the
 /// person did.
 pub(super) fn only_tells_what_was_done(text: &str, verbs: &Verbs) -> bool {
-    let words: Vec<String> = text
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                .to_lowercase()
-        })
-        .collect();
+    let words = bare_lower_words(text);
     let past = told_in_the_past(&words);
     let told: Vec<bool> = (0..words.len())
         .filter(|&i| verbs.is_action(&words[i]) && !back_then(&words, i))
