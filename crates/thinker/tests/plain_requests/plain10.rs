@@ -263,3 +263,22 @@ fn when_ive_seen_it_and_show_me_the_recipe_are_no_steps() {
         ),
     ]);
 }
+
+/// "Backup/Canoe gets a copy of Pictures/Canoe trip first; after that, arrange the originals by
+/// the day …": a copy said from where it goes is a copy (nothing was copied, and the backup was
+/// sorted); the originals are the folder the copied files were chosen in.
+#[test]
+fn a_copy_said_from_where_it_goes_is_a_copy_and_the_originals_stay_the_place() {
+    check(&[(
+        "I'm nervous about losing the river photos, so Backup/Canoe gets a copy of Pictures/Canoe trip first; after that, arrange the originals by the day they were taken, a folder each",
+        &[
+            "manage-files/find",
+            "manage-files/copy",
+            "organize-by-type/by_date",
+        ],
+        &[
+            (1, "target", json!("Backup/Canoe")),
+            (2, "path", json!("Pictures/Canoe trip")),
+        ],
+    )]);
+}

@@ -57,6 +57,7 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         }
     });
     let request = paths_in_brackets_as_asides(&request);
+    let request = copies_said_from_where_they_go(&request);
     let mut clauses = split_unquoted(&request, extra_verbs);
     for c in &mut clauses {
         for (i, quote) in held.iter().enumerate() {
@@ -64,6 +65,23 @@ pub fn split_with(request: &str, extra_verbs: &BTreeSet<String>) -> Vec<Clause> 
         }
     }
     clauses
+}
+
+/// "Backup/Canoe gets a copy of Pictures/Canoe trip first; after that, …": a copy said from
+/// where it goes is that copy said the usual way round ("copy Pictures/Canoe trip first to
+/// Backup/Canoe").
+fn copies_said_from_where_they_go(request: &str) -> String {
+    static GETS_A_COPY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?i)(^|[\s,;:]|so\s)(\S+/\S+)\s+(?:gets|get|should get|can get|receives)\s+(?:a|an)\s+(?:copy|duplicate|backup)\s+of\s+([^,;.!?]+)",
+        )
+        .expect("a valid pattern")
+    });
+    GETS_A_COPY
+        .replace_all(request, |c: &regex::Captures| {
+            format!("{}copy {} to {}", &c[1], c[3].trim_end(), &c[2])
+        })
+        .into_owned()
 }
 
 /// "my bike rides (Pictures/Bike rides) should get …": a folder said in brackets is a name said

@@ -143,6 +143,22 @@ impl PlanBuilder<'_, '_> {
         }
     }
 
+    /// `$step(n).…`: the folder step n chose its files in, if it names one.
+    fn folder_a_selection_was_made_in(&self, reference: &str) -> Option<String> {
+        let n: u32 = reference
+            .strip_prefix("$step(")?
+            .split_once(')')?
+            .0
+            .parse()
+            .ok()?;
+        let step = self.steps.iter().find(|s| s.step == n)?;
+        step.params
+            .get("path")
+            .and_then(Value::as_str)
+            .filter(|p| !p.starts_with('$') && *p != ".")
+            .map(str::to_owned)
+    }
+
     pub(super) fn inherited_place(&self) -> Option<String> {
         let kept = self.steps.last().filter(|s| {
             self.cx
@@ -154,10 +170,15 @@ impl PlanBuilder<'_, '_> {
             Value::String(p) => Some(p.clone()),
             Value::Array(a) if a.len() == 1 => a[0].as_str().map(str::to_owned),
             _ => None,
-        }) && !source.starts_with('$')
-            && !looks_like_file(&source)
-        {
-            return Some(source);
+        }) {
+            // ("copy the photos in Pictures/Canoe trip to Backup/Canoe": what was copied was
+            // chosen in a folder, which stays the place.)
+            let source = self
+                .folder_a_selection_was_made_in(&source)
+                .unwrap_or(source);
+            if !source.starts_with('$') && !looks_like_file(&source) {
+                return Some(source);
+            }
         }
         let put_there = self
             .last_target
