@@ -888,3 +888,6 @@ mod plain9;
 
 #[path = "plain_requests/plain10.rs"]
 mod plain10;
+
+#[path = "plain_requests/plain11.rs"]
+mod plain11;

@@ -70,6 +70,8 @@ struct EnglishFile {
     possession_verbs: BTreeSet<String>,
     quantity_words: BTreeSet<String>,
     capability_phrases: Vec<String>,
+    ability_leads: Vec<String>,
+    ability_fillers: BTreeSet<String>,
     action_nouns: BTreeSet<String>,
     case_words: BTreeMap<String, Vec<String>>,
 }
@@ -206,6 +208,11 @@ pub struct Lexicon {
     /// Asking after something unnamed that would do it ("got anything that …"): a question
     /// about the agent's skills, whatever it is about.
     pub capability_phrases: Vec<String>,
+    /// Asking whether the agent can do something, the verb right after saying what ("could
+    /// you transcribe …"); a verb no tool or word list knows asks for an ability the tools lack.
+    pub ability_leads: Vec<String>,
+    /// Words between an ability lead and its verb ("can you please maybe …").
+    pub ability_fillers: BTreeSet<String>,
     /// Nouns that ask for their action when a part opens with one and "of" follows ("a short
     /// summary of X", "a copy of X for Y").
     pub action_nouns: BTreeSet<String>,
@@ -273,6 +280,8 @@ fn load() -> Result<Lexicon, String> {
         possession_verbs: en.possession_verbs,
         quantity_words: en.quantity_words,
         capability_phrases: en.capability_phrases,
+        ability_leads: en.ability_leads,
+        ability_fillers: en.ability_fillers,
         action_nouns: en.action_nouns,
         case_words: en.case_words,
         translations,

@@ -2,6 +2,7 @@
 //! pairs for each clause with the retrieval pipeline, re-scores them by trigger phrases and by how
 //! well the clause's extracted parameters fit each tool, and chains steps with `$step(n).field`.
 
+mod beyond;
 mod clause;
 mod earlier;
 mod extract;
@@ -460,6 +461,10 @@ impl PlanBuilder<'_, '_> {
             self.grounding,
         );
         self.bind_references(text, &mut slots);
+        // "could you remove the wind noise from my videos?" asks what the agent can do.
+        if !slots.asks_ability && self.asks_beyond_the_tools(text) {
+            slots.asks_ability = true;
+        }
         tracing::trace!(clause = %text, ?slots, "slots");
         // "are there duplicates in X? just list them": the look before shows them already.
         if clause::only_asks_to_see_them(text)
