@@ -308,6 +308,13 @@ pub fn extract(clause: &str, g: &Grounding) -> Slots {
     if let Some(f) = s.targets.iter().find_map(|t| archive::format_in(t)) {
         s.format = Some(f.to_owned());
     }
+    // "make X into a tar.gz": a format alone names no archive (its name comes from X).
+    s.targets.retain(|t| {
+        let t = t.to_lowercase();
+        !FORMAT_WORDS
+            .iter()
+            .any(|f| f.trim_start_matches('.') == t.trim_start_matches('.'))
+    });
     s.query = query_in(clause);
     s
 }

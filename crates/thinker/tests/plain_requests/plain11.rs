@@ -1,6 +1,8 @@
 //! Regressions found reading plain11 (issue 19): asking for what no tool does is a question
 //! about the agent's skills, and more.
 
+use serde_json::json;
+
 use super::check;
 
 /// "could you remove the wind noise from my helmet cam videos?" planned a find of every video and
@@ -46,4 +48,59 @@ fn asking_for_what_no_tool_does_looks_the_skills_up() {
             &[],
         ),
     ]);
+}
+
+/// "turn Videos/Volleyball into a tar.gz and get rid of the clips afterwards" planned only a
+/// delete of the clips: "turn" is a verb, so the archive is a step; a format alone names no
+/// archive ("into a tar.gz" is `Videos/Volleyball.tar.gz`, not a file called `tar.gz`); "delete
+/// the source folder" is the archive's `delete_originals`, not a delete of a folder called
+/// "source".
+#[test]
+fn an_archive_said_by_its_format_is_made_and_its_source_folder_deleted_by_it() {
+    check(&[
+        (
+            "make Documents/Quiz into a tar.gz",
+            &["archive-files/create"],
+            &[
+                (0, "target", json!("Documents/Quiz.tar.gz")),
+                (0, "format", json!("tar.gz")),
+            ],
+        ),
+        (
+            "turn Videos/Volleyball into a tar.gz and get rid of the clips afterwards",
+            &[
+                "archive-files/create",
+                "manage-files/find",
+                "manage-files/delete",
+            ],
+            &[(0, "target", json!("Videos/Volleyball.tar.gz"))],
+        ),
+        (
+            "compress Backup/Repairs to Backup/repairs.tar.zst and delete the source folder",
+            &["archive-files/create"],
+            &[(0, "delete_originals", json!(true))],
+        ),
+        // The place of the names stays said when a text in them is turned into another.
+        (
+            "Wallpapers/4K file names are full of %20 — turn those into real spaces",
+            &["manage-files/find", "batch-rename/rename"],
+            &[
+                (0, "path", json!("Wallpapers/4K")),
+                (1, "find", json!("%20")),
+                (1, "replace", json!(" ")),
+            ],
+        ),
+    ]);
+}
+
+/// "does any existing skill do that? otherwise create bridge-hand-pdf for it" planned a find of
+/// a file called bridge-hand-pdf and a delete of it: "otherwise create X" after a skill search
+/// is the new skill (a trigger in skill-create's SKILL.md).
+#[test]
+fn otherwise_create_after_a_skill_search_makes_the_skill() {
+    check(&[(
+        "bridge hand records → printable PDFs: does any existing skill do that? otherwise create bridge-hand-pdf for it",
+        &["skill-search/search", "skill-create/create"],
+        &[(1, "name", json!("bridge-hand-pdf"))],
+    )]);
 }

@@ -39,10 +39,10 @@ static REPLACED_WITH_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 /// "underscores in file names should become spaces", "turn the dots into dashes", "turn each
-/// space into a hyphen".
+/// space into a hyphen", "turn %20 in Wallpapers/4K file names into real spaces".
 static BECOME: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)(?:\bturn\s+(?:all\s+|each\s+|every\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+into\s+(?:an?\s+)?("[^"]*"|'[^']*'|\S+))|(?:("[^"]*"|'[^']*'|\S+)\s+(?:in\s+(?:the\s+)?(?:file\s*)?names\s+)?(?:should\s+)?(?:become|turn\s+into|be\s+replaced\s+(?:with|by))\s+("[^"]*"|'[^']*'|\S+))"#,
+        r#"(?i)(?:\bturn\s+(?:all\s+|each\s+|every\s+)?(?:the\s+)?("[^"]*"|'[^']*'|\S+)\s+(?:in\s+(\S+)(?:\s+file)?\s+names\s+)?into\s+(?:an?\s+)?(?:blank\s+|real\s+|plain\s+|single\s+|normal\s+)?("[^"]*"|'[^']*'|\S+))|(?:("[^"]*"|'[^']*'|\S+)\s+(?:in\s+(?:the\s+)?(?:file\s*)?names\s+)?(?:should\s+)?(?:become|turn\s+into|be\s+replaced\s+(?:with|by))\s+("[^"]*"|'[^']*'|\S+))"#,
     )
 });
 /// "change IMG_ to Rome_ (in the file names)", "change every space in the names to an underscore".
@@ -138,11 +138,12 @@ pub(super) fn read(text: &mut String, lookup: &dyn Fn(&str) -> Option<String>) -
     let mut r = Renaming::default();
     let says_names = text.to_lowercase().contains("name");
     let mut found = None;
-    if let Some((find, replace, range)) = replacement(text, lookup, says_names) {
+    if let Some((find, replace, range, place)) = replacement(text, lookup, says_names) {
         r.find = Some(literal_pattern(&find));
         found = Some(find);
         r.replace = Some(replace);
-        text.replace_range(range, " ");
+        let kept = place.map_or_else(|| " ".to_owned(), |p| format!(" in {p} "));
+        text.replace_range(range, &kept);
     }
     // "the date they were taken", "EXIF"; "if a name is already taken" is not about dates.
     let taken = {
@@ -234,7 +235,7 @@ fn replacement(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
     says_names: bool,
-) -> Option<(String, String, Range<usize>)> {
+) -> Option<(String, String, Range<usize>, Option<String>)> {
     if let Some(c) = WISHED_NAMES.captures(text).filter(|_| says_names) {
         let read = |m: regex::Match| lookup(m.as_str()).unwrap_or_else(|| unquote(m.as_str()));
         let range = c.get(0)?.range();
@@ -249,7 +250,7 @@ fn replacement(
         };
         let to = to.trim_end_matches(" instead").to_owned();
         if !from.is_empty() && !NOT_NAME_TEXT.contains(&from.to_lowercase().as_str()) {
-            return Some((character(&from), to, range));
+            return Some((character(&from), to, range, None));
         }
     }
     let Some(c) = REPLACE
@@ -263,10 +264,21 @@ fn replacement(
         let raw = c.get(1).or(c.get(2))?.as_str();
         let from = lookup(raw).unwrap_or_else(|| unquote(raw));
         let range = c.get(0)?.range();
-        return (!from.is_empty()).then_some((from, String::new(), range));
+        return (!from.is_empty()).then_some((from, String::new(), range, None));
     };
-    // BECOME's second form has its own groups (3, 4).
-    let (i, j) = if c.get(1).is_some() { (1, 2) } else { (3, 4) };
+    // BECOME's first form says where the names are (group 2); its second form has its own
+    // groups (4, 5).
+    let becomes = BECOME.captures(text).is_some_and(|b| b.get(0) == c.get(0));
+    let (i, j) = match (becomes, c.get(1).is_some()) {
+        (true, true) => (1, 3),
+        (true, false) => (4, 5),
+        (false, _) => (1, 2),
+    };
+    // "turn %20 in Wallpapers/4K file names into real spaces": the place stays said.
+    let place = becomes
+        .then(|| c.get(2))
+        .flatten()
+        .map(|m| m.as_str().to_owned());
     let read = |i: usize| {
         let raw = c.get(i).map_or("", |m| m.as_str());
         lookup(raw).unwrap_or_else(|| unquote(raw))
@@ -286,7 +298,7 @@ fn replacement(
         return None;
     }
     let (to, range) = words_of_the_new_text(text, c.get(j), to, c.get(0)?.range());
-    Some((character(&from), character(&to), range))
+    Some((character(&from), character(&to), range, place))
 }
 
 /// "swap Voice for Jiwoo chat in each name": an unquoted new text goes on with one more word
