@@ -194,6 +194,9 @@ impl PlanBuilder<'_, '_> {
     /// that step (true when they did); a value said differently is a step of its own. The same
     /// look said again is no step at all (true).
     pub(super) fn said_again(&mut self, new: &[(PlanStep, Emitted)]) -> bool {
+        if new.len() > 1 {
+            return self.steps_said_again(new);
+        }
         let [(step, _)] = new else {
             return false;
         };
@@ -235,6 +238,35 @@ impl PlanBuilder<'_, '_> {
         }
         for (k, v) in &step.params {
             last.params.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        true
+    }
+}
+
+impl PlanBuilder<'_, '_> {
+    /// "X has the Dvořák in triplicate. Get rid of the identical ones and keep the newest": the
+    /// same steps again (the same tools, what they say agreeing, each result taken alike) are
+    /// the steps before, with what the new ones add.
+    fn steps_said_again(&mut self, new: &[(PlanStep, Emitted)]) -> bool {
+        let Some(from) = self.steps.len().checked_sub(new.len()) else {
+            return false;
+        };
+        let same = self.steps[from..].iter().zip(new).all(|(old, (step, _))| {
+            old.skill == step.skill
+                && old.tool == step.tool
+                && step.params.iter().all(|(k, v)| {
+                    old.params.get(k).is_none_or(|o| {
+                        o == v || !step_refs(o).is_empty() && !step_refs(v).is_empty()
+                    })
+                })
+        });
+        if !same {
+            return false;
+        }
+        for (old, (step, _)) in self.steps[from..].iter_mut().zip(new) {
+            for (k, v) in &step.params {
+                old.params.entry(k.clone()).or_insert_with(|| v.clone());
+            }
         }
         true
     }

@@ -104,3 +104,37 @@ fn otherwise_create_after_a_skill_search_makes_the_skill() {
         &[(1, "name", json!("bridge-hand-pdf"))],
     )]);
 }
+
+/// "Documents/Quartet parts has most of the Dvořák in triplicate. Get rid of the identical ones
+/// and hold on to the most recent copy" scanned a folder called "Dvořák" for `.part` files twice
+/// and kept any copy: a name after "of" beside a path is what the files are, "parts" is no
+/// extension, the same steps said again are the steps before, and "the most recent" copy is
+/// which copy stays (not files changed this week). "from Saturday's bout" is no folder either,
+/// and "practically identical" is near-duplicates.
+#[test]
+fn the_same_duplicate_removal_said_twice_is_one_and_keeps_the_copy_said() {
+    check(&[
+        (
+            "the quartet's parts get forwarded round by email, so Documents/Quartet parts has most of the Dvořák in triplicate. Get rid of the identical ones and hold on to the most recent copy",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[
+                (0, "path", json!("Documents/Quartet parts")),
+                (1, "keep", json!("newest")),
+            ],
+        ),
+        (
+            "Pictures/Roller derby is burst after burst from Saturday's bout and loads look practically identical. From every such group keep the highest-resolution frame, ditch the rest",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[
+                (0, "path", json!("Pictures/Roller derby")),
+                (0, "similar", json!(true)),
+                (1, "keep", json!("largest")),
+            ],
+        ),
+        (
+            "delete the .part files in Downloads",
+            &["manage-files/find", "manage-files/delete"],
+            &[(0, "extension", json!("part"))],
+        ),
+    ]);
+}

@@ -269,7 +269,12 @@ fn read_ages(s: &mut Slots, text: &mut String) {
         let r = c.get(0).expect("match").range();
         cut(text, r);
     }
-    if let Some(c) = RELATIVE_DAY.captures(text) {
+    // "keep the most recent copy": which copy stays (`read_keep`), not when files changed.
+    if let Some(c) = RELATIVE_DAY.captures(text).filter(|c| {
+        !text[..c.get(0).expect("match").start()]
+            .to_lowercase()
+            .ends_with("most ")
+    }) {
         let v = match c[1].to_lowercase().as_str() {
             "today" => "1days",
             "yesterday" => "2days",

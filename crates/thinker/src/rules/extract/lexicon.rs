@@ -425,7 +425,7 @@ pub(super) const AMBIGUOUS_EXTENSIONS: &[&str] = &[
     "zip", "tar", "gz", "rar", "7z", "key", "pages", "numbers", "bin", "app", "tex", "dat", "raw",
     "c", "h", "r", "go", "rs", "py", "js", "ts", "cs", "pl", "sh", "md", "org", "ass", "lz", "xz",
     "cc", "kt", "rb", "mid", "ico", "ps1", "bash", "lua", "sql", "css", "vue", "log", "tmp", "bak",
-    "old", "doc", "txt", "iso",
+    "old", "doc", "txt", "iso", "part",
 ];
 
 /// Extensions that are adjectives before a file noun ("the old files" are not `.old` files): only

@@ -421,7 +421,12 @@ pub(in crate::rules) fn calendar_word(lower: &str) -> bool {
         "november",
         "december",
     ];
-    CALENDAR.contains(&lower)
+    // "from Saturday's bout": the day's, too.
+    let day = lower
+        .strip_suffix("'s")
+        .or_else(|| lower.strip_suffix("’s"))
+        .unwrap_or(lower);
+    CALENDAR.contains(&day)
 }
 
 /// A word written as a name: a capital and then lower case ("Notes", not "I", "PDFs" or "MB").
@@ -437,17 +442,25 @@ fn names_with_a_capital(raw: &str) -> bool {
 
 /// An everyday folder's name, in English or another language the lexicon reads ("Musik").
 /// "we got back from Portugal with 900 shots in Pictures/Lisbon 2026": beside a path, a name
-/// said after "from" that is neither a folder that exists nor a common one is where the story
+/// said after "from" (or "of") that is neither a folder that exists nor a common one is where the story
 /// happened, not a place of the files.
 pub(super) fn drop_places_of_the_story(s: &mut Slots, text: &str, g: &Grounding) {
-    if !s.locations.iter().any(|l| l.contains('/')) {
+    if !s
+        .locations
+        .iter()
+        .chain(&s.objects)
+        .any(|l| l.contains('/'))
+    {
         return;
     }
+    // "… has most of the Dvořák in triplicate": a name said after "of" is what the files are.
     s.locations.retain(|l| {
         l.contains('/')
             || g.entry(l).is_some()
             || is_common_folder(&l.to_lowercase())
-            || !text.contains(&format!("from {l}"))
+            || !["from", "of the", "of"]
+                .iter()
+                .any(|p| text.contains(&format!("{p} {l}")))
     });
 }
 

@@ -403,7 +403,7 @@ impl WordPass<'_> {
                     || FILE_NOUNS.contains(&next.as_str())
                     || (cand != w
                         && cand.len() > 2
-                        && !matches!(cand, "key" | "page" | "number" | "log" | "doc")))
+                        && !matches!(cand, "key" | "page" | "number" | "log" | "doc" | "part")))
                 && !s.extensions.contains(&cand.to_owned())
                 && !(cand == "zip" && (i == 0 || prev == "then" || prev == "and"))
             {
