@@ -138,3 +138,30 @@ fn the_same_duplicate_removal_said_twice_is_one_and_keeps_the_copy_said() {
         ),
     ]);
 }
+
+/// "Pictures/Llama trek: make a safety copy at Backup/Llama trek" copied the backup onto nothing:
+/// "a safety copy at X" says where the copy goes, and what the first step sends there, naming
+/// nothing, is the folder the request is about. "…, Pictures/Jigsaws/Venice 1000.jpg; could it
+/// also sit on USB/Grandpa?" scanned the USB stick for duplicates: the path said last names what
+/// "it" is, and where it also sits is where a copy goes.
+#[test]
+fn a_copy_said_by_where_it_sits_copies_the_folder_or_file_named() {
+    check(&[
+        (
+            "Pictures/Llama trek: make a safety copy at Backup/Llama trek",
+            &["manage-files/copy"],
+            &[
+                (0, "source", json!(["Pictures/Llama trek"])),
+                (0, "target", json!("Backup/Llama trek")),
+            ],
+        ),
+        (
+            "Grandpa wants the finished Venice puzzle photo too, Pictures/Jigsaws/Venice 1000.jpg; could it also sit on USB/Grandpa?",
+            &["manage-files/copy"],
+            &[
+                (0, "source", json!(["Pictures/Jigsaws/Venice 1000.jpg"])),
+                (0, "target", json!("USB/Grandpa")),
+            ],
+        ),
+    ]);
+}

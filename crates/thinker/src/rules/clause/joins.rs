@@ -364,6 +364,20 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
     if let Some(named) = what_was_done_to(&words, &lower) {
         return Some(named);
     }
+    // "Grandpa wants the finished puzzle photo too, Pictures/Jigsaws/Venice 1000.jpg": a path
+    // said last, after a comma, names what the words before it describe.
+    let appositive = header
+        .trim_end_matches([',', ':', ' '])
+        .rsplit_once(", ")
+        .map(|(_, last)| last.trim())
+        .filter(|last| {
+            last.split_whitespace()
+                .next()
+                .is_some_and(|w| w.contains('/'))
+        });
+    if let Some(last) = appositive.filter(|_| !has_action(header, verbs)) {
+        return Some(last.to_owned());
+    }
     (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
 }
 

@@ -302,6 +302,20 @@ impl PlanBuilder<'_, '_> {
                 Entries::Files
             };
             self.select_into(d, name, Some(p), Some(entries))?
+        } else if let Some(p) = self.place.clone().filter(|p| {
+            p != "."
+                && self.steps.is_empty()
+                && d.pending.is_empty()
+                && !slots.refers_back
+                && !slots.targets.is_empty()
+                && slots.objects.is_empty()
+                && slots.locations.is_empty()
+                && d.tool.required_params.iter().any(|r| r == "target")
+        }) {
+            // "Pictures/Llama trek: make a safety copy at Backup/Llama trek": what the first
+            // step sends where it says, naming nothing, is the folder the request is about.
+            d.params.insert(name.into(), json!([p]));
+            Fill::Inherited
         } else {
             Fill::Missing
         };

@@ -43,7 +43,7 @@ impl WordPass<'_> {
         let lex = lexicon();
         // So is the place of "a second one on Y", "drop a copy in Y".
         let copy_noun = |k: usize| lex.copy_nouns.contains(&words[k].to_lowercase());
-        let after_a_copy_of = matches!(w.as_str(), "in" | "on" | "inside")
+        let after_a_copy_of = matches!(w.as_str(), "in" | "on" | "inside" | "at")
             && (i >= 3 && words[i - 2].eq_ignore_ascii_case("of") && copy_noun(i - 3)
                 // "put copies of the matches on USB/Flying club": copies placed (not "delete
                 // the resized copies of the photos in Photos", where they are).
@@ -64,7 +64,11 @@ impl WordPass<'_> {
                 || i >= 2
                     && (copy_noun(i - 1) || words[i - 1].eq_ignore_ascii_case("one"))
                     && ["a", "another", "second", "spare", "extra"]
-                        .contains(&words[i - 2].to_lowercase().as_str()));
+                        .contains(&words[i - 2].to_lowercase().as_str())
+                // "make a safety copy at Backup/Llama trek": one word says which copy.
+                || i >= 3
+                    && copy_noun(i - 1)
+                    && ["a", "an", "another"].contains(&words[i - 3].to_lowercase().as_str()));
         let two_before = (i >= 2).then(|| {
             format!(
                 "{} {}",
