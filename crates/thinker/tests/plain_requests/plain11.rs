@@ -165,3 +165,36 @@ fn a_copy_said_by_where_it_sits_copies_the_folder_or_file_named() {
         ),
     ]);
 }
+
+/// Names and conditions read from plain11: "Backup/Hills beforehand" ends before the adverb;
+/// "Downloads/Zine issue 4" goes on to its number (not "past 8 GB"); "Move that whole folder
+/// into X" moves the folder named before (it moved nothing); "asking me whenever a filename
+/// clashes" asks on a clash; "where that name exists there already, keep both" keeps both.
+#[test]
+fn names_end_before_an_adverb_go_on_to_a_number_and_conditions_set_the_clash_rule() {
+    check(&[
+        (
+            "IT are reimaging my laptop Monday. Duplicate Pictures/Munros onto Backup/Hills beforehand",
+            &["manage-files/copy"],
+            &[(0, "target", json!("Backup/Hills"))],
+        ),
+        (
+            "my co-editor sent a folder of layouts, Downloads/Zine issue 4. Move that whole folder into Projects/Zine",
+            &["manage-files/move"],
+            &[
+                (0, "source", json!(["Downloads/Zine issue 4"])),
+                (0, "target", json!("Projects/Zine")),
+            ],
+        ),
+        (
+            "Mrs Hale's exam pieces arrived as Downloads/harp-exam-pieces.zip. Extract to Music/Harp, asking me whenever a filename clashes with something existing",
+            &["archive-files/extract"],
+            &[(0, "on_conflict", json!("ask"))],
+        ),
+        (
+            "Half the lathe stuff already lives in type folders inside Projects/Woodturning since my spring clear-out, but bowl sketches, sanding videos and a timber-species chart have crept back in loose. Put each loose one in its category folder; where that name exists there already, keep both",
+            &["organize-by-type/organize"],
+            &[(0, "on_conflict", json!("rename"))],
+        ),
+    ]);
+}

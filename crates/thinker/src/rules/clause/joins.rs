@@ -27,13 +27,42 @@ pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
     let denied_from = (0..words.len())
         .find(|&i| opens_with_a_negation(&words[i..].join(" ")))
         .unwrap_or(words.len());
+    // "Move that whole folder into Projects/Zine": the folder pointed at, with what says it.
+    let that_folder = |i: usize| -> Option<usize> {
+        let said = words[i + 1..]
+            .iter()
+            .take_while(|w| matches!(bare(w).as_str(), "whole" | "entire"))
+            .count();
+        let noun = words.get(i + 1 + said);
+        // ("Make that folder smaller by …": what is said of it could join the name.)
+        let then = words.get(i + 2 + said).map(|w| bare(w));
+        (bare(words[i]) == "that"
+            && noun.is_some_and(|w| matches!(bare(w).as_str(), "folder" | "directory" | "dir"))
+            && (noun.is_some_and(|w| w.ends_with([',', ';', '.', '!', '?']))
+                || then.is_none_or(|t| {
+                    matches!(
+                        t.as_str(),
+                        "to" | "into" | "onto" | "in" | "on" | "under" | "over"
+                    )
+                })))
+        .then_some(said + 1)
+    };
     // "…, which one?": the one asked about is one of what the header names.
     let Some(at) = words[..denied_from].iter().enumerate().position(|(i, w)| {
         lex.back_references.contains(&bare(w))
             || bare(w) == "one" && i > 0 && matches!(bare(words[i - 1]).as_str(), "which" | "what")
+            || that_folder(i).is_some()
     }) else {
         return;
     };
+    if let Some(said) = that_folder(at) {
+        let mut text: Vec<String> = words[..at].iter().map(|w| (*w).to_owned()).collect();
+        text.push(named);
+        text.extend(words[at + 1 + said..].iter().map(|w| (*w).to_owned()));
+        clauses[1].text = text.join(" ");
+        clauses.remove(0);
+        return;
+    }
     // "sent X.zip. Put its contents in …, since I have half of them": "its" said first is the
     // header's; a later "them" is what it holds.
     if words[..at].iter().any(|w| bare(w) == "its") {

@@ -226,6 +226,8 @@ pub(in crate::rules) fn file_path_end(words: &[&str], i: usize) -> Option<usize>
 /// Words that never go on a name in lower case: they link, ask, point or say when and how
 /// ("Documents/Taxes first", "Desktop/Old stuff hold?").
 const NEVER_IN_A_NAME: &[&str] = &[
+    "beforehand",
+    "afterwards",
     "is",
     "are",
     "was",
@@ -407,6 +409,24 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     // an earlier part of the sentence.
     // "how did Videos/Grandad 90th reach 80 GB?": an ordinal is never the verb.
     if capital && ordinal(raw.trim_end_matches([',', ';', ':', '.', '!', '?'])) {
+        return true;
+    }
+    // "Downloads/Zine issue 4", "Videos/Cup run week 3": a word and a number after a part
+    // written with a capital number an issue, a week, a part.
+    if capital
+        && raw.chars().all(|c| c.is_ascii_lowercase())
+        && !never_in_a_name(raw)
+        && !after_a_name(raw)
+        && !ends_a_name(raw)
+        && words.get(at + 1).is_some_and(|n| {
+            let d = n.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+            !d.is_empty()
+                && d.len() <= 3
+                && d.chars().all(|c| c.is_ascii_digit())
+                // Not "past 8 GB": the number ends the name, no unit after it.
+                && (d.len() < n.len() || words.get(at + 2).is_none_or(|a| never_in_a_name(a)))
+        })
+    {
         return true;
     }
     let part_start = words[..at]
