@@ -333,7 +333,16 @@ pub(super) fn meta_fit(
     } else if asks_ability {
         // "…, or is there a skill for that?" asks about the skills there are.
         -0.15
-    } else if words.iter().any(|w| lexicon().meta_words.contains(w)) {
+    } else if words.iter().enumerate().any(|(i, w)| {
+        lexicon().meta_words.contains(w)
+            // "the estate agent": an agent with a noun before it is a person, not this one.
+            && !(w == "agent"
+                && i > 0
+                && !matches!(
+                    words[i - 1].as_str(),
+                    "the" | "this" | "you" | "your" | "an" | "a" | "my" | "our"
+                ))
+    }) {
         0.0
     } else {
         -0.3

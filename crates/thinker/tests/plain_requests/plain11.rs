@@ -4,6 +4,8 @@
 use serde_json::json;
 
 use super::check;
+use super::support::{PlanningWorld, rule_plan};
+use config::PipelineConfig;
 
 /// "could you remove the wind noise from my helmet cam videos?" planned a find of every video and
 /// a delete of them; "put subtitles on my salsa videos" the same. Taking something that is no
@@ -197,4 +199,30 @@ fn names_end_before_an_adverb_go_on_to_a_number_and_conditions_set_the_clash_rul
             &[(0, "on_conflict", json!("rename"))],
         ),
     ]);
+}
+
+/// "The estate agent, the solicitor and the surveyor all send attachments, … Sort by file type,
+/// but make the type folders in Documents/House sale instead" planned only a new skill (with the
+/// whole request as its description): an agent with a noun before it is a person, not this
+/// agent, so the sort is planned, into the folder said.
+#[test]
+fn an_estate_agent_is_no_request_for_a_skill() {
+    let world = PlanningWorld::shipped(PipelineConfig::default());
+    let steps = rule_plan(
+        &world,
+        "The estate agent, the solicitor and the surveyor all send attachments, so Downloads/House sale is a soup of PDFs, floor plans and photos. Sort by file type, but make the type folders in Documents/House sale instead",
+    );
+    assert!(
+        steps.iter().all(|s| !s.skill.starts_with("skill-")),
+        "{steps:?}"
+    );
+    let sort = steps
+        .iter()
+        .find(|s| s.skill == "organize-by-type" && s.tool == "organize")
+        .expect("the sort is planned");
+    assert_eq!(
+        sort.params["target"],
+        json!("Documents/House sale"),
+        "{steps:?}"
+    );
 }
