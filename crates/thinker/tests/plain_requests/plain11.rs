@@ -226,3 +226,21 @@ fn an_estate_agent_is_no_request_for_a_skill() {
         "{steps:?}"
     );
 }
+
+/// "every scan in X should start with bind_ and then whatever it's called now" made a folder
+/// called "now"; "Pictures/Cat shows: number of photos plus total megabytes?" renamed every
+/// photo with a number. The name a file has now is no part of its own, and "number of" counts.
+#[test]
+fn the_name_it_has_now_is_no_step_and_a_number_of_things_is_no_numbering() {
+    check(&[(
+        "every scan in Documents/Bookbinding/Templates should start with bind_ and then whatever it's called now",
+        &["manage-files/find", "batch-rename/rename"],
+        &[(1, "pattern", json!("bind_{name}.{ext}"))],
+    )]);
+    let world = PlanningWorld::shipped(PipelineConfig::default());
+    let steps = rule_plan(
+        &world,
+        "Pictures/Cat shows: number of photos plus total megabytes?",
+    );
+    assert!(steps.iter().all(|s| s.skill != "batch-rename"), "{steps:?}");
+}
