@@ -132,6 +132,11 @@ pub struct ToolPlanning {
     /// sibling with no keywords is the skill's choice when none of them is said.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keywords: Vec<String>,
+    /// Words one of which a part of a request must say for it to be read as this tool (casual
+    /// words and phrases read as the lexicon's first: "get rid of" says "delete"): a tool that
+    /// destroys is planned only when asked to ("make a new folder in Documents" deletes nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked_with: Vec<String>,
     /// Values used when the request does not say (`{keep: newest}`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub defaults: BTreeMap<String, Value>,

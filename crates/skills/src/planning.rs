@@ -1,5 +1,6 @@
 //! Checking a tool's planning keys (`triggers`, `keywords`, `defaults`, `when_said`,
-//! `when_denied`, `acts_on`, `reads`, `makes`, `selects`, `fill`, `previews`, `keeps_source`, …) against what the tool takes, into a
+//! `when_denied`, `asked_with`, `acts_on`, `reads`, `makes`, `selects`, `fill`, `previews`,
+//! `keeps_source`, …) against what the tool takes, into a
 //! `ToolPlanning`. Pure; every problem is reported with the line of its key.
 
 use std::collections::BTreeMap;
@@ -18,6 +19,7 @@ use crate::parser::ToolDraft;
 pub const PLANNING_KEYS: &[&str] = &[
     "triggers",
     "keywords",
+    "asked_with",
     "defaults",
     "when_said",
     "when_denied",
@@ -315,6 +317,20 @@ pub fn planning(
                     .into_iter()
                     .map(|w| w.to_lowercase())
                     .collect();
+            }
+            "asked_with" => {
+                out.asked_with = check
+                    .strings("asked_with", value, line)
+                    .into_iter()
+                    .map(|w| w.to_lowercase())
+                    .collect();
+                if out.asked_with.is_empty() && value.is_array() {
+                    check.error(
+                        line,
+                        "`asked_with` lists the words one of which asks for the tool; it is empty"
+                            .to_owned(),
+                    );
+                }
             }
             "defaults" => out.defaults = check.values("defaults", value, line),
             "when_said" => out.when_said = check.word_rules("when_said", value, line),

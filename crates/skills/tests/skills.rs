@@ -570,3 +570,14 @@ fn keeps_source_is_said_by_a_tool_that_changes_files_from_a_source() {
         "#]],
     );
 }
+
+#[test]
+fn asked_with_is_a_list_of_words_and_never_empty() {
+    check(
+        "---\nname: bad-asked\ndescription: A skill whose tools say badly which words ask for them.\n---\n\n### wipe -- Delete files\nprimitive: graph | method: delete_node | mutates: true | required: [path]\nasked_with: []\n\n### zap -- Delete files\nprimitive: graph | method: delete_node | mutates: true | required: [path]\nasked_with: {delete: true}\n",
+        expect![[r#"
+            skills/broken/SKILL.md:8: error[BAD_PLANNING_KEY]: tool `wipe`: `asked_with` lists the words one of which asks for the tool; it is empty
+            skills/broken/SKILL.md:12: error[BAD_PLANNING_KEY]: tool `zap`: `asked_with` must be a list of phrases
+        "#]],
+    );
+}

@@ -147,6 +147,13 @@ impl PlanBuilder<'_, '_> {
     ) -> Option<Candidate> {
         let skill = &self.cx.skills.get(&hit.skill)?.definition;
         let tool = skill.tool(&hit.tool)?;
+        // "make a new folder in Documents": a tool asked for only with its words (`asked_with`,
+        // "delete") is no reading of a part that says none of them.
+        let unasked = !tool.planning.asked_with.is_empty()
+            && !retrieval::text::words(text)
+                .into_iter()
+                .chain(retrieval::text::words(written))
+                .any(|w| tool.planning.asked_with.contains(&w));
         let spec = self
             .cx
             .skills
@@ -239,6 +246,7 @@ impl PlanBuilder<'_, '_> {
             steps: pending,
             place: new_place,
             triggered: backed(&tool.name) > 0.0,
+            unasked,
         })
     }
 

@@ -178,6 +178,9 @@ struct Candidate {
     place: Option<String>,
     /// Whether one of its tool's triggers is said (`trigger_bonus` above nothing).
     triggered: bool,
+    /// Its tool is asked for only with words (`asked_with`) the part does not say: never
+    /// planned.
+    unasked: bool,
 }
 
 impl Candidate {
@@ -542,6 +545,19 @@ impl PlanBuilder<'_, '_> {
             }
             tracing::debug!(clause = %text, reading = %c.action(), score = c.score, "candidate");
         }
+        // A tool not asked for with its words is never planned; when it reads the part best,
+        // the part is checked for only naming things first ("supplier PDFs, the lot").
+        let top = candidates
+            .iter()
+            .fold(None::<&Candidate>, |acc, c| match acc {
+                Some(b) if c.score <= b.score => acc,
+                _ => Some(c),
+            });
+        if top.is_some_and(|t| t.unasked && self.change_read_into_names(text, t, &slots)) {
+            self.note_only_named(text, &slots);
+            return Ok(());
+        }
+        candidates.retain(|c| !c.unasked);
         let (mut best, mut margin) = self.best_reading(text, &mut candidates);
         if let (Some(b), Some(m)) = (best.as_mut(), margin.as_mut()) {
             self.judge_reading(text, b, m, &mut candidates)?;
@@ -561,11 +577,7 @@ impl PlanBuilder<'_, '_> {
             .as_ref()
             .is_some_and(|b| self.change_read_into_names(text, b, &slots))
         {
-            self.notes.push(format!(
-                "\"{text}\" says nothing to do (it names things or tells what was done): no change read into it"
-            ));
-            self.only_named.push(text.to_owned());
-            self.take_place(&slots);
+            self.note_only_named(text, &slots);
             return Ok(());
         }
         self.keep(text, best, margin, &slots);

@@ -5,6 +5,15 @@ use super::extract::Slots;
 use super::{Candidate, PlanBuilder, clause, normalize, trigger_verbs};
 
 impl PlanBuilder<'_, '_> {
+    /// Notes a part that only names things or tells: nothing is planned for it.
+    pub(super) fn note_only_named(&mut self, text: &str, slots: &Slots) {
+        self.notes.push(format!(
+            "\"{text}\" says nothing to do (it names things or tells what was done): no change read into it"
+        ));
+        self.only_named.push(text.to_owned());
+        self.take_place(slots);
+    }
+
     /// "supplier PDFs", "menu photos, the lot": a change is never read into a part that only
     /// names things (no action said, no question, no place for them to go).
     pub(super) fn change_read_into_names(

@@ -244,3 +244,68 @@ fn the_name_it_has_now_is_no_step_and_a_number_of_things_is_no_numbering() {
     );
     assert!(steps.iter().all(|s| s.skill != "batch-rename"), "{steps:?}");
 }
+
+/// "make a new folder in Documents" planned a find of every file in Documents and a delete of
+/// them (and "make a folder" a delete of nothing yet): `manage-files/delete` is `asked_with`
+/// its words, so a part that says none is never read as a delete. Casual words still ask.
+#[test]
+fn a_delete_is_planned_only_when_asked_for() {
+    check(&[
+        (
+            "make a new folder in Documents",
+            &["manage-files/create"],
+            &[(0, "path", json!("Documents"))],
+        ),
+        (
+            "the .tmp files in Downloads can go",
+            &["manage-files/find", "manage-files/delete"],
+            &[(0, "extension", json!("tmp"))],
+        ),
+        (
+            "chuck the .log files in Downloads",
+            &["manage-files/find", "manage-files/delete"],
+            &[(0, "extension", json!("log"))],
+        ),
+    ]);
+    let world = PlanningWorld::shipped(PipelineConfig::default());
+    for text in ["make a folder", "create bridge-hand-pdf for it"] {
+        let steps = rule_plan(&world, text);
+        assert!(
+            steps.iter().all(|s| s.tool != "delete"),
+            "{text}: {steps:?}"
+        );
+    }
+}
+
+/// "Show me its text, and once I've seen it, shelve it in Documents/Judo" moved nothing;
+/// "mark it with a Discussed tag" tagged it "a Discussed tag"; "set up a League subfolder"
+/// made a folder with no name; "rank its ten heftiest files" searched for "heftiest".
+#[test]
+fn shelving_a_tag_said_with_an_article_a_named_subfolder_and_the_heftiest() {
+    check(&[
+        (
+            "Sensei emailed Downloads/judo grading results.pdf. Show me its text, and once I've seen it, shelve it in Documents/Judo",
+            &["parse-content/extract_text", "manage-files/move"],
+            &[(1, "target", json!("Documents/Judo"))],
+        ),
+        (
+            "mark Documents/Bowls club/green fees proposal.pdf with a Discussed tag",
+            &["manage-files/tag"],
+            &[(0, "add", json!("Discussed"))],
+        ),
+        (
+            "Set up a League subfolder under Projects/Pinball and relocate all the CSVs sitting in Downloads to it",
+            &[
+                "manage-files/create",
+                "manage-files/find",
+                "manage-files/move",
+            ],
+            &[(0, "name", json!("League"))],
+        ),
+        (
+            "Projects/Laser cutting: rank its ten heftiest files",
+            &["analyze-directory/analyze"],
+            &[(0, "top_n", json!(10))],
+        ),
+    ]);
+}

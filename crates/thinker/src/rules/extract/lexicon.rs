@@ -360,9 +360,9 @@ pub(super) static CALLED: LazyLock<Regex> = LazyLock::new(|| {
     // yourself to …" name what to make; so does a name of three hyphenated words after a verb
     // that makes ("set up chat-to-pdf to do that"); so does a name between commas after "a
     // folder" ("add a folder, Phase two, under …"), and one before "folder" after a word that
-    // wants one ("I need an Invoices folder inside …").
+    // wants or makes one ("I need an Invoices folder inside …", "set up a League subfolder").
     re(
-        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|(?-i:[A-Z][^\s,;]*(?:\s+(?:[A-Z0-9][^\s,;]*|[–-]\s+[A-Z0-9][^\s,;]*|\([^)]*\)))+)|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\brename (?:it|that|this|that file|the file)\s+(⟦\d+⟧|[^\s,;/]+\.[a-z0-9]{1,6}\b)|\b(?:skill|command|trick|ability)(?:\s+(?:of\s+yours|of\s+your\s+own|for\s+me))?,?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s|\b(?:set\s+up|build|create|make)\s+([a-z0-9]+(?:-[a-z0-9]+){2,})\b|\b(?:an?|new)\s+(?:new\s+)?(?:folder|subfolder|directory),\s+((?-i:[A-Z0-9][^\s,;]*(?:\s+[^\s,;]+){0,3})),|\b(?:need|needs|want|wants)\s+(?:an?|another)\s+(?:new\s+)?((?-i:[A-Z][\w-]*))\s+(?:folder|subfolder|directory)\b"#,
+        r#"(?i)\b(?:called|named|titled|name it|call it)\s+("[^"]+"|'[^']+'|`[^`]+`|(?-i:[A-Z][^\s,;]*(?:\s+(?:[A-Z0-9][^\s,;]*|[–-]\s+[A-Z0-9][^\s,;]*|\([^)]*\)))+)|[^\s,;]+(?:\s+(?:19|20)\d\d\b)?)|\brename (?:it|that|this|that file|the file)\s+(⟦\d+⟧|[^\s,;/]+\.[a-z0-9]{1,6}\b)|\b(?:skill|command|trick|ability)(?:\s+(?:of\s+yours|of\s+your\s+own|for\s+me))?,?\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b|^([a-z0-9]+(?:-[a-z0-9]+)+):\s|\b(?:set\s+up|build|create|make)\s+([a-z0-9]+(?:-[a-z0-9]+){2,})\b|\b(?:an?|new)\s+(?:new\s+)?(?:folder|subfolder|directory),\s+((?-i:[A-Z0-9][^\s,;]*(?:\s+[^\s,;]+){0,3})),|\b(?:need|needs|want|wants|set\s+up|make|create|add)\s+(?:an?|another)\s+(?:new\s+)?((?-i:[A-Z][\w-]*))\s+(?:folder|subfolder|directory)\b"#,
     )
 });
 /// An example of the names in a folder: "names look like saga_vol_01.cbz", "has names like

@@ -11,9 +11,9 @@ static TAG_VERB: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap()
 });
 /// "… with X" / "… as X" closing the clause, after a tag verb ("wiht" too); "with A and B as
-/// tags" too.
+/// tags" and "with a Discussed tag" too.
 static WITH_TAGS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\s(?:with|wiht|wtih|as)\s+(?:the\s+)?(?:(?:tags?|labels?)\s+)?(.+?)(?:\s+as\s+(?:the\s+)?(?:tags?|labels?))?[.!?]*$")
+    Regex::new(r"(?i)\s(?:with|wiht|wtih|as)\s+(?:the\s+|an?\s+)?(?:(?:tags?|labels?)\s+)?(.+?)(?:\s+(?:tag|label))?(?:\s+as\s+(?:the\s+)?(?:tags?|labels?))?[.!?]*$")
         .unwrap()
 });
 /// "with tags work, backup", "tagged music, rename", "tags: a, b" closing the clause.
