@@ -418,10 +418,13 @@ impl PlanBuilder<'_, '_> {
         }
         self.take_place(&slots);
         self.header_place = self.place.clone().filter(|p| p != ".");
+        // "… shots came zipped as Downloads/parkrun-photos-march.zip": a file a heading says
+        // things became is the file the rest is about.
         self.header_file = slots
             .locations
             .iter()
             .chain(&slots.objects)
+            .chain(&slots.targets)
             .find(|p| looks_like_file(p))
             .cloned();
         // "my e-reader backup is Downloads/ebooks.zip: unpack it": a heading that

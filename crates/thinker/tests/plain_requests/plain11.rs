@@ -309,3 +309,41 @@ fn shelving_a_tag_said_with_an_article_a_named_subfolder_and_the_heftiest() {
         ),
     ]);
 }
+
+/// "… came zipped as Downloads/parkrun-photos-march.zip. Unzip into Pictures/parkrun/March"
+/// unzipped nothing: the file a heading says things became is the file the rest is about.
+/// "…land in Downloads as .pdf files; collect the lot into X" moved the whole of Downloads:
+/// "the lot" is what the heading names. "Backup/Old repair PC" goes on to its acronym.
+#[test]
+fn a_heading_that_names_a_file_or_files_is_what_the_rest_acts_on() {
+    check(&[
+        (
+            "volunteer photographers' March parkrun shots came zipped as Downloads/parkrun-photos-march.zip. Unzip into Pictures/parkrun/March; afterwards daily folders please",
+            &["archive-files/extract", "organize-by-type/by_date"],
+            &[
+                (0, "path", json!("Downloads/parkrun-photos-march.zip")),
+                (1, "pattern", json!("{year}/{month}/{day}")),
+            ],
+        ),
+        (
+            "bought harp arrangements land in Downloads as .pdf files; collect the lot into Music/Harp/Sheets and afterwards check for duplicate sheets there",
+            &[
+                "manage-files/find",
+                "manage-files/move",
+                "remove-duplicates/scan",
+            ],
+            &[
+                (0, "extension", json!("pdf")),
+                (1, "target", json!("Music/Harp/Sheets")),
+            ],
+        ),
+        (
+            "my retro-repair desktop's old drive image sits at Backup/Old repair PC. How's it split across file kinds? Then compress it to Backup/old-repair-pc.tar.zst and delete the source folder",
+            &["analyze-directory/analyze", "archive-files/create"],
+            &[
+                (0, "path", json!("Backup/Old repair PC")),
+                (1, "delete_originals", json!(true)),
+            ],
+        ),
+    ]);
+}

@@ -47,6 +47,13 @@ pub(super) fn name_what_it_means(clauses: &mut Vec<Clause>, verbs: &Verbs) {
                 })))
         .then_some(said + 1)
     };
+    // "collect the lot into Music/Harp/Sheets": all of what the header names.
+    let that_folder = |i: usize| {
+        that_folder(i).or_else(|| {
+            (bare(words[i]) == "the" && words.get(i + 1).is_some_and(|w| bare(w) == "lot"))
+                .then_some(1)
+        })
+    };
     // "…, which one?": the one asked about is one of what the header names.
     let Some(at) = words[..denied_from].iter().enumerate().position(|(i, w)| {
         lex.back_references.contains(&bare(w))

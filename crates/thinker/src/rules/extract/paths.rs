@@ -412,7 +412,8 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
         return true;
     }
     // "Downloads/Zine issue 4", "Videos/Cup run week 3": a word and a number after a part
-    // written with a capital number an issue, a week, a part.
+    // written with a capital number an issue, a week, a part ("Backup/Old repair PC": or an
+    // acronym ends it).
     if capital
         && raw.chars().all(|c| c.is_ascii_lowercase())
         && !never_in_a_name(raw)
@@ -420,9 +421,15 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
         && !ends_a_name(raw)
         && words.get(at + 1).is_some_and(|n| {
             let d = n.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
+            // "Backup/Old repair PC": an acronym after the word ends the name the same way.
+            let acronym = (2..=4).contains(&d.len())
+                && d.chars().all(|c| c.is_ascii_uppercase())
+                && !matches!(
+                    d,
+                    "GB" | "MB" | "KB" | "TB" | "PDF" | "PDFS" | "CSV" | "JPG" | "PNG"
+                );
             !d.is_empty()
-                && d.len() <= 3
-                && d.chars().all(|c| c.is_ascii_digit())
+                && (d.len() <= 3 && d.chars().all(|c| c.is_ascii_digit()) || acronym)
                 // Not "past 8 GB": the number ends the name, no unit after it.
                 && (d.len() < n.len() || words.get(at + 2).is_none_or(|a| never_in_a_name(a)))
         })
