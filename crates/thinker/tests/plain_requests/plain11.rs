@@ -347,3 +347,27 @@ fn a_heading_that_names_a_file_or_files_is_what_the_rest_acts_on() {
         ),
     ]);
 }
+
+/// "last modified prior to 1 March 2023" and "pre-2021" are dates (nothing was chosen by age),
+/// and "don't leave the originals behind" deletes them once packed.
+#[test]
+fn prior_to_a_date_pre_a_year_and_originals_not_left_behind() {
+    check(&[
+        (
+            "old babysitting-circle rotas: whatever in Documents/Babysitting circle was last modified prior to 1 March 2023 should relocate to Archive/Babysitting",
+            &["search-files/find", "manage-files/move"],
+            &[
+                (0, "modified_before", json!("2023-03-01")),
+                (1, "target", json!("Archive/Babysitting")),
+            ],
+        ),
+        (
+            "catch records pre-2021 in Documents/Catch log: pack them into Archive/catch-old.zip so they stop cluttering, and don't leave the originals behind",
+            &["search-files/find", "archive-files/create"],
+            &[
+                (0, "modified_before", json!("2021-01-01")),
+                (1, "delete_originals", json!(true)),
+            ],
+        ),
+    ]);
+}

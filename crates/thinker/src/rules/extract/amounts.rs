@@ -214,8 +214,8 @@ fn read_dates(s: &mut Slots, text: &mut String) {
         let month = month_number(&c[3].to_lowercase()).unwrap_or(1);
         let date = format!("{}-{month:02}-{day:02}", &c[5]);
         match c[1].to_lowercase().as_str() {
-            "before" | "until" | "till" | "older than" | "earlier than" | "predates"
-            | "predate" | "predating" | "pre-dates" => {
+            "before" | "prior to" | "until" | "till" | "older than" | "earlier than"
+            | "predates" | "predate" | "predating" | "pre-dates" => {
                 s.modified_before = Some(date);
             }
             _ if denied_or_spared(text, c.get(0).expect("match").start()) => {
@@ -229,7 +229,9 @@ fn read_dates(s: &mut Slots, text: &mut String) {
     while let Some(c) = ISO_DATE.captures(text) {
         let date = c[2].to_owned();
         match c[1].to_lowercase().as_str() {
-            "before" | "until" | "till" | "older than" => s.modified_before = Some(date),
+            "before" | "prior to" | "until" | "till" | "older than" => {
+                s.modified_before = Some(date)
+            }
             _ if denied_or_spared(text, c.get(0).expect("match").start()) => {
                 s.modified_before = Some(date)
             }
@@ -305,7 +307,7 @@ fn read_ages(s: &mut Slots, text: &mut String) {
     if let Some(c) = AROUND_YEAR.captures(text) {
         let y: u32 = c[2].parse().unwrap_or(2000);
         let op = c[1].to_lowercase();
-        if ["after", "later than", "newer than"].contains(&op.as_str()) {
+        if ["after", "later than", "newer than", "post-"].contains(&op.as_str()) {
             s.modified_after
                 .get_or_insert_with(|| format!("{}-01-01", y + 1));
         } else {

@@ -186,7 +186,7 @@ pub(super) fn re(s: &str) -> Regex {
 
 pub(in crate::rules) static DELETE_ORIGINALS: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source (?:files?|folders?|director(?:y|ies))|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once|when)\s+(?:packing|zipping|archiving|packed|zipped|archived|compressed|it's packed|it's zipped|it's archived))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\b(?:the\s+)?[a-z]+\s+(?:themselves|itself)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to|shouldn't|should not|mustn't|must not)\s+(?:stick around|stay|be kept|survive|linger|remain)\b|\boriginals?\s+(?:removed|deleted|gone|trashed|binned)\b|\b(?:the\s+)?(?:[a-z]+\s+)?[a-z]+s\s+can\s+go\s+(?:once|after|when)\s+(?:they're\s+|they\s+are\s+)?(?:archived|packed|zipped|compressed|inside|in there|in it)\b|\bno need to keep (?:the\s+)?(?:originals?|(?:unpacked|uncompressed|loose) (?:versions?|copies|files?|ones))\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+(?:them|those|these|it|the files|the\s+[a-z]+s)\s+(?:from\s+(?:the\s+)?disk\s+)?(?:once|after|when)\s+(?:they're\s+|it's\s+|they\s+are\s+|it\s+is\s+)?(?:safely\s+)?(?:archived|packed|zipped|compressed|inside|in there|in it|in the archive)\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+what\s+(?:was|got|has been|went)\s+(?:packed|zipped|archived|compressed|in)\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+the\s+[a-z]+\s+(?:themselves|itself)\b|\b(?:the|those|these)\s+(?:[a-z]+\s+)?[a-z]+s\s+(?:deleted|removed|trashed|binned|erased)\s+(?:once|after|when)\s+(?:they're\s+|they\s+are\s+)?(?:archived|packed|zipped|compressed|inside|in there|in it|in the archive)\b",
+        r"\b(delete|deleting|remove|removing|nuke|nuking|trash|trashing|erase|erasing|discard|discarding|drop|dropping|get rid of|getting rid of|bin|binning|wipe|wiping|ditch|ditching|toss|tossing|lose|clear out|clearing out|clean out)\s+(?:then\s+|afterwards\s+|later\s+|also\s+)?(the\s+|all\s+)?(?:originals?|loose (?:copies|files|ones)|uncompressed (?:copy|copies|files?|folders?|version)|source (?:files?|folders?|director(?:y|ies))|(?:source\s+)?(?:folder|directory)\s+itself|(?:source\s+)?(?:folder|directory|files)\s+(?:after|once|when)\s+(?:packing|zipping|archiving|packed|zipped|archived|compressed|it's packed|it's zipped|it's archived))\b|\b(?:the\s+)?(?:originals?|loose\s+(?:copies|files|ones)|(?:folder|directory)(?:\s+itself)?)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\b(?:the\s+)?[a-z]+\s+(?:themselves|itself)\s+(?:can|may|should)\s+(?:go|disappear|vanish|be deleted|be removed|be trashed)\b|\boriginals?\s+(?:needn't|need not|don't need to|do not need to|shouldn't|should not|mustn't|must not)\s+(?:stick around|stay|be kept|survive|linger|remain)\b|\boriginals?\s+(?:removed|deleted|gone|trashed|binned)\b|\b(?:don't|do not|dont|not)\s+leave\s+(?:the\s+)?(?:originals?|loose (?:copies|files|ones))\s+behind\b|\b(?:the\s+)?(?:[a-z]+\s+)?[a-z]+s\s+can\s+go\s+(?:once|after|when)\s+(?:they're\s+|they\s+are\s+)?(?:archived|packed|zipped|compressed|inside|in there|in it)\b|\bno need to keep (?:the\s+)?(?:originals?|(?:unpacked|uncompressed|loose) (?:versions?|copies|files?|ones))\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+(?:them|those|these|it|the files|the\s+[a-z]+s)\s+(?:from\s+(?:the\s+)?disk\s+)?(?:once|after|when)\s+(?:they're\s+|it's\s+|they\s+are\s+|it\s+is\s+)?(?:safely\s+)?(?:archived|packed|zipped|compressed|inside|in there|in it|in the archive)\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+what\s+(?:was|got|has been|went)\s+(?:packed|zipped|archived|compressed|in)\b|\b(?:delete|remove|trash|erase|wipe|nuke|bin|ditch|drop|lose)\s+the\s+[a-z]+\s+(?:themselves|itself)\b|\b(?:the|those|these)\s+(?:[a-z]+\s+)?[a-z]+s\s+(?:deleted|removed|trashed|binned|erased)\s+(?:once|after|when)\s+(?:they're\s+|they\s+are\s+)?(?:archived|packed|zipped|compressed|inside|in there|in it|in the archive)\b",
     )
 });
 /// Quoted text. A single quote opens only where no letter or digit comes before it and closes
@@ -254,12 +254,14 @@ pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 pub(super) static ISO_DATE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\b(before|after|since|until|till|from|older than|newer than)\s+(\d{4}-\d{2}-\d{2})\b")
+    re(
+        r"(?i)\b(before|prior to|after|since|until|till|from|older than|newer than)\s+(\d{4}-\d{2}-\d{2})\b",
+    )
 });
 /// "since 1 March 2025", "before May 3, 2024", "after the 5th of June 2023": a date in words.
 pub(super) static WORD_DATE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(before|after|since|until|till|from|older than|newer than|earlier than|later than|predates|predate|predating|pre-dates)\s+(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d\d)\b",
+        r"(?i)\b(before|prior to|after|since|until|till|from|older than|newer than|earlier than|later than|predates|predate|predating|pre-dates)\s+(?:the\s+)?(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d\d)\b",
     )
 });
 /// The month a (lower-case) month name or its abbreviation names.
@@ -278,10 +280,11 @@ pub(super) static NOT_SINCE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:(?:(?:not|never)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed)(?:\s+at\s+all)?|untouched)\s+(?:since|after)\s+(?:the\s+(?:start|beginning)\s+of\s+)?((?:19|20)\d{2})|since\s+((?:19|20)\d{2})\s+(?:not|never|no longer)\s+(?:been\s+)?(?:modified|touched|opened|changed|used|edited|accessed))\b",
     )
 });
-/// "from before 2020", "after 2021": changed before the year began, or after it ended.
+/// "from before 2020", "after 2021", "pre-2021": changed before the year began, or after it
+/// ended.
 pub(super) static AROUND_YEAR: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(before|until|till|prior to|earlier than|older than|after|later than|newer than|predates|predate|predating|pre-dates)\s+((?:19|20)\d{2})\b",
+        r"(?i)\b(before|until|till|prior to|earlier than|older than|after|later than|newer than|predates|predate|predating|pre-dates|pre-|post-)\s*((?:19|20)\d{2})\b",
     )
 });
 /// "since 2023": changed after the year began (before it, when denied: "nobody's touched since").
