@@ -371,3 +371,21 @@ fn prior_to_a_date_pre_a_year_and_originals_not_left_behind() {
         ),
     ]);
 }
+
+/// "I need the upshot quickly" summarises; "keeps gobbling gigabytes; what's responsible?" asks
+/// what takes the space.
+#[test]
+fn the_upshot_is_a_summary_and_gobbled_gigabytes_are_space() {
+    check(&[
+        (
+            "Documents/Judo/new grading syllabus.pdf: I need the upshot quickly, no detail",
+            &["parse-content/summarize"],
+            &[(0, "path", json!("Documents/Judo/new grading syllabus.pdf"))],
+        ),
+        (
+            "Videos/Skating keeps gobbling gigabytes; what's responsible?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", json!("Videos/Skating"))],
+        ),
+    ]);
+}

@@ -414,6 +414,17 @@ fn what_a_header_names(header: &str, verbs: &Verbs) -> Option<String> {
     if let Some(last) = appositive.filter(|_| !has_action(header, verbs)) {
         return Some(last.to_owned());
     }
+    // "the bowls club sent Downloads/league-handbook.zip": a file said last is what was sent.
+    // (Not a path with spaces said alone: "Reading List/Week 9/hooks.pdf".)
+    if let [.., before, last] = words.as_slice()
+        && last.contains('/')
+        && last.contains('.')
+        && before.chars().all(|c| c.is_lowercase())
+        && !has_action(header, verbs)
+        && !lower.iter().any(|w| is_question_word(w))
+    {
+        return Some((*last).to_owned());
+    }
     (!has_action(header, verbs) && !lower.iter().any(states)).then(|| words.join(" "))
 }
 
