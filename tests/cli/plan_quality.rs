@@ -113,7 +113,7 @@ fn the_rule_planner_stays_above_its_floors_on_the_labelled_requests() {
 /// 95.0 %, 89.2 %, dev2 81.7 %, dev3 80.0 % and 65.0 %).
 const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-heldout.jsonl", 60, 96.5),
-    ("plans-dev.jsonl", 120, 90.5),
+    ("plans-dev.jsonl", 120, 91.5),
     // Written 2026-11-27 the same way; 45.0 % when first scored.
     ("plans-dev2.jsonl", 120, 89.5),
     // Written 2026-11-27 (later) the same way; 40.8 % when first scored.
@@ -121,7 +121,7 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     // Written 2026-11-27 (evening) the same way; 34.2 % when first scored.
     ("plans-dev4.jsonl", 120, 77.0),
     // Written 2026-11-27 (day, a new session) the same way; 51.7 % when first scored.
-    ("plans-dev5.jsonl", 120, 86.5),
+    ("plans-dev5.jsonl", 120, 87.0),
     // Written 2026-11-27 (afternoon, a new session) the same way; 40.0 % when first scored.
     ("plans-dev6.jsonl", 120, 76.5),
     // Written 2026-11-27 (afternoon) the same way; 46.7 % when first scored.
@@ -131,7 +131,10 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-dev8.jsonl", 120, 82.0),
     // Written 2026-11-27 (night, a new session) the same way; 51.7 % when first scored, then
     // used like the unseen set (its score only) for the rest of that session; tuned on since.
-    ("plans-dev9.jsonl", 120, 85.5),
+    // (85.8 → 85.0 on 2026-11-29, late night: a request counted right planned a delete nobody
+    // asked for, "grab last week's radiographs and put them in the patients' folders"; a delete
+    // is planned only when asked for now, `asked_with`.)
+    ("plans-dev9.jsonl", 120, 84.5),
     // Written 2026-11-27 (late night, a new session) the same way; 49.2 % when first scored,
     // then used like the unseen set (its score only) for the rest of that session; tuned on since.
     ("plans-dev10.jsonl", 120, 76.5),
@@ -147,25 +150,28 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-unseen.jsonl", 60, 78.0),
     // A fifth set of plain requests (2026-11-29, early), scored once blind (43.3 %), then read
     // and tuned on (2026-11-29, morning and day).
-    ("plans-plain5.jsonl", 120, 78.5),
+    ("plans-plain5.jsonl", 120, 79.5),
     // A sixth set of plain requests (2026-11-29, day), scored once blind (46.7 %), then read and
     // tuned on (2026-11-29, late morning).
     ("plans-plain6.jsonl", 120, 69.5),
     // A seventh set of plain requests (2026-11-29, late morning), scored blind (46.7 %), then
     // read and tuned on (2026-11-29, afternoon).
-    ("plans-plain7.jsonl", 120, 77.0),
+    ("plans-plain7.jsonl", 120, 79.5),
     // An eighth set of plain requests (2026-11-29, afternoon), scored blind (48.3 %), then read
     // and tuned on (2026-11-29, late afternoon).
-    ("plans-plain8.jsonl", 120, 73.0),
+    ("plans-plain8.jsonl", 120, 74.5),
     // A ninth set of plain requests (2026-11-29, late afternoon), scored blind (42.5 %), then
     // read and tuned on (2026-11-29, evening).
-    ("plans-plain9.jsonl", 120, 73.0),
+    ("plans-plain9.jsonl", 120, 73.5),
     // A tenth set of plain requests (2026-11-29, evening), scored blind (46.7 %); read from
     // 2026-11-29 (night) on.
-    ("plans-plain10.jsonl", 120, 59.0),
-    // An eleventh set of plain requests (2026-11-29, night), scored blind (45.8 %) and not read:
-    // with plain2 and unseen, the measure of requests nobody here has seen.
-    ("plans-plain11.jsonl", 120, 45.5),
+    ("plans-plain10.jsonl", 120, 60.5),
+    // An eleventh set of plain requests (2026-11-29, night), scored blind (45.8 %); read from
+    // 2026-11-29 (late night) on.
+    ("plans-plain11.jsonl", 120, 65.5),
+    // A twelfth set of plain requests (2026-11-29, late night), scored blind (56.7 %) and not
+    // read: with plain2 and unseen, the measure of requests nobody here has seen.
+    ("plans-plain12.jsonl", 120, 59.0),
 ];
 
 #[test]
