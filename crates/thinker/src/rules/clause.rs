@@ -9,11 +9,13 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod action;
+mod heading;
 mod joins;
 mod kept;
 mod split;
 use action::*;
 pub(super) use action::{NOUN_MARKERS, is_question_word};
+use heading::what_a_header_names;
 use joins::*;
 use kept::keep_with_what_goes;
 pub use split::{split, split_with};
