@@ -389,3 +389,17 @@ fn the_upshot_is_a_summary_and_gobbled_gigabytes_are_space() {
         ),
     ]);
 }
+
+/// "anything 2 GB and up should go over to External drive/Snowboard" searched the text of the
+/// files for "and up should to": where things "go over to" is where they are moved.
+#[test]
+fn what_should_go_over_to_a_place_is_moved_there() {
+    check(&[(
+        "anything 2 GB and up in Videos/Snowboard trip should go over to External drive/Snowboard",
+        &["search-files/find", "manage-files/move"],
+        &[
+            (0, "min_size", json!("2GB")),
+            (1, "target", json!("External drive/Snowboard")),
+        ],
+    )]);
+}
