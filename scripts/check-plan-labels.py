@@ -191,10 +191,10 @@ def main(argv):
             cases.append((n, case))
 
     seen = set()
-    # plans.jsonl counts p001, p002, ...; a held-out (h…), dev (d…, e…, f…, g…, i…, j…, k…, m…, n…, q…) or plain (r…, s…, t…, u…, w…, x…, y…, z…, v…, a…, b…) file goes on from its first id.
+    # plans.jsonl counts p001, p002, ...; a held-out (h…), dev (d…, e…, f…, g…, i…, j…, k…, m…, n…, q…) or plain (r…, s…, t…, u…, w…, x…, y…, z…, v…, a…, b…, c…) file goes on from its first id.
     first = str(cases[0][1].get("id", "p001")) if cases else "p001"
-    prefix = first[:1] if first[:1] in ("p", "h", "d", "e", "f", "g", "i", "j", "k", "m", "n", "q", "r", "s", "t", "u", "w", "x", "y", "z", "v", "a", "b") else "p"
-    offset = int(first[1:]) - 1 if prefix in ("h", "d", "e", "f", "g", "i", "j", "k", "m", "n", "q", "r", "s", "t", "u", "w", "x", "y", "z", "v", "a", "b") and first[1:].isdigit() else 0
+    prefix = first[:1] if first[:1] in ("p", "h", "d", "e", "f", "g", "i", "j", "k", "m", "n", "q", "r", "s", "t", "u", "w", "x", "y", "z", "v", "a", "b", "c") else "p"
+    offset = int(first[1:]) - 1 if prefix in ("h", "d", "e", "f", "g", "i", "j", "k", "m", "n", "q", "r", "s", "t", "u", "w", "x", "y", "z", "v", "a", "b", "c") and first[1:].isdigit() else 0
     for index, (n, case) in enumerate(cases, 1 + offset):
         where = f"line {n} ({case.get('id', '?')})"
         keys = list(case)
