@@ -891,3 +891,6 @@ mod plain10;
 
 #[path = "plain_requests/plain11.rs"]
 mod plain11;
+
+#[path = "plain_requests/plain12.rs"]
+mod plain12;

@@ -635,13 +635,15 @@ fn leave_out(text: &str, conditions: bool) -> String {
     }
     let out = out.to_owned();
     // "X.jpg is the first dance, name it first-dance.jpg": what is left out was the only action.
+    // ("X.jpg is the one where Clover flopped over, call it Y.jpg": a question word asks only
+    // when it opens the part.)
     let acts = |t: &str| {
         let l = t.to_lowercase();
         l.contains("name it ")
             || l.contains("call it ")
-            || l.split_whitespace().any(|w| {
-                lex.action_verbs
-                    .contains(w.trim_matches(|c: char| !c.is_alphanumeric()))
+            || l.split_whitespace().enumerate().any(|(i, w)| {
+                let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+                lex.action_verbs.contains(w) && (i == 0 || !QUESTION_WORDS.contains(&w))
             })
     };
     if out.split_whitespace().count() < 2 || conditions && !negated && !acts(&out) && acts(text) {
