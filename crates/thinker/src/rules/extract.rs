@@ -19,7 +19,7 @@ pub(in crate::rules) use lexicon::QUOTED;
 pub(super) use lexicon::is_folder_noun;
 use lexicon::*;
 pub(super) use names::only_a_name;
-pub(in crate::rules) use paths::file_path_end;
+pub(in crate::rules) use paths::{file_path_end, verb_in_a_name};
 use paths::{names_a_path, never_in_a_name, protect_paths};
 pub(in crate::rules) use places::calendar_word;
 use std::collections::BTreeSet;

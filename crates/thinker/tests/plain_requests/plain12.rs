@@ -40,3 +40,60 @@ fn a_file_said_to_be_the_one_where_something_happened_is_renamed_when_called_som
         ],
     )]);
 }
+
+/// Names of words cut short: a word that no name goes on with after a noun ("any more",
+/// "several times", "were", "these days") ends the name after the noun; an everyday noun
+/// ("side"), a short word in -ing ("tying"), a verb's form where a preposition or a verb takes
+/// the name ("in Projects/Amiga restore;", "duplicate Documents/Chimney sweep business onto")
+/// and a word in -ing before a slash ("Documents/Yoga teaching/…") go on it. "How old are the
+/// files in there" is a trigger of analyze-directory's analyze (it previewed a sort by type).
+#[test]
+fn names_of_words_go_on_to_where_they_plainly_end() {
+    check(&[
+        (
+            "client session plans older than four years shouldn't be in Documents/Personal training any more; hunt them down and delete them",
+            &["search-files/find", "manage-files/delete"],
+            &[(0, "path", json!("Documents/Personal training"))],
+        ),
+        (
+            "I exported the cake order forms into Downloads/Cake orders several times over. Weed out the duplicates",
+            &["remove-duplicates/scan", "remove-duplicates/remove"],
+            &[(0, "path", json!("Downloads/Cake orders"))],
+        ),
+        (
+            "my fly patterns in Pictures/Fly tying were typed in CAPITALS; lowercase every filename",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(0, "path", json!("Pictures/Fly tying"))],
+        ),
+        (
+            "nobody looks at Documents/Kendo/Old gradings these days; squash that folder into a compressed archive",
+            &["archive-files/create"],
+            &[(0, "source", json!(["Documents/Kendo/Old gradings"]))],
+        ),
+        (
+            "our morris side has kept Documents/Morris side since we first danced out. How old are the files in there, grouped per year?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", json!("Documents/Morris side"))],
+        ),
+        (
+            "pls moev Downlods/chimney certificate template.docx to Documnets/Chimney sweep business",
+            &["manage-files/move"],
+            &[(0, "target", json!("Documents/Chimney sweep business"))],
+        ),
+        (
+            "tag Documents/Yoga teaching/class waiver v3.pdf as Approved",
+            &["manage-files/tag"],
+            &[(
+                0,
+                "source",
+                json!(["Documents/Yoga teaching/class waiver v3.pdf"]),
+            )],
+        ),
+        // A verb said last after a place is a verb (a request read from German says it there).
+        (
+            "make all the file names in ~/Music/Rock lowercase",
+            &["manage-files/find", "batch-rename/rename"],
+            &[(0, "path", json!("~/Music/Rock"))],
+        ),
+    ]);
+}

@@ -250,7 +250,11 @@ pub(super) fn words_of_file_names(text: &str) -> Vec<bool> {
                 inside[i..end].iter_mut().for_each(|w| *w = true);
                 i = end;
             }
-            None => i += 1,
+            None => {
+                // "in Projects/Amiga restore; list it": a verb's form that names the folder.
+                inside[i] |= crate::rules::extract::verb_in_a_name(&tokens, i);
+                i += 1;
+            }
         }
     }
     inside

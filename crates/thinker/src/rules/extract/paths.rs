@@ -211,6 +211,15 @@ fn grounded_path(words: &[&str], i: usize, g: &Grounding) -> Option<(usize, Stri
     None
 }
 
+/// "dot-files in Projects/Amiga restore; list …": whether `words[i]`, a verb's form right after
+/// a path, is a word of the folder's name (so it opens no action).
+pub(in crate::rules) fn verb_in_a_name(words: &[&str], i: usize) -> bool {
+    i > 0
+        && words[i - 1].contains('/')
+        && !crate::rules::looks_like_file(words[i - 1])
+        && verb_form_names(words[i - 1].rsplit('/').next().unwrap_or(""), words, i)
+}
+
 /// "Downloads/Dienstplan Feuerwehr Dezember 2026.pdf": where a file's path that goes on past a
 /// space, starting at `words[i]`, ends (the index after it). A request in another language keeps
 /// such a name's words as written.
@@ -393,6 +402,9 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     if !ends_in_a_name_of_words(path) {
         return false;
     }
+    if verb_form_names(last, words, at) {
+        return true;
+    }
     // After a part in lower case ("Projects/site say") a word is as likely a verb: only a
     // clear end makes it a name.
     let capital = last.starts_with(char::is_uppercase);
@@ -563,7 +575,9 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
         raw.ends_with([',', ';', ':'])
             || !raw.ends_with(['.', '!', '?'])
                 && after.is_some_and(|w| {
-                    ends_a_name(w) || loose && !plural_only(raw) && after_a_name(w)
+                    ends_a_name(w)
+                        || loose && !plural_only(raw) && after_a_name(w)
+                        || loose && function_word(w)
                 })
     };
     // "Documents/Old job.": the end of the sentence ends a name written with a capital, unless

@@ -70,7 +70,7 @@ pub(in crate::rules::extract) fn gerund_of_a_name(word: &str) -> bool {
                 || lex.synonyms.contains_key(v.as_str())
                 || lex.going_verbs.contains_key(v.as_str())
         });
-    word.len() > 5
+    word.len() >= 5
         && word.chars().all(|c| c.is_ascii_lowercase())
         && !a_verb_read
         && !after_a_name(word)
@@ -152,13 +152,18 @@ pub(in crate::rules::extract) fn ends_in_a_name_of_words(path: &str) -> bool {
 /// before it (the slash ends it).
 pub(in crate::rules::extract) fn goes_on_before_a_slash(path: &str, part: &str) -> bool {
     // "Music/Ukulele group/concert.mp3": before a slash even a verb's form names.
+    // So does one in -ing ("Documents/Yoga teaching/class waiver v3.pdf").
     let named_before_a_slash = part.len() > 2
         && part.chars().all(|c| c.is_lowercase())
-        && crate::rules::lexicon::lexicon().action_verbs.contains(part)
+        && (crate::rules::lexicon::lexicon().action_verbs.contains(part)
+            || part.len() > 4 && part.ends_with("ing"))
         && !places::LOCATION_PREPS.contains(&part)
         && !places::TARGET_PREPS.contains(&part);
     ends_in_a_name_of_words(path) && (tail_word(part) || named_before_a_slash)
 }
+
+/// Everyday words the lexicon keeps from being "corrected" that are nouns, and name folders.
+const COMMON_NOUNS: &[&str] = &["side", "line", "home", "work", "year", "time"];
 
 /// Nouns that end like a manner ("quickly") and name things all the same ("Documents/Shared
 /// family").
@@ -178,8 +183,9 @@ pub(in crate::rules::extract) fn tail_word(raw: &str) -> bool {
     let word = raw.trim_end_matches([',', ';', ':', '.', '!', '?']);
     let lex = crate::rules::lexicon::lexicon();
     // ("Downloads/Wedding stuff": a word for anything at all names too.)
+    // ("Documents/Morris side", "Projects/Bus line": an everyday noun names all the same.)
     let read_by_the_lexicon = lex.synonyms.contains_key(word) && word != "stuff"
-        || lex.common_words.contains(word)
+        || lex.common_words.contains(word) && !COMMON_NOUNS.contains(&word)
         || lex.case_words.values().flatten().any(|w| w == word)
         || lex.filler_leads.iter().any(|w| w == word);
     let verb_said_of_it = nouns_after::VERBS_AFTER.contains(&word)
@@ -248,4 +254,64 @@ pub(in crate::rules::extract) fn ends_a_name(word: &str) -> bool {
         || places::TARGET_PREPS.contains(&l.as_str())
         || lex.statement_verbs.contains(&l)
         || is_folder_noun(&l)
+}
+
+/// A word of a closed class that no name of words goes on with and that follows a noun, not a
+/// verb: a quantifier or a demonstrative, a form of "be" or "have" ("Documents/Personal training
+/// any more", "Downloads/Cake orders several times over", "Pictures/Fly tying were typed",
+/// "Documents/Kendo/Old gradings these days").
+pub(in crate::rules::extract) fn function_word(word: &str) -> bool {
+    const CLOSED: &[&str] = &[
+        "any", "anymore", "several", "these", "those", "many", "both", "each", "every", "is",
+        "are", "was", "were", "has", "have", "had", "been",
+    ];
+    let l = word
+        .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
+        .to_lowercase();
+    CLOSED.contains(&l.as_str())
+}
+
+/// "dot-files in Projects/Amiga restore;", "duplicate Documents/Chimney sweep business onto
+/// Backup/…": a verb's base form after a part written with a capital names when the name is
+/// what a preposition or a verb before it takes (no verb of its own follows it there) and the
+/// name plainly ends after it, or after one more word that goes on a name.
+pub(in crate::rules::extract) fn verb_form_names(last: &str, words: &[&str], at: usize) -> bool {
+    let lex = crate::rules::lexicon::lexicon();
+    let bare = |raw: &str| {
+        raw.trim_end_matches([',', ';', ':', '.', '!', '?'])
+            .to_lowercase()
+    };
+    let preposition =
+        |w: &str| places::LOCATION_PREPS.contains(&w) || places::TARGET_PREPS.contains(&w);
+    let Some(raw) = words.get(at) else {
+        return false;
+    };
+    let word = bare(raw);
+    let taken = words[..at]
+        .iter()
+        .rposition(|w| w.contains('/'))
+        .and_then(|slash| slash.checked_sub(1))
+        .is_some_and(|before| {
+            let b = bare(words[before]);
+            preposition(&b) || lex.action_verbs.contains(&b)
+        });
+    // (Not at the end, nor before a comma: a request read from German says its verb last,
+    // "… unter Projekte/Server löschen".)
+    let ends_here = |i: usize| {
+        words
+            .get(i)
+            .is_some_and(|w| preposition(&bare(w)) && !w.ends_with([',', ';', ':', '.', '!', '?']))
+    };
+    last.starts_with(char::is_uppercase)
+        && word.len() > 3
+        && raw.chars().next().is_some_and(char::is_lowercase)
+        && lex.action_verbs.contains(&word)
+        && taken
+        && (raw.ends_with([';', ':'])
+            || ends_here(at + 1)
+            // ("… to Documents/Chimney sweep business": after one more word, the end too.)
+            || words.get(at + 1).is_some_and(|next| {
+                tail_word(next)
+                    && (next.ends_with([';', ':']) || ends_here(at + 2) || at + 2 == words.len())
+            }))
 }
