@@ -220,6 +220,22 @@ fn verb_before_a_target<'a>(word: &str, at: usize, slots: &Slots) -> Option<&'a 
     (at == 0 && !slots.targets.is_empty() && !into_an_archive).then_some(verb.as_str())
 }
 
+/// How many words lead into the clause before its first word that says anything ("so first
+/// duplicate X onto Y").
+fn lead_ins(text: &str) -> usize {
+    text.split_whitespace()
+        .take_while(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            matches!(
+                w.as_str(),
+                "so" | "first" | "now" | "also" | "please" | "pls" | "just"
+            )
+        })
+        .count()
+}
+
 /// " set up documents/x " → " create the folder documents/x ": an opening verb right before a
 /// path is the verb the lexicon says it is there (`verbs_before_a_path`).
 fn verb_before_a_path(t: String, slots: &Slots) -> String {
@@ -255,6 +271,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             .flat_map(|p| p.split_whitespace())
             .map(str::to_lowercase)
             .collect();
+        let lead = lead_ins(text);
         return text
             .split_whitespace()
             .enumerate()
@@ -265,7 +282,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
                 if is_name(w) || places.contains(&core) || quoted.contains(&core) {
                     return w.to_owned();
                 }
-                if let Some(v) = verb_before_a_target(&core, i, slots) {
+                if let Some(v) = verb_before_a_target(&core, i.saturating_sub(lead), slots) {
                     return v.to_owned();
                 }
                 match correct_at(&core, vocab, i == 0) {
@@ -307,6 +324,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
                 .iter()
                 .any(|u| w == *u || w.strip_suffix('s') == Some(u))
     };
+    let lead = lead_ins(&t);
     let words: Vec<String> = t
         .split_whitespace()
         .filter(|w| !spent_time(w.trim_matches(|c: char| !c.is_alphanumeric())))
@@ -316,7 +334,7 @@ pub fn for_matching(text: &str, slots: &Slots, vocab: &Vocabulary, mask: bool) -
             if let Some(to) = lexicon().synonyms.get(core) {
                 return to.clone();
             }
-            if let Some(v) = verb_before_a_target(core, i, slots) {
+            if let Some(v) = verb_before_a_target(core, i.saturating_sub(lead), slots) {
                 return v.to_owned();
             }
             if is_name(w) || quoted.contains(core) {

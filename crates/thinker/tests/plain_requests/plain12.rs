@@ -97,3 +97,48 @@ fn names_of_words_go_on_to_where_they_plainly_end() {
         ),
     ]);
 }
+
+/// Everyday ways to ask (each planned something else before): "can be wiped" deletes, "what
+/// kinds of file make up X" analyzes, "the running time of" a recording is its metadata, "boil it
+/// down" summarizes, an archive's "contents belong in" a folder are unpacked there, "right now"
+/// ends a folder's name, "so first duplicate X onto Y" copies.
+#[test]
+fn everyday_ways_to_ask_read_as_what_they_ask() {
+    check(&[
+        (
+            "Videos/Stand-up/Dead sets can be wiped entirely, nobody laughed once in any of those gigs",
+            &["manage-files/delete"],
+            &[(0, "path", json!(["Videos/Stand-up/Dead sets"]))],
+        ),
+        (
+            "Videos/Samba band is apparently 150 GB. What kinds of file make up that lot?",
+            &["analyze-directory/analyze"],
+            &[(0, "path", json!("Videos/Samba band"))],
+        ),
+        (
+            "what's the running time of Music/Barbershop/practice.m4a? we think it dragged on",
+            &["parse-content/metadata"],
+            &[(0, "path", json!("Music/Barbershop/practice.m4a"))],
+        ),
+        (
+            "the citizenship test is soon and Documents/Citizenship/handbook.pdf is huge; boil it down for me",
+            &["parse-content/summarize"],
+            &[(0, "path", json!("Documents/Citizenship/handbook.pdf"))],
+        ),
+        (
+            "the morris side's new dance notation arrived as Downloads/morris-dances-2026.zip; its contents belong in Documents/Morris side/Dances",
+            &["archive-files/extract"],
+            &[(0, "target", json!("Documents/Morris side/Dances"))],
+        ),
+        (
+            "what's in Documents/Irish dancing/Feis entries right now?",
+            &["manage-files/list"],
+            &[(0, "path", json!("Documents/Irish dancing/Feis entries"))],
+        ),
+        (
+            "first duplicate Documents/Work onto Backup/Work",
+            &["manage-files/copy"],
+            &[(0, "target", json!("Backup/Work"))],
+        ),
+    ]);
+}

@@ -577,7 +577,9 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
                 && after.is_some_and(|w| {
                     ends_a_name(w)
                         || loose && !plural_only(raw) && after_a_name(w)
-                        || loose && function_word(w)
+                        // ("which files are sitting in X/Feis entries right now?": a
+                        // question's verb said before the name is none after it.)
+                        || (loose || capital && verb_said) && function_word(w)
                 })
     };
     // "Documents/Old job.": the end of the sentence ends a name written with a capital, unless

@@ -113,7 +113,7 @@ pub(in crate::rules::extract) fn after_a_name(word: &str) -> bool {
     // too") and where it is ("Projects/Vespa restoration in Backup/Vespa") never go on a name.
     const ADVERBS: &[&str] = &[
         "last", "still", "about", "also", "already", "now", "again", "too", "here", "there",
-        "just", "mostly",
+        "just", "mostly", "right",
     ];
     // "Backup/Nan tablet before it died": a word that opens a clause of its own.
     const CONJUNCTIONS: &[&str] = &[
@@ -259,11 +259,12 @@ pub(in crate::rules::extract) fn ends_a_name(word: &str) -> bool {
 /// A word of a closed class that no name of words goes on with and that follows a noun, not a
 /// verb: a quantifier or a demonstrative, a form of "be" or "have" ("Documents/Personal training
 /// any more", "Downloads/Cake orders several times over", "Pictures/Fly tying were typed",
+/// "Documents/Feis entries right now",
 /// "Documents/Kendo/Old gradings these days").
 pub(in crate::rules::extract) fn function_word(word: &str) -> bool {
     const CLOSED: &[&str] = &[
         "any", "anymore", "several", "these", "those", "many", "both", "each", "every", "is",
-        "are", "was", "were", "has", "have", "had", "been",
+        "are", "was", "were", "has", "have", "had", "been", "right",
     ];
     let l = word
         .trim_end_matches([',', ';', ':', '.', '!', '?', ')'])
