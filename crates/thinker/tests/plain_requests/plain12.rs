@@ -142,3 +142,22 @@ fn everyday_ways_to_ask_read_as_what_they_ask() {
         ),
     ]);
 }
+
+/// "once packed, bin the loose originals" planned a delete of the archive just made; it is the
+/// archive's `delete_originals`. "on what day and at what location did I take it?" asks a
+/// photo's metadata (it was read as a folder's summary).
+#[test]
+fn loose_originals_binned_and_a_photos_day_and_place() {
+    check(&[
+        (
+            "poker results in Documents/Poker league/Results dated pre-2022 need packing into Archive/poker-old.zip; once packed, bin the loose originals",
+            &["search-files/find", "archive-files/create"],
+            &[(1, "delete_originals", json!(true))],
+        ),
+        (
+            "Pictures/Fossils/DSC_2204.jpg: on what day and at what location did I take it?",
+            &["parse-content/metadata"],
+            &[(0, "path", json!("Pictures/Fossils/DSC_2204.jpg"))],
+        ),
+    ]);
+}
