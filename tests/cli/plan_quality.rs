@@ -123,7 +123,7 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     // Written 2026-11-27 (day, a new session) the same way; 51.7 % when first scored.
     ("plans-dev5.jsonl", 120, 87.0),
     // Written 2026-11-27 (afternoon, a new session) the same way; 40.0 % when first scored.
-    ("plans-dev6.jsonl", 120, 76.5),
+    ("plans-dev6.jsonl", 120, 77.0),
     // Written 2026-11-27 (afternoon) the same way; 46.7 % when first scored.
     ("plans-dev7.jsonl", 120, 79.5),
     // Written 2026-11-27 (evening, a new session) the same way; 49.2 % when first scored, then
@@ -146,7 +146,7 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-plain3.jsonl", 120, 85.5),
     // A fourth set of plain requests (2026-11-28, evening), scored once blind (50.8 %), then read
     // and tuned on.
-    ("plans-plain4.jsonl", 120, 78.0),
+    ("plans-plain4.jsonl", 120, 79.5),
     ("plans-unseen.jsonl", 60, 78.0),
     // A fifth set of plain requests (2026-11-29, early), scored once blind (43.3 %), then read
     // and tuned on (2026-11-29, morning and day).
@@ -159,22 +159,22 @@ const HELD_OUT_FLOORS: &[(&str, u64, f64)] = &[
     ("plans-plain7.jsonl", 120, 79.5),
     // An eighth set of plain requests (2026-11-29, afternoon), scored blind (48.3 %), then read
     // and tuned on (2026-11-29, late afternoon).
-    ("plans-plain8.jsonl", 120, 74.5),
+    ("plans-plain8.jsonl", 120, 75.5),
     // A ninth set of plain requests (2026-11-29, late afternoon), scored blind (42.5 %), then
     // read and tuned on (2026-11-29, evening).
     ("plans-plain9.jsonl", 120, 73.5),
     // A tenth set of plain requests (2026-11-29, evening), scored blind (46.7 %); read from
     // 2026-11-29 (night) on.
-    ("plans-plain10.jsonl", 120, 60.5),
+    ("plans-plain10.jsonl", 120, 61.5),
     // An eleventh set of plain requests (2026-11-29, night), scored blind (45.8 %); read from
     // 2026-11-29 (late night) on.
-    ("plans-plain11.jsonl", 120, 65.5),
+    ("plans-plain11.jsonl", 120, 68.0),
     // A twelfth set of plain requests (2026-11-29, late night), scored blind (56.7 %); read from
     // 2026-11-30 on.
-    ("plans-plain12.jsonl", 120, 59.0),
+    ("plans-plain12.jsonl", 120, 67.0),
     // A thirteenth set of plain requests (2026-11-30), scored blind (48.3 %) and not read: with
     // plain2 and unseen, the measure of requests nobody here has seen.
-    ("plans-plain13.jsonl", 120, 48.0),
+    ("plans-plain13.jsonl", 120, 49.0),
 ];
 
 #[test]
