@@ -161,3 +161,15 @@ fn loose_originals_binned_and_a_photos_day_and_place() {
         ),
     ]);
 }
+
+/// "Documents/Weaving/Drafts holds draft1.pdf through draft60.pdf; zip the folder" zipped a
+/// folder called "Drafts holds draft1.pdf": a verb said of a folder ("holds", "contains") is no
+/// word of a file's name after it.
+#[test]
+fn a_verb_said_of_a_folder_is_no_word_of_a_file_name() {
+    check(&[(
+        "Documents/Weaving/Drafts holds draft1.pdf through draft60.pdf; zip the folder",
+        &["archive-files/create"],
+        &[(0, "source", json!(["Documents/Weaving/Drafts"]))],
+    )]);
+}

@@ -380,9 +380,11 @@ fn links_parts(word: &str) -> bool {
 fn plain_word(w: &str) -> bool {
     let l = w.to_lowercase();
     let said_of_it = w.starts_with(char::is_lowercase) && lexicon().statement_verbs.contains(&l);
+    // ("Documents/Weaving/Drafts holds draft1.pdf": a verb said of the folder ends it.)
     l != "as"
         && l != "like"
         && !said_of_it
+        && !(w.starts_with(char::is_lowercase) && super::NEVER_IN_A_NAME.contains(&l.as_str()))
         && !DETERMINERS.contains(&l.as_str())
         && !places::LOCATION_PREPS.contains(&l.as_str())
         && !places::TARGET_PREPS.contains(&l.as_str())
