@@ -379,12 +379,12 @@ fn links_parts(word: &str) -> bool {
 /// scan_0043.pdf".
 fn plain_word(w: &str) -> bool {
     let l = w.to_lowercase();
-    let said_of_it = w.starts_with(char::is_lowercase) && lexicon().statement_verbs.contains(&l);
     // ("Documents/Weaving/Drafts holds draft1.pdf": a verb said of the folder ends it.)
+    let said_of_it = w.starts_with(char::is_lowercase)
+        && (lexicon().statement_verbs.contains(&l) || super::NEVER_IN_A_NAME.contains(&l.as_str()));
     l != "as"
         && l != "like"
         && !said_of_it
-        && !(w.starts_with(char::is_lowercase) && super::NEVER_IN_A_NAME.contains(&l.as_str()))
         && !DETERMINERS.contains(&l.as_str())
         && !places::LOCATION_PREPS.contains(&l.as_str())
         && !places::TARGET_PREPS.contains(&l.as_str())
