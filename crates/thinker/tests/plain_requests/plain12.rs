@@ -45,7 +45,8 @@ fn a_file_said_to_be_the_one_where_something_happened_is_renamed_when_called_som
 /// "several times", "were", "these days") ends the name after the noun; an everyday noun
 /// ("side"), a short word in -ing ("tying"), a verb's form where a preposition or a verb takes
 /// the name ("in Projects/Amiga restore;", "duplicate Documents/Chimney sweep business onto")
-/// and a word in -ing before a slash ("Documents/Yoga teaching/…") go on it. "How old are the
+/// and a word in -ing before a slash ("Documents/Yoga teaching/…") go on it, as do two words
+/// and a number ("Downloads/Welsh course unit 4"). "How old are the
 /// files in there" is a trigger of analyze-directory's analyze (it previewed a sort by type).
 #[test]
 fn names_of_words_go_on_to_where_they_plainly_end() {
@@ -79,6 +80,11 @@ fn names_of_words_go_on_to_where_they_plainly_end() {
             "pls moev Downlods/chimney certificate template.docx to Documnets/Chimney sweep business",
             &["manage-files/move"],
             &[(0, "target", json!("Documents/Chimney sweep business"))],
+        ),
+        (
+            "Downloads/Welsh course unit 4 is a whole folder of audio and worksheets; relocate it into Documents/Learning Welsh",
+            &["manage-files/move"],
+            &[(0, "source", json!(["Downloads/Welsh course unit 4"]))],
         ),
         (
             "tag Documents/Yoga teaching/class waiver v3.pdf as Approved",

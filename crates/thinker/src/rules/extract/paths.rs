@@ -425,13 +425,9 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     }
     // "Downloads/Zine issue 4", "Videos/Cup run week 3": a word and a number after a part
     // written with a capital number an issue, a week, a part ("Backup/Old repair PC": or an
-    // acronym ends it).
-    if capital
-        && raw.chars().all(|c| c.is_ascii_lowercase())
-        && !never_in_a_name(raw)
-        && !after_a_name(raw)
-        && !ends_a_name(raw)
-        && words.get(at + 1).is_some_and(|n| {
+    // acronym ends it); so do two words ("Downloads/Welsh course unit 4").
+    let numbered_at = |k: usize| {
+        words.get(at + k).is_some_and(|n| {
             let d = n.trim_end_matches([',', ';', ':', '.', '!', '?', ')']);
             // "Backup/Old repair PC": an acronym after the word ends the name the same way.
             let acronym = (2..=4).contains(&d.len())
@@ -443,8 +439,23 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
             !d.is_empty()
                 && (d.len() <= 3 && d.chars().all(|c| c.is_ascii_digit()) || acronym)
                 // Not "past 8 GB": the number ends the name, no unit after it.
-                && (d.len() < n.len() || words.get(at + 2).is_none_or(|a| never_in_a_name(a)))
+                && (d.len() < n.len() || words.get(at + k + 1).is_none_or(|a| never_in_a_name(a)))
         })
+    };
+    let plain_lower = |w: &str| {
+        w.chars().all(|c| c.is_ascii_lowercase())
+            && !never_in_a_name(w)
+            && !after_a_name(w)
+            && !ends_a_name(w)
+    };
+    if capital
+        && plain_lower(raw)
+        && (numbered_at(1)
+            || !last.contains(' ')
+                && words
+                    .get(at + 1)
+                    .is_some_and(|n| plain_lower(n) && tail_word(n))
+                && numbered_at(2))
     {
         return true;
     }
