@@ -98,6 +98,10 @@ pub struct Translation {
     joins: BTreeSet<String>,
     phrases: serde_yaml::Mapping,
     words: BTreeMap<String, String>,
+    /// Words read otherwise right before a path ("auf USB/Makler kopieren": "auf" is "to"
+    /// there, a separable verb's particle elsewhere).
+    #[serde(default)]
+    before_a_path: BTreeMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -467,9 +471,11 @@ impl Translation {
                                 || i == 1
                                     && t.starts_with(char::is_uppercase)
                                     && !self.is_determiner(&prev)));
-            match self
-                .words
-                .get(&c)
+            let before_a_path = tokens
+                .get(i + 1)
+                .and_then(|next| self.before_a_path.get(&c).filter(|_| next.contains('/')));
+            match before_a_path
+                .or_else(|| self.words.get(&c))
                 .filter(|_| !is_name(t) && !names_a_folder)
             {
                 // A word that says nothing in English still ends its part of the sentence

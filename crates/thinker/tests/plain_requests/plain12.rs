@@ -179,3 +179,31 @@ fn a_verb_said_of_a_folder_is_no_word_of_a_file_name() {
         &[(0, "source", json!(["Documents/Weaving/Drafts"]))],
     )]);
 }
+
+/// "Kannst du Dokumente/…/Exposé.pdf auf USB/Makler kopieren? Der Makler möchte es heute noch
+/// haben" copied every file changed today to nowhere: "auf" before a path is "to" (the German
+/// lexicon's `before_a_path`), and a day said as when someone needs a thing ("wants it today")
+/// is no date of the files.
+#[test]
+fn a_copy_onto_a_stick_for_someone_who_needs_it_today() {
+    check(&[
+        (
+            "Kannst du Dokumente/Hausverkauf/Exposé.pdf auf USB/Makler kopieren? Der Makler möchte es heute noch haben",
+            &["manage-files/copy"],
+            &[
+                (0, "source", json!(["Dokumente/Hausverkauf/Exposé.pdf"])),
+                (0, "target", json!("USB/Makler")),
+            ],
+        ),
+        (
+            "can you copy Documents/Exposé.pdf to USB/Makler? the agent wants it today",
+            &["manage-files/copy"],
+            &[(0, "source", json!(["Documents/Exposé.pdf"]))],
+        ),
+        (
+            "copy the files from today to USB/Makler",
+            &["search-files/find", "manage-files/copy"],
+            &[(0, "modified_after", json!("1days"))],
+        ),
+    ]);
+}

@@ -272,10 +272,10 @@ fn read_ages(s: &mut Slots, text: &mut String) {
         cut(text, r);
     }
     // "keep the most recent copy": which copy stays (`read_keep`), not when files changed.
+    // "… to USB/Makler? the agent wants it today": when the person needs it, neither.
     if let Some(c) = RELATIVE_DAY.captures(text).filter(|c| {
-        !text[..c.get(0).expect("match").start()]
-            .to_lowercase()
-            .ends_with("most ")
+        let before = text[..c.get(0).expect("match").start()].to_lowercase();
+        !before.ends_with("most ") && !DEADLINE_BEFORE.is_match(&before)
     }) {
         let v = match c[1].to_lowercase().as_str() {
             "today" => "1days",

@@ -248,6 +248,13 @@ pub(super) static AGE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(older than|more than|over the last|over the past|over|past|(?:not|never) (?:been |seen |got |gotten )?(?:modified|touched|opened|changed|used|edited|accessed)(?: (?:in|for))?(?: the last| the past| more than| over)?|(?:nobody|no one|noone) (?:has |have |had )?(?:opened|touched|used|edited|changed|looked at)(?: (?:it|them|those))?(?: (?:in|for))?(?: the last| the past| more than| over)?|untouched (?:for|in)(?: more than| over)?|newer than|younger than|less than|within|in the last|in the past|this past|during the last|during the past|from the last|from the past|since|modified in the last|changed in the last|edited in the last)\s+(\d+|a|an|one|{NUMBER_WORDS}|few|couple of|couple|several)?\+?\s*(day|week|month|year|hour)s?\b(\s+(?:old|ago))?"
     ))
 });
+/// What comes before a day said as when something is needed, not when files changed: "the
+/// agent wants it today", "due today", "needs them by tomorrow".
+pub(super) static DEADLINE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:wants?|needs?|expects?|due|by|ready)\s+(?:(?:it|them|this|that|these|those)\s+)?(?:back\s+)?(?:by\s+)?$",
+    )
+});
 pub(super) static RELATIVE_DAY: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"(?i)\b(today|yesterday|this week|last week|this month|last month|this year|last year|recently|recent|lately|new files|latest files|since (?:last )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|the weekend))\b",
