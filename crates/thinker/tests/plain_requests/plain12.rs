@@ -87,6 +87,11 @@ fn names_of_words_go_on_to_where_they_plainly_end() {
             &[(0, "source", json!(["Downloads/Welsh course unit 4"]))],
         ),
         (
+            "archve Pictures/Pothole caving intto Backpu/caving.zip pleeze",
+            &["archive-files/create"],
+            &[(0, "source", json!(["Pictures/Pothole caving"]))],
+        ),
+        (
             "tag Documents/Yoga teaching/class waiver v3.pdf as Approved",
             &["manage-files/tag"],
             &[(

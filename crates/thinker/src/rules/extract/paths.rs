@@ -232,6 +232,22 @@ pub(in crate::rules) fn file_path_end(words: &[&str], i: usize) -> Option<usize>
     (next > i + 1 && crate::rules::looks_like_file(&path)).then_some(next)
 }
 
+/// Words in -ing that say where a thing is ("Pictures/Best sitting on Backup/USB").
+const POSTURES: &[&str] = &[
+    "sitting",
+    "lying",
+    "living",
+    "standing",
+    "waiting",
+    "hanging",
+    "resting",
+    "gathering",
+    "collecting",
+    "piling",
+    "sleeping",
+    "languishing",
+];
+
 /// Words that never go on a name in lower case: they link, ask, point or say when and how
 /// ("Documents/Taxes first", "Desktop/Old stuff hold?").
 const NEVER_IN_A_NAME: &[&str] = &[
@@ -557,15 +573,18 @@ fn lower_case_tail(path: &str, words: &[&str], at: usize) -> bool {
     };
     // ("Downloads/Firefox got sorted": a verb said of the folder is none of its name.)
     let kinds_go_on = loose && kinds_go_on_the_name(words, at);
-    // ("Pictures/Best sitting on Backup/USB": a word in -ing before a place says where it is.)
+    // ("Pictures/Best sitting on Backup/USB": a word in -ing before a place says where it is;
+    // not "Pictures/Pothole caving into Backup/caving.zip", a pastime before where it goes.)
     let gerund_at = |i: usize| {
+        let word = bare(words[i]);
         loose
-            && gerund_of_a_name(&bare(words[i]))
-            && words.get(i + 1).is_none_or(|n| {
-                let n = bare(n).to_lowercase();
-                !places::LOCATION_PREPS.contains(&n.as_str())
-                    && !places::TARGET_PREPS.contains(&n.as_str())
-            })
+            && gerund_of_a_name(&word)
+            && (!POSTURES.contains(&word.as_str())
+                || words.get(i + 1).is_none_or(|n| {
+                    let n = bare(n).to_lowercase();
+                    !places::LOCATION_PREPS.contains(&n.as_str())
+                        && !places::TARGET_PREPS.contains(&n.as_str())
+                }))
     };
     let goes_on_at = |i: usize| {
         let raw = words[i];
