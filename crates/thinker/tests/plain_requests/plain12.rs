@@ -112,7 +112,8 @@ fn names_of_words_go_on_to_where_they_plainly_end() {
 /// Everyday ways to ask (each planned something else before): "can be wiped" deletes, "what
 /// kinds of file make up X" analyzes, "the running time of" a recording is its metadata, "boil it
 /// down" summarizes, an archive's "contents belong in" a folder are unpacked there, "right now"
-/// ends a folder's name, "so first duplicate X onto Y" copies.
+/// ends a folder's name, "so first duplicate X onto Y" copies, "nested sections too" lists every
+/// level.
 #[test]
 fn everyday_ways_to_ask_read_as_what_they_ask() {
     check(&[
@@ -145,6 +146,11 @@ fn everyday_ways_to_ask_read_as_what_they_ask() {
             "what's in Documents/Irish dancing/Feis entries right now?",
             &["manage-files/list"],
             &[(0, "path", json!("Documents/Irish dancing/Feis entries"))],
+        ),
+        (
+            "Documents/Youth orchestra: show it all, nested sections and season folders too",
+            &["manage-files/list"],
+            &[(0, "recursive", json!(true))],
         ),
         (
             "first duplicate Documents/Work onto Backup/Work",
