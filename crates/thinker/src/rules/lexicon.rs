@@ -57,6 +57,7 @@ struct EnglishFile {
     verbs_before_a_target: BTreeMap<String, String>,
     #[serde(default)]
     verbs_before_a_path: BTreeMap<String, String>,
+    verbs_before_a_folder: BTreeMap<String, String>,
     verbs_without_a_target: BTreeMap<String, String>,
     vague_words: BTreeSet<String>,
     placeholder_nouns: BTreeSet<String>,
@@ -178,6 +179,9 @@ pub struct Lexicon {
     /// Words that open a clause and are another verb right before a folder's path ("set up
     /// Documents/Driving lessons/Theory" makes that folder; "set up one called x" a skill).
     pub verbs_before_a_path: BTreeMap<String, String>,
+    /// The same, right before a folder only ("show me Documents/Old clients" lists it; "show
+    /// report.pdf" still reads it).
+    pub verbs_before_a_folder: BTreeMap<String, String>,
     pub verbs_before_a_target: BTreeMap<String, String>,
     /// Words that are a verb when they open a clause saying no place for things to go
     /// ("collect the .xlsx files in Downloads" selects them).
@@ -271,6 +275,7 @@ fn load() -> Result<Lexicon, String> {
         carry_out_phrases: en.carry_out_phrases,
         verbs_before_a_target: en.verbs_before_a_target,
         verbs_before_a_path: en.verbs_before_a_path,
+        verbs_before_a_folder: en.verbs_before_a_folder,
         verbs_without_a_target: en.verbs_without_a_target,
         vague_words: en.vague_words,
         placeholder_nouns: en.placeholder_nouns,

@@ -239,15 +239,29 @@ fn lead_ins(text: &str) -> usize {
 /// " set up documents/x " → " create the folder documents/x ": an opening verb right before a
 /// path is the verb the lexicon says it is there (`verbs_before_a_path`).
 fn verb_before_a_path(t: String, slots: &Slots) -> String {
-    for (lead, verb) in &lexicon().verbs_before_a_path {
+    let lex = lexicon();
+    let leads = lex
+        .verbs_before_a_path
+        .iter()
+        .map(|l| (l, false))
+        .chain(lex.verbs_before_a_folder.iter().map(|l| (l, true)));
+    for ((lead, verb), folder_only) in leads {
         let Some(rest) = t.strip_prefix(&format!(" {lead} ")) else {
             continue;
         };
-        let before_a_path = slots
-            .objects
-            .iter()
-            .chain(&slots.targets)
-            .any(|p| p.contains('/') && rest.starts_with(&p.to_lowercase()));
+        let before_a_path = slots.objects.iter().chain(&slots.targets).any(|p| {
+            let p = p.to_lowercase();
+            // ("show Work/Reports documents I've worked on lately" selects some of them: a
+            // folder said alone.)
+            let alone = || {
+                rest.get(p.len()..)
+                    .is_some_and(|after| after.trim().trim_matches(['.', '!', '?', ',']).is_empty())
+            };
+            p.contains('/')
+                && rest.starts_with(&p)
+                && !(folder_only
+                    && (crate::rules::looks_like_file(&p) || slots.has_filter() || !alone()))
+        });
         if before_a_path {
             return format!(" {verb} {rest}");
         }

@@ -218,3 +218,31 @@ fn a_copy_onto_a_stick_for_someone_who_needs_it_today() {
         ),
     ]);
 }
+
+/// "show Documents/Pigeons/Race results, and after that bin …" showed the folder's details, not
+/// what is in it: "show" right before a folder said alone lists it (the lexicon's
+/// `verbs_before_a_folder`); a file is still read, and a folder with a filter after it searched.
+#[test]
+fn showing_a_folder_said_alone_lists_it() {
+    check(&[
+        (
+            "show Documents/Pigeons/Race results, and after that bin any result sheet more than twelve months old",
+            &[
+                "manage-files/list",
+                "search-files/find",
+                "manage-files/delete",
+            ],
+            &[(0, "path", json!("Documents/Pigeons/Race results"))],
+        ),
+        (
+            "show me Documents/Personal training/Old clients",
+            &["manage-files/list"],
+            &[(0, "path", json!("Documents/Personal training/Old clients"))],
+        ),
+        (
+            "show Documents/report.pdf",
+            &["parse-content/extract_text"],
+            &[(0, "path", json!("Documents/report.pdf"))],
+        ),
+    ]);
+}
